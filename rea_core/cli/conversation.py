@@ -1,0 +1,194 @@
+"""``rea chat``, ``rea recognize`` and ``rea replay``: talk to strategies, classify inputs, replay files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import config_from_options, load_pipeline, quiet_libraries, reported_errors
+from .options import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_MODEL,
+    ContextWindowOpt,
+    EmbedderOpt,
+    MaxNewTokensOpt,
+    ModelOpt,
+    NoHCROpt,
+    NoIMOpt,
+    TauHighOpt,
+    TauLowOpt,
+)
+
+CHAT_HELP = "commands: /im (show Instructional Memory), /save DIR, /reset, /quit"
+
+
+def _strategy_names(value: str) -> list[str]:
+    from ..strategies.registry import get_strategy
+
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    for name in names:
+        get_strategy(name)  # UnknownStrategyError lists the valid names
+    return names
+
+
+def _stats_line(result) -> str:
+    c = result.decision_counts()
+    return (
+        f"prompt {result.prompt_tokens} tok · {result.timings.total_s:.2f} s · "
+        f"raw {c['raw']} / compressed {c['compressed']} / omitted {c['omit']}"
+        + (f" · truncated {result.truncated_tokens} tok" if result.truncated_tokens else "")
+    )
+
+
+def chat(
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated strategies; each message goes to every one.")] = "rea,vanilla",
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    tau_low: TauLowOpt = None,
+    tau_high: TauHighOpt = None,
+    max_new_tokens: MaxNewTokensOpt = 256,
+    context_window: ContextWindowOpt = None,
+    load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a folder written by /save.")] = None,
+) -> None:
+    """Chat interactively; by default REA and vanilla answer side by side.
+
+    Example: rea chat --strategy rea,vanilla --tau-low 0.4
+    """
+    from ..errors import InputError, REAError
+    from ..pipeline import build_strategy
+    from ..session import ChatSession
+
+    with reported_errors():
+        names = _strategy_names(strategy)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
+        models = load_pipeline(model, embedder, context_window)
+        strategies = {n: build_strategy(n, models, config) for n in names}
+        sessions = {n: s.new_session() for n, s in strategies.items()}
+        if load:
+            for n in names:
+                sessions[n] = ChatSession.load(load / f"{n}.json")
+        typer.echo(f"chatting with {', '.join(names)} on {models.generator.name}. {CHAT_HELP}")
+        while True:
+            try:
+                text = input("you> ")
+            except EOFError:
+                typer.echo("")
+                return
+            command, _, arg = text.strip().partition(" ")
+            if command == "/quit":
+                return
+            if command == "/reset":
+                sessions = {n: s.new_session() for n, s in strategies.items()}
+                typer.echo("conversation reset")
+                continue
+            if command == "/im":
+                for n, s in sessions.items():
+                    typer.echo(f"[{n}] Instructional Memory: {s.instructions.texts() or '(empty)'}")
+                continue
+            if command == "/save":
+                folder = Path(arg or "rea-chat")
+                folder.mkdir(parents=True, exist_ok=True)
+                for n, s in sessions.items():
+                    s.save(folder / f"{n}.json")
+                typer.echo(f"saved to {folder}/")
+                continue
+            for n, strat in strategies.items():
+                try:
+                    result = strat.respond(sessions[n], text)
+                except InputError as exc:
+                    typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+                    break
+                except REAError as exc:  # the turn failed; the conversation is unchanged
+                    typer.secho(f"[{n}] error: {exc}", err=True, fg=typer.colors.RED)
+                    continue
+                typer.secho(f"[{n}] ", fg=typer.colors.CYAN, nl=False, bold=True)
+                typer.echo(result.reply)
+                typer.secho(f"      {_stats_line(result)}", dim=True)
+
+
+def recognize(
+    text: Annotated[str, typer.Argument(help="The user input to classify.")],
+    model: ModelOpt = DEFAULT_MODEL,
+    rules_only: Annotated[bool, typer.Option("--rules-only", help="Stage 1 only; no model is loaded.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Is TEXT a global instruction? Shows the label, score and the stage that decided.
+
+    Example: rea recognize "From now on, answer in lowercase."
+    """
+    from ..memory.recognizer import InstructionRecognizer, rule_stage
+    from ..text import validate_message
+
+    with reported_errors():
+        validate_message(text, 32_000)
+        classifier = None
+        if not rules_only and rule_stage(text)[0] is None:  # the model is loaded only when stage 2 must decide
+            from ..backends import load_generator
+
+            quiet_libraries()
+            classifier = load_generator(model)
+        result = InstructionRecognizer(classifier).recognize(text)
+        if as_json:
+            typer.echo(json.dumps(result.to_dict()))
+        else:
+            typer.echo(f"{result.label}  score={result.score:.3f}  stage={result.stage}")
+            for cue in result.cues:
+                typer.echo(f"  cue: {cue}")
+
+
+def replay(
+    file: Annotated[Path, typer.Argument(help="Conversation JSONL: {\"id\", \"turns\": [{\"user\", \"assistant\"?}]} per line.")],
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy to replay with.")] = "rea",
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per turn on stdout.")] = False,
+    regenerate: Annotated[bool, typer.Option("--regenerate", help="Generate every reply, even where the file gives one.")] = False,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Replay only the first N conversations.")] = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    tau_low: TauLowOpt = None,
+    tau_high: TauHighOpt = None,
+    max_new_tokens: MaxNewTokensOpt = 256,
+    context_window: ContextWindowOpt = None,
+    no_im: NoIMOpt = False,
+    no_hcr: NoHCROpt = False,
+) -> None:
+    """Replay a conversation file through a strategy; given assistant replies are stored, not generated.
+
+    Example: rea replay examples/conversations.jsonl --strategy rea --json
+    """
+    from ..data import load_conversations
+    from ..pipeline import build_strategy
+
+    with reported_errors():
+        _strategy_names(strategy)
+        config = config_from_options(
+            tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr
+        )
+        conversations = load_conversations(file, max_chars=config.max_message_chars)[:limit]  # validated before any model call
+        models = load_pipeline(model, embedder, context_window)
+        strat = build_strategy(strategy, models, config)
+        for conv in conversations:
+            session = strat.new_session()
+            for turn in conv.turns:
+                given = None if regenerate else turn.assistant
+                result = strat.respond(session, turn.user, reply=given)
+                record = {
+                    "conversation": conv.id,
+                    "turn": result.turn,
+                    "instructions": session.instructions.texts(),
+                    "scores": result.scores,
+                    "decisions": [d.resolution.value for d in result.decisions],
+                    "prompt_tokens": result.prompt_tokens,
+                    "truncated_tokens": result.truncated_tokens,
+                    "generated": result.generated,
+                    "reply": result.reply,
+                    "latency_s": round(result.timings.total_s, 4),
+                }
+                if as_json:
+                    typer.echo(json.dumps(record, ensure_ascii=False))
+                else:
+                    typer.echo(f"{conv.id} turn {result.turn}: {_stats_line(result)}")
+                    typer.echo(f"  user: {turn.user}")
+                    typer.echo(f"  {'reply' if result.generated else 'given'}: {result.reply}")

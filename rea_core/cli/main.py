@@ -1,0 +1,32 @@
+"""The ``rea`` command line. Only assembles commands; each lives in its own module.
+
+Example:
+    rea chat                          # REA and vanilla side by side on the packaged model
+    rea recognize "From now on, answer in lowercase."
+    rea replay examples/conversations.jsonl --strategy rea --json
+"""
+
+from __future__ import annotations
+
+import typer
+
+from . import conversation
+
+app = typer.Typer(
+    name="rea",
+    help="REA Studio: Role-aware Heuristic Episodic Attention for conversational LLMs.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.command()(conversation.chat)
+app.command()(conversation.recognize)
+app.command()(conversation.replay)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Options shared by several ``rea`` commands, declared once."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Optional
+
+import typer
+
+ModelOpt = Annotated[
+    str,
+    typer.Option(
+        "--model",
+        "-m",
+        envvar="REA_MODEL",
+        help="Generator: a Hugging Face model id, a local folder, or 'packaged' (offline SmolLM2-135M-Instruct).",
+    ),
+]
+EmbedderOpt = Annotated[
+    str,
+    typer.Option("--embedder", envvar="REA_EMBEDDER", help="Sentence embedder for HCR: model id, folder, or 'packaged' (all-MiniLM-L6-v2)."),
+]
+TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default 0.5].")]
+TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default 0.7].")]
+MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
+ContextWindowOpt = Annotated[
+    Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")
+]
+NoIMOpt = Annotated[bool, typer.Option("--no-im", help="Ablation: REA without Instructional Memory.")]
+NoHCROpt = Annotated[bool, typer.Option("--no-hcr", help="Ablation: REA without HCR (every exchange compressed).")]
+
+DEFAULT_MODEL = os.environ.get("REA_MODEL", "packaged")
+DEFAULT_EMBEDDER = os.environ.get("REA_EMBEDDER", "packaged")

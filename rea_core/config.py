@@ -1,0 +1,89 @@
+"""Configuration of a REA pipeline, with the paper's defaults (seed 000, sections 3.4, F).
+
+Environment variables (all optional):
+    REA_MODEL           generator: a Hugging Face model id, a local folder, or ``packaged`` (default).
+    REA_EMBEDDER        sentence embedder: model id, folder, or ``packaged`` (default).
+    REA_CACHE_DIR       where converted models are kept (default ``~/.cache/rea-studio``).
+    REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (defaults 0.5 and 0.7).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from .errors import ThresholdError
+from .types import Resolution
+
+DEFAULT_TAU_LOW = 0.5  # seed 000, section 3.4 and appendix F
+DEFAULT_TAU_HIGH = 0.7
+DEFAULT_MAX_MESSAGE_CHARS = 32_000
+
+
+def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
+    """Return the thresholds as floats, or raise ThresholdError naming what is wrong."""
+    try:
+        lo, hi = float(tau_low), float(tau_high)
+    except (TypeError, ValueError) as exc:
+        raise ThresholdError(f"HCR thresholds must be numbers, got tau_low={tau_low!r}, tau_high={tau_high!r}") from exc
+    for name, value in (("tau_low", lo), ("tau_high", hi)):
+        if not 0.0 <= value <= 1.0:  # also rejects NaN
+            raise ThresholdError(f"{name} must lie in [0, 1], got {value}")
+    if lo > hi:
+        raise ThresholdError(f"tau_low ({lo}) must not exceed tau_high ({hi})")
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class REAConfig:
+    """Knobs of the REA pipeline. Ablation rows of Table 4 are switches here."""
+
+    tau_low: float = field(default=DEFAULT_TAU_LOW, metadata={"help": "below this score an exchange is omitted"})
+    tau_high: float = field(default=DEFAULT_TAU_HIGH, metadata={"help": "at or above this score an exchange is raw"})
+    use_im: bool = field(default=True, metadata={"help": "Instructional Memory and its recognizer on/off"})
+    use_hcr: bool = field(default=True, metadata={"help": "Heuristic Context Retrieval on/off"})
+    fixed_resolution: Resolution = field(
+        default=Resolution.COMPRESSED,
+        metadata={"help": "resolution of every exchange when HCR is off (compressed = the paper's 'EM only' row)"},
+    )
+    im_capacity: int = field(default=16, metadata={"help": "most instructions kept; the oldest is dropped past it"})
+    max_message_chars: int = field(default=DEFAULT_MAX_MESSAGE_CHARS, metadata={"help": "longest user message taken"})
+    max_new_tokens: int = field(default=256, metadata={"help": "reply length cap"})
+    max_reply_units: int = field(default=3, metadata={"help": "reply chunks embedded per exchange for HCR scoring"})
+    text_compress_words: int = field(default=24, metadata={"help": "words kept by the text-compressed reply stand-in"})
+    system_prompt: str = field(
+        default="You are a helpful assistant.",
+        metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
+    )
+
+    def __post_init__(self) -> None:
+        validate_thresholds(self.tau_low, self.tau_high)
+        if self.im_capacity < 1:
+            raise ValueError("im_capacity must be at least 1")
+        if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
+            raise ValueError("max_message_chars, max_new_tokens and max_reply_units must be positive")
+        object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
+
+    def with_thresholds(self, tau_low: float, tau_high: float) -> "REAConfig":
+        return replace(self, tau_low=tau_low, tau_high=tau_high)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["fixed_resolution"] = self.fixed_resolution.value
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "REAConfig":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @classmethod
+    def from_env(cls, **overrides) -> "REAConfig":
+        """Defaults, then REA_TAU_LOW / REA_TAU_HIGH from the environment, then explicit overrides."""
+        env: dict = {}
+        for name in ("tau_low", "tau_high"):
+            raw = os.environ.get(f"REA_{name.upper()}")
+            if raw:
+                env[name] = float(raw)
+        env.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**env)

@@ -1,0 +1,32 @@
+"""Errors REA raises for bad input or unusable models.
+
+Every error here carries a message meant for the person at the keyboard; the CLI and the
+app print it as is, without a traceback.
+"""
+
+
+class REAError(Exception):
+    """Base class for every error REA reports to a user."""
+
+
+class InputError(REAError, ValueError):
+    """A user message that cannot be taken (empty, or over the size limit)."""
+
+
+class ThresholdError(REAError, ValueError):
+    """HCR thresholds outside [0, 1] or misordered (tau_low > tau_high)."""
+
+
+class DataFormatError(REAError, ValueError):
+    """A data file that does not parse; the message names the file and line."""
+
+
+class ModelLoadError(REAError, RuntimeError):
+    """A model that cannot be loaded; the message names the model and what to do."""
+
+
+class UnknownStrategyError(REAError, KeyError):
+    """A strategy name that is not registered."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,153 @@
+"""Episodic Memory (seed 000, section 3.2): every finished exchange, with retrieval embeddings.
+
+Each exchange keeps the user text raw and the reply raw, plus a slot for the reply's latent
+vectors (filled by the compression adapter of the latent issue). For HCR, an exchange is
+embedded once, when stored, as a few *units*:
+
+    * the user text, whole (one unit);
+    * the reply, split into sentences grouped into at most ``max_reply_units`` consecutive chunks.
+
+All unit embeddings live in one contiguous, growing (N_units, dim) float32 matrix with the start
+row of each exchange, so scoring every exchange against a query is one matrix-vector product
+and a segmented max (see ``retrieval.scoring``). Embeddings are never recomputed per query.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..backends.base import Embedder
+from ..text import chunk_sentences
+
+
+@dataclass
+class Exchange:
+    """One finished user/model exchange."""
+
+    turn: int
+    user: str
+    reply: str
+    latents: Any = None  # (n_latent, hidden) reply latents, set by the compressor when present
+    meta: dict = field(default_factory=dict)
+
+    def units(self, max_reply_units: int) -> list[str]:
+        """The texts embedded for retrieval: the user text, then the reply's sentence chunks."""
+        return [self.user] + chunk_sentences(self.reply, max_reply_units)
+
+    def to_dict(self) -> dict:
+        d = {"turn": self.turn, "user": self.user, "reply": self.reply, "meta": self.meta}
+        if self.latents is not None:
+            d["latents"] = _encode_array(np.asarray(self.latents, dtype=np.float32))
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Exchange":
+        latents = _decode_array(d["latents"]) if d.get("latents") else None
+        return cls(turn=d["turn"], user=d["user"], reply=d["reply"], latents=latents, meta=d.get("meta", {}))
+
+
+def _encode_array(a: np.ndarray) -> dict:
+    return {"shape": list(a.shape), "dtype": "float32", "b64": base64.b64encode(a.astype(np.float32).tobytes()).decode()}
+
+
+def _decode_array(d: dict) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(d["b64"]), dtype=np.float32).reshape(d["shape"]).copy()
+
+
+class EpisodicMemory:
+    """Exchanges in turn order plus their unit embeddings, embedded once on arrival."""
+
+    def __init__(self, max_reply_units: int = 3):
+        self.max_reply_units = max_reply_units
+        self.exchanges: list[Exchange] = []
+        self.embedder_name: str | None = None
+        self._units = np.zeros((0, 0), dtype=np.float32)  # (capacity, dim) buffer; rows [: _n_units] used
+        self._n_units = 0
+        self._starts: list[int] = []  # first unit row of each embedded exchange
+
+    def __len__(self) -> int:
+        return len(self.exchanges)
+
+    @property
+    def n_embedded(self) -> int:
+        return len(self._starts)
+
+    def append(self, user: str, reply: str, *, embedder: Embedder | None = None, meta: dict | None = None) -> Exchange:
+        """Store a finished exchange; embed it now when an embedder is given (REA), else later on demand."""
+        exchange = Exchange(turn=len(self.exchanges), user=user, reply=reply, meta=dict(meta or {}))
+        self.exchanges.append(exchange)
+        if embedder is not None:
+            self.ensure_embedded(embedder)
+        return exchange
+
+    def ensure_embedded(self, embedder: Embedder) -> None:
+        """Embed the exchanges not embedded yet (all of them if the embedder changed)."""
+        if self.embedder_name not in (None, embedder.name):
+            self._reset_index()
+        self.embedder_name = embedder.name
+        pending = self.exchanges[self.n_embedded :]
+        if not pending:
+            return
+        unit_lists = [ex.units(self.max_reply_units) for ex in pending]
+        vectors = embedder.encode([u for units in unit_lists for u in units])  # (sum units, dim)
+        counts = [len(units) for units in unit_lists]
+        self._add_vectors(vectors, counts)
+
+    def add_embeddings(self, vectors: np.ndarray, counts: list[int]) -> None:
+        """Append precomputed unit embeddings for the next ``len(counts)`` exchanges (benchmarks, reloads)."""
+        self._add_vectors(np.ascontiguousarray(vectors, dtype=np.float32), counts)
+
+    def _add_vectors(self, vectors: np.ndarray, counts: list[int]) -> None:
+        if sum(counts) != len(vectors) or any(c < 1 for c in counts):
+            raise ValueError("each exchange needs at least one unit vector, and counts must sum to the rows given")
+        if self.n_embedded + len(counts) > len(self.exchanges):
+            raise ValueError("more embedded exchanges than stored exchanges")
+        needed = self._n_units + len(vectors)
+        if self._units.shape[1] != vectors.shape[1] or needed > len(self._units):
+            grown = np.zeros((max(needed, 2 * len(self._units), 64), vectors.shape[1]), dtype=np.float32)
+            if self._units.shape[1] == vectors.shape[1]:
+                grown[: self._n_units] = self._units[: self._n_units]
+            self._units = grown
+        for count in counts:
+            self._starts.append(self._n_units)
+            self._n_units += count
+        self._units[needed - len(vectors) : needed] = vectors
+
+    def truncate(self, n_exchanges: int) -> None:
+        """Keep only the first ``n_exchanges`` exchanges and their embeddings (undo a failed turn)."""
+        del self.exchanges[n_exchanges:]
+        if self.n_embedded > n_exchanges:
+            self._n_units = self._starts[n_exchanges]
+            del self._starts[n_exchanges:]
+
+    def _reset_index(self) -> None:
+        self._units = np.zeros((0, 0), dtype=np.float32)
+        self._n_units = 0
+        self._starts = []
+
+    def unit_index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(unit matrix (N_units, dim), start row of each exchange (N_exchanges,)) over embedded exchanges."""
+        return self._units[: self._n_units], np.asarray(self._starts, dtype=np.int64)
+
+    def to_dict(self) -> dict:
+        units, starts = self.unit_index()
+        index = None
+        if self.n_embedded:
+            index = {"embedder": self.embedder_name, "units": _encode_array(units), "starts": starts.tolist()}
+        return {"max_reply_units": self.max_reply_units, "exchanges": [e.to_dict() for e in self.exchanges], "index": index}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "EpisodicMemory":
+        memory = cls(max_reply_units=data.get("max_reply_units", 3))
+        memory.exchanges = [Exchange.from_dict(e) for e in data.get("exchanges", [])]
+        index = data.get("index")
+        if index:
+            units, starts = _decode_array(index["units"]), list(index["starts"])
+            counts = np.diff(starts + [len(units)]).tolist()
+            memory.embedder_name = index["embedder"]
+            memory.add_embeddings(units, counts)
+        return memory

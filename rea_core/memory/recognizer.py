@@ -1,0 +1,129 @@
+"""Instruction Recognizer (seed 000, section 3.3 and A.4): which user inputs enter Instructional Memory.
+
+Two stages, as in the paper:
+    1. a rule filter over persistent-constraint cues. No cue: the input is not global and no
+       model is called (most inputs stop here). A *persistence marker* ("from now on", "for the
+       rest of this chat", "in all your replies") together with a reply-shaping verb is accepted
+       by the rules alone: that wording is unambiguous, and missing a real instruction costs the
+       most (IAR ~2.0, section D.3). A revocation ("you can stop ...") is labeled ``revoke``.
+    2. a few-shot LLM classifier (prompt in ``prompts/recognizer.md``, the backbone by default)
+       decides the remaining cue-bearing inputs ("always", "never", "in lowercase", "under 50
+       words", ...), with score = P(yes) from the log-probabilities of "yes" and "no".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+from ..backends.base import Generator
+from ..types import Recognition
+
+GLOBAL, REVOKE, OTHER = "global", "revoke", "other"
+
+
+def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
+    return [(p, re.compile(p, re.IGNORECASE)) for p in patterns]
+
+
+# Wording that says an instruction lasts beyond this turn.
+PERSISTENCE_CUES = _rx(
+    r"\bfrom (now|here|this point)( on(wards?)?)?\b",
+    r"\bgoing forward\b",
+    r"\bhenceforth\b",
+    r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
+    r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later |following |remaining )?(responses?|answers?|repl(y|ies)|messages?|outputs?)\b",
+    r"\b(every|each) (time you (respond|answer|reply|write)|(response|answer|reply|message) (you (give|write|send)|from now))\b",
+    r"\buntil I (say|tell you) (otherwise|to stop)\b",
+    r"\bwhenever you (respond|answer|reply|write|talk)\b",
+    r"\b(all|every|each) (of )?your (future |subsequent )?(responses|answers|replies|messages)\b",
+)
+
+# An imperative aimed at the assistant: a reply-shaping verb opening a clause, or "you must/should".
+DIRECTIVE_CUES = _rx(
+    r"(^|[,.;:!]\s*|\b(on|forward|please|and)\s+)(respond|answer|reply|write|speak|talk|use|start|begin|end|finish|include|add|avoid|keep|limit|format|wrap|call me|address me|refer to me|act|pretend|be|stay|make|put|sign|translate|don't|do not|never|always|only)\b",
+    r"\byou (must|should|need to|have to|are to|will need to)\b",
+)
+
+# Weaker cues: a constraint that may or may not be meant to last; the classifier decides.
+CONSTRAINT_CUES = _rx(
+    r"\balways\b",
+    r"\bnever\b",
+    r"\b(every|each) (time|response|answer|reply|sentence|paragraph)\b",
+    r"\b(in|using|use) (all )?(lower ?case|upper ?case|capital letters|all caps|caps|title case)\b",
+    r"\b(lower ?case|upper ?case|all caps|capital letters)\b",
+    r"\b(respond|answer|reply|write|speak|talk) (only |just )?(in|with|using) (english|french|spanish|german|chinese|japanese|italian|portuguese|russian|korean|arabic|hindi|json|markdown|bullet|haiku|rhymes?|a single|one|short|plain)\b",
+    r"\b(no more than|at most|under|fewer than|less than|at least|exactly) \d+ (words|sentences|paragraphs|bullet points|lines|characters)\b",
+    r"\b(start|begin|end|finish) (each|every|all|your) (of )?(your )?(responses?|answers?|repl(y|ies)|sentences?|messages?)\b",
+    r"\b(don't|do not|never) (use|say|mention|include|write|add|apologi[sz]e|respond|answer)\b",
+    r"\bcall me\b|\baddress me as\b|\brefer to me as\b",
+    r"\b(act|behave|respond|talk) (as|like) (a|an|my)\b|\bpretend (to be|you are)\b",
+    r"\bwrap (your|the|every|each) (entire )?(response|answer|reply|output)\b",
+    r"\bkeep (your|all|the) (responses|answers|replies)\b",
+    r"\bplease (answer|respond|reply|write|use|keep|be)\b",
+    r"\b(in|as) (valid )?json\b|\bbullet points?\b|\bno commas\b|\bwithout (using )?(any )?commas\b",
+)
+
+# The user lifts an earlier instruction.
+REVOKE_CUES = _rx(
+    r"\byou (can|may) stop\b",
+    r"\bstop (answering|responding|replying|writing|using|doing|starting|beginning|ending|adding|including|speaking|talking|calling me)\b",
+    r"\bno longer (need|have) to\b",
+    r"\b(don't|do not) need to .{1,60}\b(any ?more|any longer)\b",
+    r"\b(forget|ignore|drop|cancel) (about )?(my|the|that|those|these|all|any) (earlier |previous |prior |last |old )?(instructions?|rules?|constraints?|requests?)\b",
+    r"\bgo back to (normal|your usual|the usual)\b",
+)
+
+
+def _matches(rules: list[tuple[str, re.Pattern]], text: str) -> list[str]:
+    return [pattern for pattern, rx in rules if rx.search(text)]
+
+
+def rule_stage(text: str) -> tuple[str | None, tuple[str, ...]]:
+    """Stage 1. Returns (label or None when the classifier must decide, cues that fired)."""
+    revoke = _matches(REVOKE_CUES, text)
+    if revoke:
+        return REVOKE, tuple(revoke)
+    persistence = _matches(PERSISTENCE_CUES, text)
+    directive = _matches(DIRECTIVE_CUES, text)
+    constraint = _matches(CONSTRAINT_CUES, text)
+    if persistence and (directive or constraint):
+        return GLOBAL, tuple(persistence + constraint)
+    if persistence or constraint:
+        return None, tuple(persistence + constraint)
+    return OTHER, ()
+
+
+@dataclass
+class RecognizerConfig:
+    threshold: float = field(default=0.5, metadata={"help": "P(yes) at or above which the classifier says global"})
+    use_classifier: bool = field(default=True, metadata={"help": "off: cue-only inputs are not global (rules alone)"})
+    max_chars: int = field(default=2000, metadata={"help": "longer inputs are cut before the classifier reads them"})
+
+
+class InstructionRecognizer:
+    """Rule filter, then a few-shot LLM classifier on ``classifier`` (any ``Generator``)."""
+
+    def __init__(self, classifier: Generator | None, config: RecognizerConfig | None = None):
+        self.classifier = classifier
+        self.config = config or RecognizerConfig()
+        self._prompt = resources.files("rea_core.prompts").joinpath("recognizer.md").read_text(encoding="utf-8")
+
+    def recognize(self, text: str) -> Recognition:
+        label, cues = rule_stage(text)
+        if label is not None:
+            return Recognition(label=label, score=0.0 if label == OTHER else 1.0, stage="rules", cues=cues)
+        if self.classifier is None or not self.config.use_classifier:
+            return Recognition(label=OTHER, score=0.0, stage="rules", cues=cues)
+        p_yes = self.classify(text)
+        label = GLOBAL if p_yes >= self.config.threshold else OTHER
+        return Recognition(label=label, score=p_yes, stage="classifier", cues=cues)
+
+    def classify(self, text: str) -> float:
+        """P(global) from the few-shot classifier: softmax over the "yes" and "no" answers."""
+        message = " ".join(text.split())[: self.config.max_chars]
+        prompt = self._prompt.replace("{message}", message)
+        lp_yes, lp_no = self.classifier.choice_logprobs([{"role": "user", "content": prompt}], ["yes", "no"])
+        return 1.0 / (1.0 + math.exp(lp_no - lp_yes))

@@ -1,0 +1,31 @@
+"""Factories that build models and strategies from names: the one place the CLI and app get them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .backends import Embedder, Generator, load_embedder, load_generator
+from .config import REAConfig
+from .strategies.base import Strategy
+from .strategies.registry import get_strategy
+
+
+@dataclass
+class Models:
+    """The loaded models a set of strategies shares (one backbone, one embedder)."""
+
+    generator: Generator
+    embedder: Embedder
+
+
+def load_models(model: str = "packaged", embedder: str = "packaged", *, device: str | None = None, context_window: int | None = None) -> Models:
+    """Load the generator and the embedder. Raises ModelLoadError naming the model and what to do."""
+    return Models(
+        generator=load_generator(model, device=device, context_window=context_window),
+        embedder=load_embedder(embedder),
+    )
+
+
+def build_strategy(name: str, models: Models, config: REAConfig | None = None) -> Strategy:
+    """A registered strategy on the shared models."""
+    return get_strategy(name)(models.generator, models.embedder, config or REAConfig())

@@ -1,0 +1,31 @@
+"""HCR relevance scores (seed 000, section 3.4): maximum pairwise cosine, vectorized over all exchanges.
+
+score(exchange) = max over (query unit q, exchange unit u) of cos(q, u). With unit-norm rows the
+cosine is a dot product, so all exchanges are scored by one (N_units, dim) x (dim, m) product and a
+segmented max over each exchange's rows. Pure numpy, no model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def max_pairwise_cosine(query_units: np.ndarray, units: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Score every exchange against the query.
+
+    Args:
+        query_units: (m, dim) unit-norm query vectors (m >= 1), or (dim,) for one.
+        units: (N_units, dim) unit-norm vectors of every stored exchange, exchange by exchange.
+        starts: (N_exchanges,) first row of each exchange in ``units``; strictly increasing.
+
+    Returns:
+        (N_exchanges,) float64 scores in [-1, 1].
+    """
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.float64)
+    q = np.atleast_2d(query_units).astype(units.dtype, copy=False)  # (m, dim)
+    if q.shape[0] == 1:
+        best = units @ q[0]  # (N_units,) one matrix-vector product
+    else:
+        best = (units @ q.T).max(axis=1)  # (N_units, m) -> (N_units,)
+    return np.maximum.reduceat(best, starts).astype(np.float64)  # (N_exchanges,)

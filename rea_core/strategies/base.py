@@ -1,0 +1,120 @@
+"""The strategy interface and the steps every strategy shares.
+
+``respond(session, user_text)`` validates the message, lets the strategy update its memories,
+builds a ``PromptPlan`` (the one step a strategy must define, ``build_context``), generates (or
+stores a given reply, for replay) and records the finished exchange. A failed model call leaves
+the session exactly as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from ..backends.base import Embedder, Generator
+from ..config import REAConfig
+from ..memory.episodic import EpisodicMemory
+from ..memory.instructional import InstructionalMemory
+from ..prompt.reconstruct import render_messages
+from ..session import ChatSession
+from ..text import validate_message
+from ..types import Decision, PromptPlan, Recognition, Timings, TurnResult
+
+
+class Strategy(ABC):
+    """A context-management policy over one generator (and, if it retrieves, one embedder)."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, generator: Generator, embedder: Embedder | None = None, config: REAConfig | None = None):
+        self.generator = generator
+        self.embedder = embedder
+        self.config = config or REAConfig()
+
+    def new_session(self) -> ChatSession:
+        return ChatSession(
+            strategy=self.name,
+            instructions=InstructionalMemory(self.config.im_capacity),
+            episodes=EpisodicMemory(self.config.max_reply_units),
+        )
+
+    # -- the steps a strategy may override ------------------------------------------------------
+
+    def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:
+        """Before answering: update Instructional Memory. Strategies without IM do nothing."""
+        return None
+
+    @abstractmethod
+    def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        """The prompt plan for ``query`` and one decision per stored exchange."""
+
+    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
+        """After answering: keep the finished exchange."""
+        session.episodes.append(user_text, reply)
+
+    # -- shared ----------------------------------------------------------------------------------
+
+    @property
+    def max_prompt_tokens(self) -> int:
+        return max(1, self.generator.context_window - self.config.max_new_tokens)
+
+    def respond(self, session: ChatSession, user_text: str, *, reply: str | None = None) -> TurnResult:
+        """Answer ``user_text`` (or, in replay, store the given ``reply`` without generating).
+
+        Raises:
+            InputError: empty or oversize message; nothing is stored.
+        """
+        text = validate_message(user_text, self.config.max_message_chars)
+        im_before, turns_before = session.instructions.entries, session.n_turns
+        try:
+            t0 = time.perf_counter()
+            recognition = self.update_instructions(session, text)
+            t1 = time.perf_counter()
+            plan, decisions = self.build_context(session, text)
+            messages = render_messages(plan)
+            t2 = time.perf_counter()
+            if reply is None:
+                gen = self.generator.generate(
+                    messages, max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens
+                )
+                answer, prompt_tokens, new_tokens, truncated = gen.text, gen.prompt_tokens, gen.new_tokens, gen.truncated_tokens
+            else:
+                full = self.generator.prompt_tokens(messages)
+                truncated = max(0, full - self.max_prompt_tokens)
+                answer, prompt_tokens, new_tokens = reply, full - truncated, 0
+            t3 = time.perf_counter()
+            self.store(session, text, answer)
+            t4 = time.perf_counter()
+        except BaseException:
+            session.instructions.restore(im_before)  # a failed turn changes nothing
+            session.episodes.truncate(turns_before)
+            raise
+        result = TurnResult(
+            turn=session.n_turns - 1,
+            reply=answer,
+            plan=plan,
+            decisions=decisions,
+            recognition=recognition,
+            prompt_tokens=prompt_tokens,
+            new_tokens=new_tokens,
+            truncated_tokens=truncated,
+            generated=reply is None,
+            timings=Timings(recognize_s=t1 - t0, retrieve_s=t2 - t1, generate_s=t3 - t2, store_s=t4 - t3),
+        )
+        session.log.append(turn_summary(result))
+        return result
+
+
+def turn_summary(result: TurnResult) -> dict:
+    """The per-turn record kept in the session log and printed by ``rea replay --json``."""
+    return {
+        "turn": result.turn,
+        "prompt_tokens": result.prompt_tokens,
+        "new_tokens": result.new_tokens,
+        "truncated_tokens": result.truncated_tokens,
+        "decisions": result.decision_counts(),
+        "recognition": result.recognition.to_dict() if result.recognition else None,
+        "generated": result.generated,
+        "latency_s": result.timings.total_s,
+    }

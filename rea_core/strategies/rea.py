@@ -1,0 +1,96 @@
+"""REA (seed 000, section 3): Instructional Memory + Episodic Memory + Heuristic Context Retrieval.
+
+Per turn: the recognizer updates IM before answering; HCR scores every stored exchange against the
+query and decides raw / compressed / omitted; the hybrid prompt is IM prefix + selected exchanges +
+query; after the reply the exchange is embedded once and stored. Ablation switches in ``REAConfig``
+give the rows of Table 4: ``use_im`` (IM and recognizer), ``use_hcr`` (off: every exchange at
+``fixed_resolution``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends.base import Embedder, Generator
+from ..config import REAConfig
+from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
+from ..prompt.reconstruct import build_prompt_plan
+from ..retrieval.hcr import fixed_decisions, plan_context
+from ..retrieval.scoring import max_pairwise_cosine
+from ..session import ChatSession
+from ..types import Decision, InstructionEntry, PromptPlan, Recognition
+from .base import Strategy
+from .registry import register_strategy
+
+
+@register_strategy("rea")
+class REAStrategy(Strategy):
+    def __init__(
+        self,
+        generator: Generator,
+        embedder: Embedder | None = None,
+        config: REAConfig | None = None,
+        recognizer: InstructionRecognizer | None = None,
+    ):
+        if embedder is None:
+            raise ValueError("REA needs an Embedder for Heuristic Context Retrieval")
+        super().__init__(generator, embedder, config)
+        self.recognizer = recognizer or InstructionRecognizer(generator)
+
+    def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:
+        if not self.config.use_im:
+            return None
+        recognition = self.recognizer.recognize(user_text)
+        if recognition.label == GLOBAL:
+            session.instructions.add(
+                InstructionEntry(
+                    text=user_text.strip(),
+                    turn=session.n_turns,
+                    source="recognizer",
+                    stage=recognition.stage,
+                    score=recognition.score,
+                )
+            )
+        elif recognition.label == REVOKE:
+            session.instructions.revoke(user_text)
+        return recognition
+
+    def score(self, session: ChatSession, query: str) -> np.ndarray:
+        """HCR score of every stored exchange for ``query`` (maximum pairwise cosine)."""
+        episodes = session.episodes
+        if not len(episodes):
+            return np.zeros(0)
+        episodes.ensure_embedded(self.embedder)  # no-op unless the session was built without embeddings
+        units, starts = episodes.unit_index()
+        return max_pairwise_cosine(self.embedder.encode([query]), units, starts)
+
+    def replan(
+        self, session: ChatSession, query: str, scores: np.ndarray, *, tau_low: float | None = None, tau_high: float | None = None
+    ) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        """Decisions and plan from already computed ``scores``: no model call (live threshold changes)."""
+        turns = [ex.turn for ex in session.episodes.exchanges]
+        if self.config.use_hcr:
+            decisions = plan_context(
+                turns,
+                scores,
+                tau_low=self.config.tau_low if tau_low is None else tau_low,
+                tau_high=self.config.tau_high if tau_high is None else tau_high,
+            )
+        else:
+            decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
+        plan = build_prompt_plan(
+            query=query,
+            exchanges=session.episodes.exchanges,
+            decisions=decisions,
+            instructions=session.instructions.texts() if self.config.use_im else (),
+            count_tokens=self.generator.count_tokens,
+            system_prompt=self.config.system_prompt,
+            text_compress_words=self.config.text_compress_words,
+        )
+        return plan, decisions
+
+    def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        return self.replan(session, query, self.score(session, query))
+
+    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
+        session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here

@@ -1,0 +1,31 @@
+"""Vanilla full-history chat: every exchange raw, left-truncated to the context window.
+
+The baseline of seed 000 (Tables 1, 4): no Instructional Memory and no retrieval. When the
+templated history outgrows ``context_window - max_new_tokens`` the oldest tokens are cut, exactly
+as a naive chat does, which is how early global instructions get lost.
+"""
+
+from __future__ import annotations
+
+from ..prompt.reconstruct import build_prompt_plan
+from ..retrieval.hcr import fixed_decisions
+from ..session import ChatSession
+from ..types import Decision, PromptPlan, Resolution
+from .base import Strategy
+from .registry import register_strategy
+
+
+@register_strategy("vanilla")
+class VanillaStrategy(Strategy):
+    def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        exchanges = session.episodes.exchanges
+        decisions = fixed_decisions([ex.turn for ex in exchanges], Resolution.RAW)
+        plan = build_prompt_plan(
+            query=query,
+            exchanges=exchanges,
+            decisions=decisions,
+            instructions=(),
+            count_tokens=self.generator.count_tokens,
+            system_prompt=self.config.system_prompt,
+        )
+        return plan, decisions

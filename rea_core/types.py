@@ -1,0 +1,194 @@
+"""Typed data that flows through REA (seed 000, sections 3.1-3.5).
+
+Pure data: no torch, no I/O. Everything here serializes to plain JSON via ``to_dict``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+
+
+class Resolution(str, Enum):
+    """How a stored exchange enters the prompt (HCR, section 3.4)."""
+
+    RAW = "raw"  # user text + raw reply
+    COMPRESSED = "compressed"  # user text + compressed reply (latent, or text-compressed until latents exist)
+    OMIT = "omit"  # left out this turn; it can come back on a later query
+
+
+class SegmentKind(str, Enum):
+    """The typed blocks of a hybrid prompt, in the order they are rendered (section 3.5)."""
+
+    SYSTEM = "system"
+    INSTRUCTIONS = "instructions"
+    EXCHANGE = "exchange"
+    QUERY = "query"
+
+
+class ReplyForm(str, Enum):
+    """What stands in for the model reply inside a compressed exchange."""
+
+    RAW = "raw"
+    TEXT_COMPRESSED = "text_compressed"  # extractive text stand-in; never called latent
+    LATENT = "latent"  # latent vectors from the compression adapter (latent issue)
+
+
+@dataclass(frozen=True)
+class InstructionEntry:
+    """One global instruction held in Instructional Memory, verbatim, with why it is there."""
+
+    text: str
+    turn: int  # turn index where the user gave it (0-based); -1 when added by hand
+    source: str = "recognizer"  # "recognizer" or "user"
+    stage: str = ""  # recognizer stage that accepted it: "rules" or "classifier"
+    score: float = 1.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """Instruction Recognizer verdict for one user input (section 3.3, A.4).
+
+    ``label`` is "global" (a persistent directive governing later replies), "revoke" (the user
+    lifts an earlier one) or "other"
+    (a task-specific request or an ordinary query). ``stage`` says who decided:
+    "rules" (the cue filter alone) or "classifier" (the few-shot LLM). ``cues`` are the
+    rule patterns that fired, so a UI can explain the decision.
+    """
+
+    label: str
+    score: float
+    stage: str
+    cues: tuple[str, ...] = ()
+
+    @property
+    def is_global(self) -> bool:
+        return self.label == "global"
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "score": self.score, "stage": self.stage, "cues": list(self.cues)}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """HCR decision for one stored exchange against the current query."""
+
+    turn: int
+    score: float | None  # None where no retrieval score applies (full-history baselines)
+    resolution: Resolution
+
+    def to_dict(self) -> dict:
+        return {"turn": self.turn, "score": self.score, "resolution": self.resolution.value}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One block of a prompt plan, with its token count under the generator's tokenizer.
+
+    For an exchange segment, ``turn`` is its turn index, ``resolution`` its HCR decision and
+    ``reply_form`` what stands in for the reply. ``user`` and ``reply`` hold the text that the
+    generator sees (``reply`` is empty for an omitted exchange); ``source_reply`` is the
+    original reply, so a view can show what a compressed reply stands for.
+    """
+
+    kind: SegmentKind
+    tokens: int
+    text: str = ""  # system / instructions / query text
+    turn: int | None = None
+    resolution: Resolution | None = None
+    reply_form: ReplyForm | None = None
+    user: str = ""
+    reply: str = ""
+    source_reply: str = ""
+    score: float | None = None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["kind"] = self.kind.value
+        d["resolution"] = self.resolution.value if self.resolution else None
+        d["reply_form"] = self.reply_form.value if self.reply_form else None
+        return d
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    """The ordered hybrid prompt a strategy hands to the generator (section 3.5, Table 13).
+
+    Segments run: system, instruction prefix, exchanges in turn order (omitted ones kept
+    with zero tokens so views can show them), then the current query.
+    """
+
+    segments: tuple[Segment, ...]
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(s.tokens for s in self.segments)
+
+    @property
+    def instructions(self) -> Segment | None:
+        return next((s for s in self.segments if s.kind is SegmentKind.INSTRUCTIONS), None)
+
+    def exchanges(self) -> list[Segment]:
+        return [s for s in self.segments if s.kind is SegmentKind.EXCHANGE]
+
+    def to_dict(self) -> dict:
+        return {"segments": [s.to_dict() for s in self.segments], "total_tokens": self.total_tokens}
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One generator call: the reply and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    new_tokens: int
+    wall_s: float
+    truncated_tokens: int = 0  # prompt tokens dropped from the left to fit the context window
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Wall time of each step of a turn, in seconds."""
+
+    recognize_s: float = 0.0
+    retrieve_s: float = 0.0
+    generate_s: float = 0.0
+    store_s: float = 0.0
+
+    @property
+    def total_s(self) -> float:
+        return self.recognize_s + self.retrieve_s + self.generate_s + self.store_s
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["total_s"] = self.total_s
+        return d
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What ``Strategy.respond`` returns for one user turn."""
+
+    turn: int
+    reply: str
+    plan: PromptPlan
+    decisions: tuple[Decision, ...]
+    recognition: Recognition | None
+    prompt_tokens: int
+    new_tokens: int
+    truncated_tokens: int
+    generated: bool  # False when a given reply was stored instead (replay)
+    timings: Timings = field(default_factory=Timings)
+
+    @property
+    def scores(self) -> list[float]:
+        return [d.score for d in self.decisions]
+
+    def decision_counts(self) -> dict[str, int]:
+        counts = {r.value: 0 for r in Resolution}
+        for d in self.decisions:
+            counts[d.resolution.value] += 1
+        return counts
