@@ -1,0 +1,129 @@
+"""REA and vanilla on the real packaged models: bad input, replay, recognizer stage 2, sessions."""
+
+import numpy as np
+import pytest
+
+from rea_core import ChatSession, InputError, REAConfig, Resolution, SegmentKind, build_strategy
+
+HISTORY = [
+    ("From now on, answer in lowercase.", "ok, i will answer in lowercase."),
+    ("I have a fiddle-leaf fig and a snake plant at home.", "Nice! Fiddle-leaf figs like bright indirect light; snake plants tolerate shade."),
+    ("What's the best way to learn Spanish?", "Practice daily, speak with native speakers and use spaced repetition."),
+]
+
+
+@pytest.fixture()
+def rea(models):
+    return build_strategy("rea", models, REAConfig(max_new_tokens=24))
+
+
+@pytest.fixture()
+def vanilla(models):
+    return build_strategy("vanilla", models, REAConfig(max_new_tokens=24))
+
+
+def replay(strategy, session):
+    return [strategy.respond(session, user, reply=reply) for user, reply in HISTORY]
+
+
+@pytest.mark.parametrize("bad", ["", "   \n", "x" * 32_001])
+def test_bad_messages_store_nothing(rea, bad):
+    session = rea.new_session()
+    replay(rea, session)
+    before = session.to_dict()
+    with pytest.raises(InputError):
+        rea.respond(session, bad)
+    assert session.to_dict() == before
+
+
+def test_message_limit_is_configurable(models):
+    strat = build_strategy("rea", models, REAConfig(max_message_chars=10))
+    with pytest.raises(InputError, match="over the limit of 10"):
+        strat.respond(strat.new_session(), "x" * 11)
+
+
+def test_replay_stores_given_replies_and_decides_every_exchange(rea):
+    session = rea.new_session()
+    results = replay(rea, session)
+    assert [r.generated for r in results] == [False] * 3
+    assert session.instructions.texts() == ["From now on, answer in lowercase."]
+    assert results[0].recognition.stage == "rules" and results[0].recognition.is_global
+    assert [len(r.decisions) for r in results] == [0, 1, 2]
+    assert session.episodes.n_embedded == 3  # embedded when stored
+
+
+def test_generated_turn_plan_starts_with_instructions(rea):
+    session = rea.new_session()
+    replay(rea, session)
+    result = rea.respond(session, "How often should I water my plants?")
+    assert result.generated and result.reply and result.new_tokens > 0
+    kinds = [s.kind for s in result.plan.segments]
+    assert kinds[:2] == [SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS]
+    assert kinds[-1] is SegmentKind.QUERY and len(result.plan.exchanges()) == 3
+    plant = result.decisions[1]
+    assert plant.score == max(d.score for d in result.decisions)  # the plant exchange is the most related
+    assert result.timings.total_s >= result.timings.generate_s > 0
+
+
+def test_scores_follow_hcr_thresholds(rea, models):
+    session = rea.new_session()
+    replay(rea, session)
+    scores = rea.score(session, "Tell me more about my fiddle-leaf fig and snake plant.")
+    lo = float(scores.max()) - 1e-6
+    _, decisions = rea.replan(session, "q", scores, tau_low=lo, tau_high=lo)
+    assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
+    _, decisions = rea.replan(session, "q", scores, tau_low=1.0, tau_high=1.0)
+    assert all(d.resolution is Resolution.OMIT for d in decisions)
+
+
+def test_ablation_switches(models):
+    no_im = build_strategy("rea", models, REAConfig(use_im=False, use_hcr=False))
+    session = no_im.new_session()
+    results = replay(no_im, session)
+    assert len(session.instructions) == 0 and results[-1].recognition is None
+    assert all(d.resolution is Resolution.COMPRESSED for d in results[-1].decisions)
+    assert results[-1].plan.instructions is None
+
+
+def test_vanilla_keeps_everything_raw(vanilla):
+    session = vanilla.new_session()
+    results = replay(vanilla, session)
+    assert all(d.resolution is Resolution.RAW and d.score is None for d in results[-1].decisions)
+    assert session.episodes.n_embedded == 0  # vanilla needs no embeddings
+
+
+def test_revocation_removes_instruction(rea):
+    session = rea.new_session()
+    replay(rea, session)
+    result = rea.respond(session, "You can stop answering in lowercase now.", reply="OK, back to normal.")
+    assert result.recognition.label == "revoke" and session.instructions.texts() == []
+
+
+def test_classifier_stage_decides_ambiguous_input(rea):
+    rec = rea.recognizer.recognize("Always answer in French.")
+    assert rec.stage == "classifier" and 0.0 <= rec.score <= 1.0 and rec.label in ("global", "other")
+
+
+def test_session_json_round_trip_without_reembedding(rea, tmp_path):
+    session = rea.new_session()
+    replay(rea, session)
+    path = session.save(tmp_path / "s.json")
+    again = ChatSession.load(path)
+    assert again.to_dict() == session.to_dict()
+    np.testing.assert_array_equal(again.episodes.unit_index()[0], session.episodes.unit_index()[0])
+    query = "How are my plants doing?"
+    np.testing.assert_allclose(rea.score(again, query), rea.score(session, query))
+    result = rea.respond(again, query, reply="fine")
+    assert result.turn == 3 and again.instructions.texts() == session.instructions.texts()
+
+
+def test_damaged_session_file_is_a_clear_error(tmp_path):
+    from rea_core import DataFormatError
+
+    path = tmp_path / "s.json"
+    path.write_text('{"format": "rea-session", "strategy": "rea"}')
+    with pytest.raises(DataFormatError, match="incomplete or damaged"):
+        ChatSession.load(path)
+    path.write_text("{nope")
+    with pytest.raises(DataFormatError, match="not valid JSON"):
+        ChatSession.load(path)

@@ -1,0 +1,47 @@
+import pytest
+
+from rea_core import InstructionalMemory, InstructionEntry
+
+
+def entry(text, turn=0):
+    return InstructionEntry(text=text, turn=turn)
+
+
+def test_ordered_and_deduplicated_case_and_space_insensitively():
+    im = InstructionalMemory()
+    assert im.add(entry("Answer in lowercase.", 0))
+    assert im.add(entry("Stay under 200 words.", 3))
+    assert not im.add(entry("  answer IN   lowercase. ", 5))
+    assert im.texts() == ["Answer in lowercase.", "Stay under 200 words."]
+
+
+def test_capacity_drops_the_oldest():
+    im = InstructionalMemory(capacity=2)
+    for i, t in enumerate(["a rule", "b rule", "c rule"]):
+        im.add(entry(t, i))
+    assert im.texts() == ["b rule", "c rule"]
+
+
+def test_remove_and_errors():
+    im = InstructionalMemory(entries=[entry("x"), entry("y")])
+    assert im.remove(0).text == "x"
+    with pytest.raises(IndexError, match="holds 1"):
+        im.remove(4)
+    with pytest.raises(ValueError):
+        im.add(entry("   "))
+
+
+def test_revoke_picks_the_matching_entry_or_all():
+    im = InstructionalMemory(entries=[entry("Answer in lowercase."), entry("End every reply with a question.")])
+    removed = im.revoke("You can stop answering in lowercase now.")
+    assert [e.text for e in removed] == ["Answer in lowercase."]
+    assert im.texts() == ["End every reply with a question."]
+    assert im.revoke("You can stop talking about football.") == []
+    im.revoke("Please ignore all my previous instructions.")
+    assert len(im) == 0
+
+
+def test_round_trip():
+    im = InstructionalMemory(capacity=3, entries=[InstructionEntry("Be brief.", 2, "recognizer", "classifier", 0.81)])
+    again = InstructionalMemory.from_dict(im.to_dict())
+    assert again.entries == im.entries and again.capacity == 3

@@ -1,0 +1,55 @@
+from rea_core import Decision, Exchange, ReplyForm, Resolution, SegmentKind, build_prompt_plan, render_messages
+
+
+def count_words(text):
+    return len(text.split())
+
+
+EXCHANGES = [
+    Exchange(0, "From now on, answer in lowercase.", "ok, i will."),
+    Exchange(1, "Tell me about the Moon.", " ".join(["word"] * 50)),
+    Exchange(2, "And the Sun?", "The Sun is a star."),
+]
+DECISIONS = [
+    Decision(0, 0.1, Resolution.OMIT),
+    Decision(1, 0.6, Resolution.COMPRESSED),
+    Decision(2, 0.9, Resolution.RAW),
+]
+
+
+def plan():
+    return build_prompt_plan(
+        query="How far is it?",
+        exchanges=EXCHANGES,
+        decisions=DECISIONS,
+        instructions=["From now on, answer in lowercase."],
+        count_tokens=count_words,
+        system_prompt="You are helpful.",
+        text_compress_words=5,
+    )
+
+
+def test_segments_in_paper_order_with_token_counts():
+    p = plan()
+    kinds = [s.kind for s in p.segments]
+    assert kinds == [SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS] + [SegmentKind.EXCHANGE] * 3 + [SegmentKind.QUERY]
+    assert "1. From now on, answer in lowercase." in p.instructions.text
+    omitted, compressed, raw = p.exchanges()
+    assert omitted.tokens == 0 and omitted.reply == "" and omitted.turn == 0
+    assert compressed.reply_form is ReplyForm.TEXT_COMPRESSED and compressed.reply == "word word word word word […]"
+    assert compressed.source_reply == EXCHANGES[1].reply
+    assert raw.reply_form is ReplyForm.RAW and raw.reply == "The Sun is a star."
+    assert p.total_tokens == sum(s.tokens for s in p.segments)
+    assert compressed.tokens == count_words(EXCHANGES[1].user) + 6
+
+
+def test_render_skips_omitted_and_puts_instructions_in_system():
+    msgs = render_messages(plan())
+    assert msgs[0]["role"] == "system" and "answer in lowercase" in msgs[0]["content"]
+    assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert msgs[1]["content"] == "Tell me about the Moon." and msgs[-1]["content"] == "How far is it?"
+
+
+def test_no_system_no_instructions():
+    p = build_prompt_plan(query="hi", exchanges=[], decisions=[], instructions=[], count_tokens=count_words)
+    assert render_messages(p) == [{"role": "user", "content": "hi"}]
