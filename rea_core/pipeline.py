@@ -16,16 +16,33 @@ class Models:
 
     generator: Generator
     embedder: Embedder
+    classifier: Generator | None = None  # the recognizer's LLM; None means the backbone (paper: a small separate model)
+
+    @property
+    def recognizer_model(self) -> Generator:
+        return self.classifier or self.generator
 
 
-def load_models(model: str = "packaged", embedder: str = "packaged", *, device: str | None = None, context_window: int | None = None) -> Models:
-    """Load the generator and the embedder. Raises ModelLoadError naming the model and what to do."""
+def load_models(
+    model: str = "packaged",
+    embedder: str = "packaged",
+    *,
+    recognizer_model: str | None = None,
+    device: str | None = None,
+    context_window: int | None = None,
+) -> Models:
+    """Load the generator, the embedder and (if named) a separate recognizer model.
+
+    Raises:
+        ModelLoadError: naming the model that failed and what to do.
+    """
     return Models(
         generator=load_generator(model, device=device, context_window=context_window),
         embedder=load_embedder(embedder),
+        classifier=load_generator(recognizer_model, device=device) if recognizer_model else None,
     )
 
 
 def build_strategy(name: str, models: Models, config: REAConfig | None = None) -> Strategy:
     """A registered strategy on the shared models."""
-    return get_strategy(name)(models.generator, models.embedder, config or REAConfig())
+    return get_strategy(name).from_models(models, config or REAConfig())

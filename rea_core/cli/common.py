@@ -41,11 +41,11 @@ def config_from_options(**kwargs):
         raise REAError(str(exc)) from exc
 
 
-def load_pipeline(model: str, embedder: str, context_window: int | None):
+def load_pipeline(model: str, embedder: str, context_window: int | None, recognizer_model: str | None = None):
     from ..pipeline import load_models
 
     quiet_libraries()
     typer.echo(f"loading generator '{model}' and embedder '{embedder}' ...", err=True)
-    return load_models(model, embedder, context_window=context_window)
+    return load_models(model, embedder, recognizer_model=recognizer_model, context_window=context_window)
 
 

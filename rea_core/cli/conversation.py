@@ -18,6 +18,7 @@ from .options import (
     ModelOpt,
     NoHCROpt,
     NoIMOpt,
+    RecognizerModelOpt,
     TauHighOpt,
     TauLowOpt,
 )
@@ -51,6 +52,7 @@ def chat(
     tau_high: TauHighOpt = None,
     max_new_tokens: MaxNewTokensOpt = 256,
     context_window: ContextWindowOpt = None,
+    recognizer_model: RecognizerModelOpt = None,
     load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a folder written by /save.")] = None,
 ) -> None:
     """Chat interactively; by default REA and vanilla answer side by side.
@@ -64,7 +66,7 @@ def chat(
     with reported_errors():
         names = _strategy_names(strategy)
         config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
-        models = load_pipeline(model, embedder, context_window)
+        models = load_pipeline(model, embedder, context_window, recognizer_model)
         strategies = {n: build_strategy(n, models, config) for n in names}
         sessions = {n: s.new_session() for n, s in strategies.items()}
         if load:
@@ -153,6 +155,7 @@ def replay(
     context_window: ContextWindowOpt = None,
     no_im: NoIMOpt = False,
     no_hcr: NoHCROpt = False,
+    recognizer_model: RecognizerModelOpt = None,
 ) -> None:
     """Replay a conversation file through a strategy; given assistant replies are stored, not generated.
 
@@ -167,7 +170,7 @@ def replay(
             tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr
         )
         conversations = load_conversations(file, max_chars=config.max_message_chars)[:limit]  # validated before any model call
-        models = load_pipeline(model, embedder, context_window)
+        models = load_pipeline(model, embedder, context_window, recognizer_model)
         strat = build_strategy(strategy, models, config)
         for conv in conversations:
             session = strat.new_session()

@@ -20,6 +20,10 @@ EmbedderOpt = Annotated[
     str,
     typer.Option("--embedder", envvar="REA_EMBEDDER", help="Sentence embedder for HCR: model id, folder, or 'packaged' (all-MiniLM-L6-v2)."),
 ]
+RecognizerModelOpt = Annotated[
+    Optional[str],
+    typer.Option("--recognizer-model", envvar="REA_RECOGNIZER_MODEL", help="LLM for the recognizer's classifier stage (default: the generator)."),
+]
 TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default 0.5].")]
 TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default 0.7].")]
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]

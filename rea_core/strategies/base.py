@@ -32,6 +32,11 @@ class Strategy(ABC):
         self.embedder = embedder
         self.config = config or REAConfig()
 
+    @classmethod
+    def from_models(cls, models, config: REAConfig) -> "Strategy":
+        """Build from a ``pipeline.Models``; strategies needing more models override this."""
+        return cls(models.generator, models.embedder, config)
+
     def new_session(self) -> ChatSession:
         return ChatSession(
             strategy=self.name,

@@ -37,6 +37,10 @@ class REAStrategy(Strategy):
         super().__init__(generator, embedder, config)
         self.recognizer = recognizer or InstructionRecognizer(generator)
 
+    @classmethod
+    def from_models(cls, models, config: REAConfig) -> "REAStrategy":
+        return cls(models.generator, models.embedder, config, recognizer=InstructionRecognizer(models.recognizer_model))
+
     def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:
         if not self.config.use_im:
             return None

@@ -1,0 +1,80 @@
+"""Benchmark: HCR scoring plus decisions per query over 1k, 10k and 100k stored exchanges.
+
+Embeddings are precomputed (random unit vectors of MiniLM's size, 384), laid out by
+``EpisodicMemory`` exactly as in a session: one user-text unit plus 1-3 reply chunks per
+exchange (3 units on average). Per query it times
+    * score:  ``max_pairwise_cosine`` (one matrix-vector product + segmented max),
+    * decide: the vectorized ``decide`` (codes for raw / compressed / omit),
+    * decisions: ``plan_context`` building one ``Decision`` object per exchange (what a turn returns).
+Targets on the 2-core dev machine: score + decide under 5 ms at 10k and under 50 ms at 100k.
+
+Run: .venv/bin/python benchmarks/hcr_scoring.py [--sizes 1000 10000 100000] [--query-units 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from rea_core import EpisodicMemory, decide, max_pairwise_cosine, plan_context
+
+
+def build_memory(n_exchanges: int, dim: int, rng: np.random.Generator) -> EpisodicMemory:
+    memory = EpisodicMemory()
+    memory.exchanges = [None] * n_exchanges  # the index is what is timed; texts are not needed
+    counts = (1 + rng.integers(1, 4, size=n_exchanges)).tolist()  # user unit + 1..3 reply chunks
+    vectors = rng.standard_normal((sum(counts), dim), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    memory.add_embeddings(vectors, counts)
+    return memory
+
+
+def timed(fn, repeats: int) -> list[float]:
+    fn()  # warm-up
+    out = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--query-units", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=50)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"query units: {args.query_units}, dim {args.dim}, {args.repeats} queries per size (median / p95, ms)")
+    print(f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} {'+Decision objs':>15}")
+    for n in args.sizes:
+        memory = build_memory(n, args.dim, rng)
+        units, starts = memory.unit_index()
+        turns = list(range(n))
+        queries = rng.standard_normal((args.repeats + 1, args.query_units, args.dim), dtype=np.float32)
+        queries /= np.linalg.norm(queries, axis=2, keepdims=True)
+        it = iter(range(10**9))
+
+        def score():
+            return max_pairwise_cosine(queries[next(it) % len(queries)], units, starts)
+
+        def score_decide():
+            return decide(score(), tau_low=0.5, tau_high=0.7)
+
+        def score_plan():
+            return plan_context(turns, score(), tau_low=0.5, tau_high=0.7)
+
+        cols = []
+        for fn in (score, score_decide, score_plan):
+            ms = timed(fn, args.repeats)
+            cols.append(f"{statistics.median(ms):7.2f} / {np.percentile(ms, 95):5.2f}")
+        print(f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} {cols[0]:>15} {cols[1]:>15} {cols[2]:>15}")
+
+
+if __name__ == "__main__":
+    main()
