@@ -20,6 +20,7 @@ from .pipeline import Models, build_strategy, load_models
 from .prompt.reconstruct import build_prompt_plan, render_messages
 from .retrieval.hcr import decide, plan_context
 from .retrieval.scoring import max_pairwise_cosine
+from .retrieval.trace import RetrievalTrace, TurnTrace, trace_conversation
 from .session import ChatSession
 from .strategies import Strategy, available_strategies, get_strategy, register_strategy
 from .types import (
@@ -60,6 +61,7 @@ __all__ = [
     "Recognition",
     "RecognizerConfig",
     "ReplyForm",
+    "RetrievalTrace",
     "Resolution",
     "Segment",
     "SegmentKind",
@@ -67,6 +69,7 @@ __all__ = [
     "ThresholdError",
     "Timings",
     "Turn",
+    "TurnTrace",
     "TurnResult",
     "UnknownStrategyError",
     "available_strategies",
@@ -79,6 +82,7 @@ __all__ = [
     "max_pairwise_cosine",
     "plan_context",
     "register_strategy",
+    "trace_conversation",
     "render_messages",
     "validate_thresholds",
 ]

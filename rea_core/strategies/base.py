@@ -37,6 +37,13 @@ class Strategy(ABC):
         """Build from a ``pipeline.Models``; strategies needing more models override this."""
         return cls(models.generator, models.embedder, config)
 
+    def with_config(self, config: REAConfig) -> "Strategy":
+        """The same strategy on the same models under another config (e.g. other thresholds)."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.config = config
+        return clone
+
     def new_session(self) -> ChatSession:
         return ChatSession(
             strategy=self.name,
@@ -58,7 +65,26 @@ class Strategy(ABC):
         """After answering: keep the finished exchange."""
         session.episodes.append(user_text, reply)
 
+    def redecide(self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        """The plan ``last`` would have had under other thresholds, from its cached scores: no model call.
+
+        Strategies without thresholds return the plan they used.
+        """
+        return last.plan, last.decisions
+
     # -- shared ----------------------------------------------------------------------------------
+
+    def undo_last_turn(self, session: ChatSession) -> str:
+        """Remove the latest exchange (and what its turn added to IM); returns its user text."""
+        if not session.n_turns:
+            raise IndexError("There is no turn to undo.")
+        turn = session.n_turns - 1
+        user_text = session.episodes.exchanges[turn].user
+        session.episodes.truncate(turn)
+        session.instructions.restore(e for e in session.instructions if not (e.turn == turn and e.source == "recognizer"))
+        if session.log and session.log[-1].get("turn") == turn:
+            session.log.pop()
+        return user_text
 
     @property
     def max_prompt_tokens(self) -> int:

@@ -9,16 +9,19 @@ give the rows of Table 4: ``use_im`` (IM and recognizer), ``use_hcr`` (off: ever
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..backends.base import Embedder, Generator
 from ..config import REAConfig
+from ..memory.episodic import Exchange
 from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
 from ..prompt.reconstruct import build_prompt_plan
 from ..retrieval.hcr import fixed_decisions, plan_context
 from ..retrieval.scoring import max_pairwise_cosine
 from ..session import ChatSession
-from ..types import Decision, InstructionEntry, PromptPlan, Recognition
+from ..types import Decision, InstructionEntry, PromptPlan, Recognition, TurnResult
 from .base import Strategy
 from .registry import register_strategy
 
@@ -69,10 +72,17 @@ class REAStrategy(Strategy):
         return max_pairwise_cosine(self.embedder.encode([query]), units, starts)
 
     def replan(
-        self, session: ChatSession, query: str, scores: np.ndarray, *, tau_low: float | None = None, tau_high: float | None = None
+        self,
+        query: str,
+        exchanges: Sequence[Exchange],
+        instructions: Sequence[str],
+        scores: np.ndarray,
+        *,
+        tau_low: float | None = None,
+        tau_high: float | None = None,
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
-        """Decisions and plan from already computed ``scores``: no model call (live threshold changes)."""
-        turns = [ex.turn for ex in session.episodes.exchanges]
+        """Decisions and plan from already computed ``scores``: no model call."""
+        turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
             decisions = plan_context(
                 turns,
@@ -84,9 +94,9 @@ class REAStrategy(Strategy):
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
         plan = build_prompt_plan(
             query=query,
-            exchanges=session.episodes.exchanges,
+            exchanges=exchanges,
             decisions=decisions,
-            instructions=session.instructions.texts() if self.config.use_im else (),
+            instructions=instructions if self.config.use_im else (),
             count_tokens=self.generator.count_tokens,
             system_prompt=self.config.system_prompt,
             text_compress_words=self.config.text_compress_words,
@@ -94,7 +104,14 @@ class REAStrategy(Strategy):
         return plan, decisions
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
-        return self.replan(session, query, self.score(session, query))
+        scores = self.score(session, query)
+        return self.replan(query, session.episodes.exchanges, session.instructions.texts(), scores)
+
+    def redecide(self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        """Re-decide the latest turn under other thresholds from its cached scores (live sliders)."""
+        scores = np.array([d.score for d in last.decisions], dtype=np.float64)
+        earlier = session.episodes.exchanges[: len(last.decisions)]
+        return self.replan(last.plan.segments[-1].text, earlier, session.instructions.texts(), scores, tau_low=tau_low, tau_high=tau_high)
 
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here

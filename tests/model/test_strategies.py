@@ -70,9 +70,10 @@ def test_scores_follow_hcr_thresholds(rea, models):
     replay(rea, session)
     scores = rea.score(session, "Tell me more about my fiddle-leaf fig and snake plant.")
     lo = float(scores.max()) - 1e-6
-    _, decisions = rea.replan(session, "q", scores, tau_low=lo, tau_high=lo)
+    exchanges = session.episodes.exchanges
+    _, decisions = rea.replan("q", exchanges, [], scores, tau_low=lo, tau_high=lo)
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
-    _, decisions = rea.replan(session, "q", scores, tau_low=1.0, tau_high=1.0)
+    _, decisions = rea.replan("q", exchanges, [], scores, tau_low=1.0, tau_high=1.0)
     assert all(d.resolution is Resolution.OMIT for d in decisions)
 
 
@@ -127,3 +128,32 @@ def test_damaged_session_file_is_a_clear_error(tmp_path):
     path.write_text("{nope")
     with pytest.raises(DataFormatError, match="not valid JSON"):
         ChatSession.load(path)
+
+
+def test_redecide_uses_cached_scores_and_undo_restores(rea):
+    session = rea.new_session()
+    replay(rea, session)
+    last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
+    plan, decisions = rea.redecide(session, last, tau_low=0.0, tau_high=0.0)
+    assert [d.score for d in decisions] == last.scores
+    assert all(d.resolution is Resolution.RAW for d in decisions) and len(plan.exchanges()) == 3
+    plan, decisions = rea.redecide(session, last, tau_low=1.0, tau_high=1.0)
+    assert all(d.resolution is Resolution.OMIT for d in decisions)
+    assert plan.segments[-1].text == "How often should I water the fiddle-leaf fig?"
+    assert rea.undo_last_turn(session) == "How often should I water the fiddle-leaf fig?"
+    assert session.n_turns == 3 and session.episodes.n_embedded == 3 and len(session.log) == 3
+    assert session.instructions.texts() == ["From now on, answer in lowercase."]
+    stricter = rea.with_config(rea.config.with_thresholds(0.9, 0.95))
+    assert stricter.generator is rea.generator and stricter.config.tau_low == 0.9 and rea.config.tau_low == 0.5
+
+
+def test_trace_finds_the_h3_style_omission(rea, examples_dir):
+    from rea_core import load_conversations, trace_conversation
+
+    (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"]
+    trace = trace_conversation(rea, conv)
+    last = trace.turns[-1]
+    assert last.user == "How often should I water them?" and not last.generated and last.reply == ""
+    assert 0 in last.omitted_turns()  # the plant exchange "them" refers to scores below tau_low
+    m = trace.score_matrix()
+    assert m.shape == (4, 4) and np.isnan(m[0]).all() and not np.isnan(m[3, :3]).any()

@@ -1,0 +1,72 @@
+"""Retrieval traces: what HCR decided at every turn of a conversation, for finding failures (seed 000, H.3).
+
+A trace replays a conversation through a strategy (given replies stored, missing ones left empty
+unless generated) and keeps, per turn, the decisions, the plan and Instructional Memory, so a
+researcher can see which earlier exchange an answer needed but did not get.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..data import Conversation
+from ..types import Decision, PromptPlan, Recognition, Resolution
+
+
+@dataclass(frozen=True)
+class TurnTrace:
+    turn: int
+    user: str
+    reply: str
+    generated: bool
+    decisions: tuple[Decision, ...]  # one per earlier exchange
+    instructions: tuple[str, ...]  # IM after this turn's recognition
+    plan: PromptPlan
+    recognition: Recognition | None
+
+    def omitted_turns(self) -> list[int]:
+        return [d.turn for d in self.decisions if d.resolution is Resolution.OMIT]
+
+
+@dataclass(frozen=True)
+class RetrievalTrace:
+    conversation_id: str
+    turns: tuple[TurnTrace, ...]
+
+    def score_matrix(self) -> np.ndarray:
+        """(T, T) scores: row = query turn, column = earlier exchange; NaN on and above the diagonal."""
+        n = len(self.turns)
+        matrix = np.full((n, n), np.nan)
+        for t in self.turns:
+            for d in t.decisions:
+                if d.score is not None:
+                    matrix[t.turn, d.turn] = d.score
+        return matrix
+
+
+def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False) -> RetrievalTrace:
+    """Replay ``conversation`` through ``strategy`` and record every turn's retrieval decisions.
+
+    Turns without an assistant reply are generated when ``generate_missing``, else stored empty
+    (retrieval then sees only their user text).
+    """
+    session = strategy.new_session()
+    traces = []
+    for turn in conversation.turns:
+        given = turn.assistant if turn.assistant is not None else (None if generate_missing else "")
+        result = strategy.respond(session, turn.user, reply=given)
+        traces.append(
+            TurnTrace(
+                turn=result.turn,
+                user=turn.user,
+                reply=result.reply,
+                generated=result.generated,
+                decisions=result.decisions,
+                instructions=tuple(session.instructions.texts()),
+                plan=result.plan,
+                recognition=result.recognition,
+            )
+        )
+    return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces))
