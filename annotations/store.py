@@ -1,0 +1,199 @@
+"""Every query on the annotation store; each function takes a `Session`.
+
+Each write function is one transaction: it commits on success and rolls back
+on any error, so a failed call leaves nothing half-written. A locked or
+unreachable database surfaces as `StoreError` with a message fit for users.
+Sessions are meant to be short-lived (one per UI action), built by
+`annotations.db.session_factory`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import IO, Any
+
+from sqlalchemy import delete, inspect, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from .db import StoreError, safe_url
+from .models import RetrievalFailureMark
+
+ANONYMOUS = "anonymous"
+KEY_FIELDS = ("annotator", "conversation_id", "query_turn", "exchange_turn")
+REQUIRED_FIELDS = (
+    "conversation_id",
+    "query_turn",
+    "exchange_turn",
+    "query_text",
+    "exchange_user",
+    "exchange_reply",
+    "tau_low",
+    "tau_high",
+    "source",
+)
+# id and created_at belong to the store, not the caller.
+SETTABLE_FIELDS = frozenset(inspect(RetrievalFailureMark).columns.keys()) - {"id", "created_at"}
+
+
+def _store_error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
+    """Turn a driver error into a message that names the database but no password."""
+    return StoreError(
+        f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; "
+        f"{outcome}. Try again."
+    )
+
+
+@contextmanager
+def _reading(session: Session) -> Iterator[None]:
+    try:
+        yield
+    except OperationalError as exc:
+        session.rollback()
+        raise _store_error(session, exc, "nothing was loaded") from exc
+
+
+def _validated(fields: dict[str, Any]) -> dict[str, Any]:
+    """Check field names up front so a typo fails loudly instead of being dropped."""
+    unknown = sorted(set(fields) - SETTABLE_FIELDS)
+    if unknown:
+        raise TypeError(f"Unknown failure-mark field(s): {', '.join(unknown)}; allowed: {sorted(SETTABLE_FIELDS)}")
+    missing = [name for name in REQUIRED_FIELDS if fields.get(name) is None]
+    if missing:
+        raise TypeError(f"Missing failure-mark field(s): {', '.join(missing)}")
+    values = dict(fields)
+    # NULLs never collide in a unique constraint, so an unnamed annotator is
+    # stored as "anonymous" to keep marking twice idempotent.
+    annotator = values.get("annotator")
+    values["annotator"] = annotator.strip() if isinstance(annotator, str) and annotator.strip() else ANONYMOUS
+    if values.get("note") is None:
+        values.pop("note", None)
+    return values
+
+
+def _find_by_key(session: Session, values: dict[str, Any]) -> RetrievalFailureMark | None:
+    conditions = [getattr(RetrievalFailureMark, name) == values[name] for name in KEY_FIELDS]
+    return session.scalars(select(RetrievalFailureMark).where(*conditions)).one_or_none()
+
+
+def add_failure_mark(session: Session, **fields: Any) -> RetrievalFailureMark:
+    """Record that HCR omitted an exchange a query needed, once per key.
+
+    Marking the same (annotator, conversation_id, query_turn, exchange_turn)
+    again updates the existing row with the newly given fields (note, score,
+    thresholds, texts) instead of adding a duplicate; `created_at` keeps the
+    first marking time.
+
+    Args:
+        session: An open session; committed (or rolled back) here.
+        **fields: Column values. Required: conversation_id, query_turn,
+            exchange_turn, query_text, exchange_user, exchange_reply,
+            tau_low, tau_high, source. Optional: annotator (None or blank
+            becomes "anonymous"), score, note.
+
+    Returns:
+        The new or updated mark, readable after the session closes.
+
+    Raises:
+        TypeError: A field is unknown or a required one is missing.
+        StoreError: The database is locked or unreachable; nothing was saved.
+    """
+    values = _validated(fields)
+    for attempt in range(2):
+        try:
+            mark = _find_by_key(session, values)
+            if mark is None:
+                mark = RetrievalFailureMark(**values)
+                session.add(mark)
+            else:
+                for name, value in values.items():
+                    setattr(mark, name, value)
+            session.commit()
+            return mark
+        except IntegrityError:
+            session.rollback()
+            if attempt:  # not a lost race with another writer: a real constraint error
+                raise
+        except OperationalError as exc:
+            session.rollback()
+            raise _store_error(session, exc, "nothing was saved") from exc
+        except BaseException:
+            session.rollback()
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def list_failure_marks(session: Session, conversation_id: str | None = None) -> list[RetrievalFailureMark]:
+    """Return marks newest first, optionally for one conversation.
+
+    Raises:
+        StoreError: The database is locked or unreachable.
+    """
+    query = select(RetrievalFailureMark).order_by(
+        RetrievalFailureMark.created_at.desc(), RetrievalFailureMark.id.desc()
+    )
+    if conversation_id is not None:
+        query = query.where(RetrievalFailureMark.conversation_id == conversation_id)
+    with _reading(session):
+        return list(session.scalars(query))
+
+
+def delete_failure_mark(session: Session, mark_id: int) -> bool:
+    """Delete one mark by id.
+
+    Returns:
+        True if a row was deleted, False if no mark had that id.
+
+    Raises:
+        StoreError: The database is locked or unreachable; nothing was deleted.
+    """
+    try:
+        result = session.execute(delete(RetrievalFailureMark).where(RetrievalFailureMark.id == mark_id))
+        session.commit()
+    except OperationalError as exc:
+        session.rollback()
+        raise _store_error(session, exc, "nothing was deleted") from exc
+    except BaseException:
+        session.rollback()
+        raise
+    return result.rowcount > 0
+
+
+def mark_to_dict(mark: RetrievalFailureMark) -> dict[str, Any]:
+    """Every column of a mark as JSON-ready values (datetimes in ISO 8601)."""
+    out: dict[str, Any] = {}
+    for name in inspect(RetrievalFailureMark).columns.keys():
+        value = getattr(mark, name)
+        out[name] = value.isoformat() if isinstance(value, datetime) else value
+    return out
+
+
+def export_failure_marks_jsonl(session: Session, path_or_file: str | os.PathLike[str] | IO[str]) -> int:
+    """Write all marks, oldest first, as one JSON object per line.
+
+    Rows are read before the file is opened, so a database error leaves no
+    partial file behind.
+
+    Args:
+        session: An open session.
+        path_or_file: A path to (over)write, or an open text file.
+
+    Returns:
+        The number of marks written.
+
+    Raises:
+        StoreError: The database is locked or unreachable.
+    """
+    with _reading(session):
+        marks = list(session.scalars(select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)))
+    lines = [json.dumps(mark_to_dict(mark), ensure_ascii=False) + "\n" for mark in marks]
+    if isinstance(path_or_file, (str, os.PathLike)):
+        with open(path_or_file, "w", encoding="utf-8") as handle:
+            handle.writelines(lines)
+    else:
+        path_or_file.writelines(lines)
+    return len(marks)
