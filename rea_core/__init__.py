@@ -22,6 +22,7 @@ from .retrieval.hcr import decide, plan_context
 from .retrieval.scoring import max_pairwise_cosine
 from .retrieval.trace import RetrievalTrace, TurnTrace, trace_conversation
 from .session import ChatSession
+from .text import validate_message
 from .strategies import Strategy, available_strategies, get_strategy, register_strategy
 from .types import (
     Decision,
@@ -84,5 +85,6 @@ __all__ = [
     "register_strategy",
     "trace_conversation",
     "render_messages",
+    "validate_message",
     "validate_thresholds",
 ]

@@ -22,3 +22,26 @@ def examples_dir():
     from pathlib import Path
 
     return Path(__file__).resolve().parents[1] / "examples"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def app_url(models, tmp_path_factory):
+    """The real app on the packaged models, served on a free loopback port for this test session."""
+    from app.main import launch
+    from app.state import AppEngine
+    from rea_core import REAConfig
+
+    db = tmp_path_factory.mktemp("app") / "app.db"
+    engine = AppEngine(models=models, config=REAConfig(max_new_tokens=24), database_url=f"sqlite:///{db}")
+    port = _free_port()
+    demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
+    yield f"http://127.0.0.1:{port}/"
+    demo.close()

@@ -1,7 +1,8 @@
 """The ``rea`` command line. Only assembles commands; each lives in its own module.
 
 Example:
-    rea chat                          # REA and vanilla side by side on the packaged model
+    rea app                           # the Gradio app on http://localhost:7860
+    rea chat                          # REA and vanilla side by side in the terminal
     rea recognize "From now on, answer in lowercase."
     rea replay examples/conversations.jsonl --strategy rea --json
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from . import conversation
+from . import conversation, serve
 
 app = typer.Typer(
     name="rea",
@@ -22,6 +23,7 @@ app = typer.Typer(
 app.command()(conversation.chat)
 app.command()(conversation.recognize)
 app.command()(conversation.replay)
+app.command(name="app")(serve.serve)
 
 
 def main() -> None:

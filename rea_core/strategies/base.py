@@ -51,6 +51,11 @@ class Strategy(ABC):
             episodes=EpisodicMemory(self.config.max_reply_units),
         )
 
+    @property
+    def uses_instructional_memory(self) -> bool:
+        """Whether this strategy keeps an Instructional Memory prefix (views show the IM panel)."""
+        return False
+
     # -- the steps a strategy may override ------------------------------------------------------
 
     def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:

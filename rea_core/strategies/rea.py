@@ -44,6 +44,10 @@ class REAStrategy(Strategy):
     def from_models(cls, models, config: REAConfig) -> "REAStrategy":
         return cls(models.generator, models.embedder, config, recognizer=InstructionRecognizer(models.recognizer_model))
 
+    @property
+    def uses_instructional_memory(self) -> bool:
+        return self.config.use_im
+
     def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:
         if not self.config.use_im:
             return None

@@ -1,0 +1,165 @@
+"""Plain functions behind the app's events. They call only rea_core's public API (and the
+annotations store); the UI never compares scores with thresholds or assembles prompts."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from html import escape
+from pathlib import Path
+
+from rea_core import ChatSession, DataFormatError, REAError, load_conversations, validate_message
+
+from .state import AppEngine, ColumnState
+from .views.charts import retrieval_chart
+from .views.memory import im_table, stats_line
+from .views.prompt import render_prompt_view
+
+COMPARE_FORMAT = "rea-studio-compare"
+DEMO_ID = "h1-initial-letter"
+
+
+# -- sending -------------------------------------------------------------------------------------
+
+
+def check_message(engine: AppEngine, text: str) -> str:
+    """The message to send, or InputError (empty / oversize) from the library."""
+    return validate_message(text, engine.config.max_message_chars)
+
+
+def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: float, tau_high: float, *, reply: str | None = None) -> None:
+    """One turn in one column. A failure is shown in the column; the conversation stays as it was."""
+    strategy = engine.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high)
+    try:
+        column.last = strategy.respond(column.session, text, reply=reply)
+        column.last_thresholds = (tau_low, tau_high)
+        column.error = ""
+    except REAError as exc:
+        column.error = str(exc)
+    except Exception as exc:  # a failing model call must not lose the conversation
+        column.error = f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+
+
+def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
+    """Regenerate the latest reply under the current thresholds."""
+    if column.last is None or not column.session.n_turns:
+        column.error = "Nothing to re-answer yet."
+        return
+    strategy = engine.strategy(column.strategy)
+    text = strategy.undo_last_turn(column.session)
+    column.last = None
+    respond_column(engine, column, text, tau_low, tau_high)
+
+
+# -- views ---------------------------------------------------------------------------------------
+
+
+def chat_messages(column: ColumnState, pending: str | None = None) -> list[dict]:
+    """Chatbot messages from the session itself (escaped), each reply followed by its turn's stats."""
+    messages: list[dict] = []
+    log = {entry["turn"]: entry for entry in column.session.log}
+    for ex in column.session.episodes.exchanges:
+        messages.append({"role": "user", "content": escape(ex.user, quote=False)})
+        stats = f"\n\n*{stats_line(log[ex.turn])}*" if ex.turn in log else ""
+        messages.append({"role": "assistant", "content": escape(ex.reply, quote=False) + stats})
+    if pending:
+        messages.append({"role": "user", "content": escape(pending, quote=False)})
+    return messages
+
+
+def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float):
+    """(prompt view HTML, retrieval chart, IM panel HTML, error HTML) at the given thresholds.
+
+    When the thresholds differ from those the latest reply used, the plan is re-decided from the
+    cached scores (no model call) and labeled as such.
+    """
+    strategy = engine.strategy(column.strategy)
+    uses_im = strategy.uses_instructional_memory
+    error = f'<div class="rea-error">⚠ {escape(column.error)}</div>' if column.error else ""
+    last = column.last
+    if last is None:
+        return render_prompt_view(None), retrieval_chart((), [], tau_low=tau_low, tau_high=tau_high), im_table(column.session.instructions, enabled=uses_im), error
+    if column.last_thresholds == (tau_low, tau_high):
+        plan, decisions = last.plan, last.decisions
+        view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply")
+    else:
+        plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
+        view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)")
+    chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.segments[-1].text)
+    return view, chart, im_table(column.session.instructions, enabled=uses_im), error
+
+
+def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[float, float, str]:
+    """Keep tau_low <= tau_high by moving the other slider; say so."""
+    if tau_low <= tau_high:
+        return tau_low, tau_high, ""
+    if moved == "low":
+        return tau_low, tau_low, f"tau_high raised to {tau_low:.2f}: tau_low cannot exceed tau_high."
+    return tau_high, tau_high, f"tau_low lowered to {tau_high:.2f}: tau_low cannot exceed tau_high."
+
+
+# -- instructional memory ------------------------------------------------------------------------
+
+
+def im_add(column: ColumnState, text: str) -> str:
+    """Add an instruction by hand; returns a message for the user."""
+    from rea_core import InstructionEntry
+
+    text = (text or "").strip()
+    if not text:
+        return "Type an instruction to add."
+    added = column.session.instructions.add(InstructionEntry(text=text, turn=-1, source="user", stage="manual", score=1.0))
+    return "Added." if added else "Already in Instructional Memory."
+
+
+def im_remove(column: ColumnState, position: float | int | None) -> str:
+    if position is None:
+        return "Give the # of the instruction to remove."
+    try:
+        removed = column.session.instructions.remove(int(position))
+    except IndexError as exc:
+        return str(exc)
+    return f"Removed: {removed.text}"
+
+
+# -- save / load / demo --------------------------------------------------------------------------
+
+
+def save_columns(columns: list[ColumnState]) -> str:
+    """Write both columns' sessions to a JSON file and return its path (for download)."""
+    payload = {"format": COMPARE_FORMAT, "version": 1, "columns": [c.session.to_dict() for c in columns]}
+    handle = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="rea-conversation-", delete=False, encoding="utf-8")
+    with handle:
+        json.dump(payload, handle, ensure_ascii=False)
+    return handle.name
+
+
+def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
+    """Columns from a file written by ``save_columns`` (or a single saved session). DataFormatError names the problem."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataFormatError(f"{Path(path).name} is not a JSON conversation file: {exc}") from exc
+    if isinstance(data, dict) and data.get("format") == COMPARE_FORMAT:
+        sessions = [ChatSession.from_dict(d) for d in data.get("columns", [])]
+    else:
+        sessions = [ChatSession.from_dict(data)]
+    if not sessions:
+        raise DataFormatError(f"{Path(path).name} holds no conversation.")
+    names = engine.strategy_names()
+    for s in sessions:
+        if s.strategy not in names:
+            raise DataFormatError(f"{Path(path).name}: unknown strategy {s.strategy!r}")
+    return [ColumnState(strategy=s.strategy, session=s) for s in sessions]
+
+
+def load_demo(engine: AppEngine, columns: list[ColumnState], tau_low: float, tau_high: float) -> list[ColumnState]:
+    """The paper's H.1 conversation (begin each response with "r", under 200 words) in fresh columns:
+    given replies are stored; the instruction turn and the final question are answered live."""
+    (demo,) = [c for c in load_conversations(engine.examples_dir / "conversations.jsonl") if c.id == DEMO_ID]
+    fresh = [engine.new_column(c.strategy) for c in columns]
+    for column in fresh:
+        for turn in demo.turns:  # turns without a reply (the instruction, the last question) are generated
+            respond_column(engine, column, turn.user, tau_low, tau_high, reply=turn.assistant)
+    return fresh
+

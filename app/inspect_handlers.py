@@ -1,0 +1,83 @@
+"""Store-facing functions of the Inspect tab: retrieval-failure marks in the annotations database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rea_core import REAError
+
+from .state import AppEngine
+
+
+class MarkError(REAError):
+    """A mark that could not be stored (database locked or down); the message says so."""
+
+
+def bundled_files(engine: AppEngine) -> list[str]:
+    return sorted(p.name for p in engine.examples_dir.glob("*.jsonl"))
+
+
+def _store():
+    from annotations import store
+
+    return store
+
+
+def _guard(fn):
+    """Run a store call; a locked or unreachable database becomes one clear MarkError."""
+    from annotations import StoreError
+
+    try:
+        return fn()
+    except StoreError as exc:
+        raise MarkError(str(exc)) from exc
+
+
+def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, note: str, tau_low: float, tau_high: float, *, annotator: str | None) -> str:
+    source, trace = traced
+    turn = trace.turns[query_turn]
+    decision = next(d for d in turn.decisions if d.turn == exchange_turn)
+    needed = trace.turns[exchange_turn]
+
+    def write():
+        with engine.db() as session:
+            return _store().add_failure_mark(
+                session,
+                annotator=annotator or "anonymous",
+                conversation_id=trace.conversation_id,
+                query_turn=query_turn,
+                exchange_turn=exchange_turn,
+                query_text=turn.user,
+                exchange_user=needed.user,
+                exchange_reply=needed.reply,
+                score=decision.score,
+                tau_low=tau_low,
+                tau_high=tau_high,
+                note=note,
+                source=source,
+            )
+
+    _guard(write)
+    return f"Marked: turn {query_turn} needed omitted exchange {exchange_turn} of {trace.conversation_id}."
+
+
+def marks_rows(engine: AppEngine) -> list[list]:
+    def read():
+        with engine.db() as session:
+            return [
+                [m.id, m.annotator, m.conversation_id, m.query_turn, m.exchange_turn, None if m.score is None else round(m.score, 3), m.note]
+                for m in _store().list_failure_marks(session)
+            ]
+
+    return _guard(read)
+
+
+def export_marks(engine: AppEngine, folder: str) -> str:
+    path = Path(folder) / "retrieval-failure-marks.jsonl"
+
+    def write():
+        with engine.db() as session:
+            _store().export_failure_marks_jsonl(session, path)
+
+    _guard(write)
+    return str(path)

@@ -1,0 +1,68 @@
+"""REA Studio app: REA and vanilla side by side, prompt views, live thresholds, retrieval inspector.
+
+Run: ``rea app`` (or ``./scripts/run.sh``), then open http://localhost:7860. Importing this module
+loads no model: ``build_demo`` takes an ``AppEngine`` built by the caller.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import gradio as gr
+
+from .compare import build_compare_tab
+from .inspect_tab import build_inspect_tab
+from .state import REPO_ROOT, AppEngine
+
+STATIC = REPO_ROOT / "static"
+HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic Episodic Attention: global instructions kept in
+<b>Instructional Memory</b>, past exchanges recalled <span class="rea-key rea-raw">raw</span>,
+<span class="rea-key rea-compressed">compressed</span> or <span class="rea-key rea-omitted">omitted</span> by
+<b>Heuristic Context Retrieval</b>.</p></div>"""
+
+
+def build_demo(engine: AppEngine) -> gr.Blocks:
+    """The whole app as a ``gr.Blocks``; every browser session gets its own conversation state."""
+    cfg = engine.config
+    with gr.Blocks(title="REA Studio") as demo:
+        gr.HTML(HEADER)
+        gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}**", elem_id="backbone")
+        with gr.Row():
+            tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")
+            tau_high = gr.Slider(0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high")
+        tau_note = gr.Markdown(elem_id="tau-note")
+        with gr.Tabs():
+            with gr.Tab("Compare", id="compare"):
+                init_compare, compare_outputs = build_compare_tab(engine, tau_low, tau_high, tau_note)
+            with gr.Tab("Inspect", id="inspect"):
+                list_marks, marks_outputs = build_inspect_tab(engine, tau_low, tau_high)
+        demo.load(init_compare, inputs=[tau_low, tau_high], outputs=compare_outputs)
+        demo.load(list_marks, outputs=marks_outputs)
+    return demo
+
+
+def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block: bool = True, **kwargs):
+    """Queue and serve the app. Model calls share one queue slot group (``engine.concurrency`` at once)."""
+    demo = build_demo(engine)
+    demo.queue(default_concurrency_limit=engine.concurrency)
+    demo.launch(
+        server_name=host,
+        server_port=port,
+        css_paths=[STATIC / "rea.css"],
+        prevent_thread_lock=not block,
+        show_error=True,
+        footer_links=["api"],
+        **kwargs,
+    )
+    return demo
+
+
+def main() -> None:
+    """``python -m app.main``: serve on GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (0.0.0.0:7860)."""
+    engine = AppEngine.from_env()
+    launch(engine, host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""What the app holds: one shared ``AppEngine`` (models, strategies, database) and, per browser
+session and column, a ``ColumnState`` (that column's strategy name and its own ChatSession).
+
+Nothing conversation-specific lives in the engine, so one user's chat never reaches another's.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from rea_core import REAConfig, ChatSession, Models, Strategy, TurnResult, available_strategies, build_strategy
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class ColumnState:
+    """One Compare column in one browser session."""
+
+    strategy: str
+    session: ChatSession
+    last: TurnResult | None = None  # the latest generated turn, for the prompt view and live thresholds
+    last_thresholds: tuple[float, float] | None = None
+    error: str = ""
+
+
+@dataclass
+class AppEngine:
+    """Models and settings shared by every session; builds strategies and the database on demand."""
+
+    models: Models
+    config: REAConfig = field(default_factory=REAConfig)
+    database_url: str | None = None
+    concurrency: int = 1  # model calls at once; the rest wait in Gradio's queue
+    examples_dir: Path = REPO_ROOT / "examples"
+    _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
+
+    @classmethod
+    def from_env(cls, **overrides) -> "AppEngine":
+        """Load the models named by flags or REA_* env vars (packaged offline models by default)."""
+        from rea_core import load_models
+
+        models = load_models(
+            overrides.pop("model", None) or os.environ.get("REA_MODEL", "packaged"),
+            overrides.pop("embedder", None) or os.environ.get("REA_EMBEDDER", "packaged"),
+            recognizer_model=overrides.pop("recognizer_model", None) or os.environ.get("REA_RECOGNIZER_MODEL"),
+        )
+        config = REAConfig.from_env(
+            tau_low=overrides.pop("tau_low", None),
+            tau_high=overrides.pop("tau_high", None),
+            max_new_tokens=overrides.pop("max_new_tokens", None) or int(os.environ.get("REA_MAX_NEW_TOKENS", "128")),
+        )
+        database_url = overrides.pop("database_url", None) or os.environ.get("REA_DATABASE_URL")
+        concurrency = overrides.pop("concurrency", None) or int(os.environ.get("REA_APP_CONCURRENCY", "1"))
+        return cls(models=models, config=config, database_url=database_url, concurrency=concurrency, **overrides)
+
+    def strategy_names(self) -> list[str]:
+        return available_strategies()
+
+    def strategy(self, name: str, *, tau_low: float | None = None, tau_high: float | None = None) -> Strategy:
+        """The named strategy on the shared models, at the given thresholds (no model is reloaded)."""
+        if name not in self._strategies:
+            self._strategies[name] = build_strategy(name, self.models, self.config)
+        base = self._strategies[name]
+        if tau_low is None and tau_high is None:
+            return base
+        lo = base.config.tau_low if tau_low is None else tau_low
+        hi = base.config.tau_high if tau_high is None else tau_high
+        return base.with_config(base.config.with_thresholds(lo, hi))
+
+    def new_column(self, name: str) -> ColumnState:
+        return ColumnState(strategy=name, session=self.strategy(name).new_session())
+
+    @cached_property
+    def db(self):
+        """Session factory of the annotations database, migrated to the latest schema on first use."""
+        from annotations import create_db_engine, session_factory, upgrade
+
+        engine = create_db_engine(self.database_url)
+        upgrade(engine)
+        return session_factory(engine)

@@ -1,0 +1,36 @@
+"""Instructional Memory panel and per-turn stats, as escaped HTML."""
+
+from __future__ import annotations
+
+from html import escape
+
+from rea_core import InstructionalMemory
+
+
+def im_table(memory: InstructionalMemory | None, *, enabled: bool) -> str:
+    """What IM holds and why: position, text, who added it, recognizer stage and score."""
+    if not enabled:
+        return '<div class="rea-im rea-empty">This strategy keeps no Instructional Memory.</div>'
+    if memory is None or not len(memory):
+        return '<div class="rea-im rea-empty">Instructional Memory is empty.</div>'
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{escape(e.text)}</td><td>{escape(e.source)}</td>"
+        f"<td>{escape(e.stage or '-')}</td><td>{e.score:.2f}</td><td>{e.turn if e.turn >= 0 else '-'}</td></tr>"
+        for i, e in enumerate(memory)
+    )
+    return (
+        '<table class="rea-im"><thead><tr><th>#</th><th>instruction (verbatim)</th><th>added by</th>'
+        f"<th>stage</th><th>score</th><th>turn</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def stats_line(entry: dict) -> str:
+    """One turn's cost and decisions, from a session log entry (markdown, no user text)."""
+    d = entry.get("decisions", {})
+    parts = [f"prompt {entry.get('prompt_tokens', 0)} tok", f"{entry.get('latency_s', 0.0):.2f} s"]
+    parts.append(f"raw {d.get('raw', 0)} · compressed {d.get('compressed', 0)} · omitted {d.get('omit', 0)}")
+    if entry.get("truncated_tokens"):
+        parts.append(f"{entry['truncated_tokens']} tok truncated")
+    if not entry.get("generated", True):
+        parts.append("reply given (replay)")
+    return " | ".join(parts)

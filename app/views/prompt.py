@@ -1,0 +1,83 @@
+"""Table-13-style prompt view: the exact input the generator received, as colored blocks in order.
+
+Every piece of user or model text is HTML-escaped here; nothing from a conversation reaches the
+page as markup.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from rea_core import PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
+
+_CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed", ReplyForm.LATENT: "latent vectors"}
+
+
+def _score(seg: Segment) -> str:
+    return "" if seg.score is None else f" · score {seg.score:.2f}"
+
+
+def _head(label: str, tokens: int) -> str:
+    return f'<div class="rea-head"><span class="rea-tag">{escape(label)}</span><span class="rea-tok">{tokens} tok</span></div>'
+
+
+def _text_block(seg: Segment, css: str, label: str) -> str:
+    return f'<div class="rea-seg {css}">{_head(label, seg.tokens)}<div class="rea-text">{escape(seg.text)}</div></div>'
+
+
+def _exchange_block(seg: Segment) -> str:
+    label = f"turn {seg.turn} · {seg.resolution.value}{_score(seg)}"
+    user = f'<div class="rea-user"><b>User:</b> {escape(seg.user)}</div>'
+    if seg.reply_form is ReplyForm.RAW:
+        reply = f'<div class="rea-reply"><b>Assistant:</b> {escape(seg.reply)}</div>'
+        css = "rea-raw"
+    else:
+        chip = _CHIP.get(seg.reply_form, "compressed")
+        shown = "" if seg.reply_form is ReplyForm.LATENT else f" {escape(seg.reply)}"
+        reply = (
+            f'<div class="rea-reply"><b>Assistant:</b> <span class="rea-chip" title="{escape(seg.source_reply, quote=True)}">'
+            f"{escape(chip)}</span>{shown}</div>"
+        )
+        css = "rea-compressed"
+    return f'<div class="rea-seg {css}">{_head(label, seg.tokens)}{user}{reply}</div>'
+
+
+def _omitted_block(run: list[Segment]) -> str:
+    turns = ", ".join(str(s.turn) for s in run)
+    items = "".join(
+        f'<li>turn {s.turn}{escape(_score(s))}: {escape(s.user)}</li>' for s in run
+    )
+    noun = "exchange" if len(run) == 1 else "exchanges"
+    return (
+        f'<details class="rea-seg rea-omitted"><summary>{len(run)} omitted {noun} · turns {turns} · 0 tok</summary>'
+        f"<ul>{items}</ul></details>"
+    )
+
+
+def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = None, truncated_tokens: int = 0, title: str = "") -> str:
+    """HTML for ``plan``: system, instruction prefix, exchanges (omitted runs collapsed), query."""
+    if plan is None:
+        return '<div class="rea-plan rea-empty">No turn yet: send a message to see the prompt the generator receives.</div>'
+    blocks: list[str] = []
+    omitted: list[Segment] = []
+    for seg in plan.segments:
+        if seg.kind is SegmentKind.EXCHANGE and seg.resolution is Resolution.OMIT:
+            omitted.append(seg)
+            continue
+        if omitted:
+            blocks.append(_omitted_block(omitted))
+            omitted = []
+        if seg.kind is SegmentKind.SYSTEM:
+            blocks.append(_text_block(seg, "rea-system", "system"))
+        elif seg.kind is SegmentKind.INSTRUCTIONS:
+            blocks.append(_text_block(seg, "rea-instructions", "instructional memory"))
+        elif seg.kind is SegmentKind.EXCHANGE:
+            blocks.append(_exchange_block(seg))
+        else:
+            blocks.append(_text_block(seg, "rea-query", "current query"))
+    if omitted:
+        blocks.append(_omitted_block(omitted))
+    total = f"{prompt_tokens} prompt tokens with chat markup" if prompt_tokens is not None else f"{plan.total_tokens} tokens"
+    trunc = f' · <span class="rea-trunc">{truncated_tokens} oldest tokens cut to fit the context window</span>' if truncated_tokens else ""
+    head = f'<div class="rea-plan-title">{escape(title)} · {total}{trunc}</div>' if title else f'<div class="rea-plan-title">{total}{trunc}</div>'
+    return f'<div class="rea-plan">{head}{"".join(blocks)}</div>'

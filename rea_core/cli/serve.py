@@ -1,0 +1,40 @@
+"""``rea app``: serve the Gradio app (Compare and Inspect tabs)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from .common import quiet_libraries, reported_errors
+from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
+
+
+def serve(
+    host: Annotated[str, typer.Option("--host", envvar="GRADIO_SERVER_NAME", help="Interface to listen on.")] = "0.0.0.0",
+    port: Annotated[int, typer.Option("--port", envvar="GRADIO_SERVER_PORT", help="Port to listen on.")] = 7860,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    recognizer_model: RecognizerModelOpt = None,
+    tau_low: TauLowOpt = None,
+    tau_high: TauHighOpt = None,
+    max_new_tokens: Annotated[Optional[int], typer.Option("--max-new-tokens", envvar="REA_MAX_NEW_TOKENS", help="Longest reply in the app.")] = None,
+    database_url: Annotated[Optional[str], typer.Option("--database-url", envvar="REA_DATABASE_URL", help="SQLAlchemy URL of the annotations database.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", envvar="REA_APP_CONCURRENCY", help="Model calls at once; further requests wait in the queue.")] = 1,
+) -> None:
+    """Serve REA Studio on HOST:PORT with the packaged model by default.
+
+    Example: rea app --port 7860 --tau-low 0.45
+    """
+    with reported_errors():
+        quiet_libraries()
+        from app.main import launch
+        from app.state import AppEngine
+
+        typer.echo(f"loading generator '{model}' and embedder '{embedder}' ...", err=True)
+        engine = AppEngine.from_env(
+            model=model, embedder=embedder, recognizer_model=recognizer_model, tau_low=tau_low, tau_high=tau_high,
+            max_new_tokens=max_new_tokens, database_url=database_url, concurrency=concurrency,
+        )
+        engine.db  # migrate the database before serving
+        launch(engine, host=host, port=port)

@@ -1,0 +1,137 @@
+"""The launched app through gradio_client, on the packaged models: turns, isolation, thresholds,
+escaping, save/load, the inspector and its marks database."""
+
+import json
+import threading
+
+import pytest
+from gradio_client import Client, handle_file
+
+# generate_replies / set_tau_* outputs: chat0, chat1, prompt0, prompt1, chart0, chart1, im0, im1, err0, err1
+CHAT0, CHAT1, PROMPT0, PROMPT1, IM0, ERR0 = 0, 1, 2, 3, 6, 8
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def texts(chat):
+    out = []
+    for message in chat:
+        content = message["content"]
+        out.append(" ".join(c.get("text", "") for c in content) if isinstance(content, list) else str(content))
+    return out
+
+
+def send(client, text, lo=0.5, hi=0.7):
+    client.predict(text, api_name="/accept_message")
+    return client.predict(lo, hi, api_name="/generate_replies")
+
+
+@pytest.fixture()
+def client(app_url):
+    return Client(app_url, verbose=False)
+
+
+def test_one_turn_through_both_columns(client):
+    out = send(client, "From now on, answer in lowercase.")
+    for chat in (out[CHAT0], out[CHAT1]):
+        t = texts(chat)
+        assert len(t) == 2 and t[0] == "From now on, answer in lowercase." and "prompt" in t[1]
+    assert "rea: input of the latest reply" in out[PROMPT0] and "vanilla: input of the latest reply" in out[PROMPT1]
+    assert "From now on, answer in lowercase." in out[IM0] and "recognizer" in out[IM0]
+    assert out[ERR0] == ""
+
+
+def test_parallel_clients_never_see_each_other(app_url):
+    results, errors = {}, []
+
+    def run(name, secret):
+        try:
+            c = Client(app_url, verbose=False)
+            send(c, f"My secret word is {secret}.")
+            results[name] = send(c, "What did I just tell you?")
+        except Exception as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n, s)) for n, s in (("a", "PINEAPPLE"), ("b", "VOLCANO"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors and set(results) == {"a", "b"}
+    for name, own, other in (("a", "PINEAPPLE", "VOLCANO"), ("b", "VOLCANO", "PINEAPPLE")):
+        page = json.dumps(results[name])
+        assert own in page and other not in page
+        assert len(texts(results[name][CHAT0])) == 4
+
+
+def test_threshold_move_redecides_without_a_model_call(client):
+    send(client, "I keep a fiddle-leaf fig and a snake plant on my balcony.")
+    out = send(client, "What year did the Berlin wall fall?")
+    chat_before = texts(out[CHAT0])
+    assert "rea-omitted" in out[PROMPT0]  # unrelated: omitted at the defaults
+    moved = client.predict(0.5, 0.0, api_name="/set_tau_high")  # tau_low follows down to 0
+    tau_low, tau_high, note = moved[0], moved[1], moved[2]
+    assert (tau_low, tau_high) == (0.0, 0.0) and "lowered" in note
+    views = moved[3:]
+    assert texts(views[CHAT0]) == chat_before  # no new reply
+    assert "re-decided at tau_low 0.00, tau_high 0.00" in views[PROMPT0] and "rea-omitted" not in views[PROMPT0]
+
+
+def test_user_text_is_escaped_in_prompt_view(client):
+    out = send(client, XSS)
+    assert "<img src=x" not in out[PROMPT0] and "&lt;img src=x onerror=alert(1)&gt;" in out[PROMPT0]
+    assert texts(out[CHAT0])[0] == "&lt;img src=x onerror=alert(1)&gt;"
+
+
+def test_empty_and_oversize_messages_do_nothing(client):
+    send(client, "Hello there.")
+    for bad in ("   ", "x" * 40_000):
+        client.predict(bad, api_name="/accept_message")
+        out = client.predict(0.5, 0.7, api_name="/generate_replies")
+        assert len(texts(out[CHAT0])) == 2 and len(texts(out[CHAT1])) == 2
+
+
+def test_save_and_load_round_trip(client, app_url):
+    send(client, "Remember that my dog is called Biscuit.")
+    saved = client.predict(api_name="/save_conversation")
+    path = saved["value"] if isinstance(saved, dict) else saved
+    data = json.loads(open(path, encoding="utf-8").read())
+    assert data["format"] == "rea-studio-compare" and [c["strategy"] for c in data["columns"]] == ["rea", "vanilla"]
+    other = Client(app_url, verbose=False)
+    out = other.predict(handle_file(path), 0.5, 0.7, api_name="/load_conversation")
+    assert out[:2] == ("rea", "vanilla")
+    assert "Biscuit" in json.dumps(out[2]) and "Biscuit" in json.dumps(out[3])
+
+
+def test_load_rejects_a_damaged_file(client, tmp_path):
+    bad = tmp_path / "broken.json"
+    bad.write_text("{not json")
+    send(client, "Hi.")
+    out = client.predict(handle_file(str(bad)), 0.5, 0.7, api_name="/load_conversation")
+    assert all(set(o) <= {"__type__", "props"} for o in out[1:])  # no component was replaced
+    views = client.predict(0.5, 0.7, api_name="/set_tau_low")[3:]
+    assert texts(views[CHAT0])[0] == "Hi."  # the conversation is intact
+
+
+def test_inspector_traces_and_stores_marks(client, tmp_path):
+    status = client.predict("conversations.jsonl", api_name="/inspect_example")
+    assert "2 conversation(s)" in json.dumps(status)
+    traced = client.predict("h3-pronoun-needs-omitted-turn", 0.5, 0.7, api_name="/trace")
+    assert "Traced 4 turns" in json.dumps(traced)
+    shown = client.predict(3, api_name="/show_turn")
+    decisions = shown[1]["data"]
+    assert [row[2] for row in decisions][0] == "omit"
+    out = client.predict(3, 0, "needs the plants", 0.5, 0.7, api_name="/mark_needed")
+    assert "Marked: turn 3 needed omitted exchange 0" in out[0]
+    rows = out[1]["data"]
+    assert any(r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 3 and r[4] == 0 and r[6] == "needs the plants" for r in rows)
+    exported = client.predict(api_name="/export_marks")
+    path = exported["value"] if isinstance(exported, dict) else exported
+    lines = [json.loads(x) for x in open(path, encoding="utf-8")]
+    assert any(m["exchange_turn"] == 0 and m["query_text"] == "How often should I water them?" for m in lines)
+
+
+def test_malformed_upload_names_the_line(client, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "turns": [{"user": "hi"}]}\n{"id": "b", "turns": 5}\n')
+    out = client.predict(handle_file(str(bad)), api_name="/inspect_upload")
+    assert "bad.jsonl:2" in json.dumps(out)

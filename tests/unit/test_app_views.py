@@ -1,0 +1,46 @@
+"""The app's views: escaping and layout of the prompt view, threshold ordering. No model."""
+
+from app.handlers import ordered_thresholds
+from app.views.memory import im_table
+from app.views.prompt import render_prompt_view
+from rea_core import Decision, Exchange, InstructionalMemory, InstructionEntry, Resolution, build_prompt_plan
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def plan_with(user_texts, resolutions, query=XSS, instructions=(XSS,)):
+    exchanges = [Exchange(i, u, f"reply {i} {XSS}") for i, u in enumerate(user_texts)]
+    decisions = [Decision(i, 0.1 * i, r) for i, r in enumerate(resolutions)]
+    return build_prompt_plan(query=query, exchanges=exchanges, decisions=decisions, instructions=instructions,
+                             count_tokens=lambda t: len(t.split()), system_prompt="sys")
+
+
+def test_every_text_is_escaped():
+    html = render_prompt_view(plan_with([XSS, XSS, XSS], [Resolution.RAW, Resolution.COMPRESSED, Resolution.OMIT]), prompt_tokens=99)
+    assert "<img" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert 'title="reply 1 &lt;img src=x onerror=alert(1)&gt;"' in html  # the chip's hover text
+
+
+def test_blocks_in_order_with_omitted_runs_collapsed():
+    plan = plan_with(["a", "b", "c", "d"], [Resolution.OMIT, Resolution.OMIT, Resolution.COMPRESSED, Resolution.OMIT])
+    html = render_prompt_view(plan, prompt_tokens=50, truncated_tokens=7)
+    order = [html.index(k) for k in ("rea-system", "rea-instructions", "2 omitted exchanges · turns 0, 1", "rea-compressed", "1 omitted exchange · turns 3", "rea-query")]
+    assert order == sorted(order)
+    assert "text-compressed" in html and "7 oldest tokens cut" in html
+
+
+def test_empty_view_and_im_table_escape():
+    assert "No turn yet" in render_prompt_view(None)
+    im = InstructionalMemory(entries=[InstructionEntry(XSS, 0, "user", "manual", 1.0)])
+    html = im_table(im, enabled=True)
+    assert "<img" not in html and "&lt;img" in html
+    assert "keeps no Instructional Memory" in im_table(None, enabled=False)
+
+
+def test_thresholds_stay_ordered():
+    assert ordered_thresholds(0.4, 0.6, "low") == (0.4, 0.6, "")
+    lo, hi, note = ordered_thresholds(0.8, 0.6, "low")
+    assert (lo, hi) == (0.8, 0.8) and "raised" in note
+    lo, hi, note = ordered_thresholds(0.8, 0.6, "high")
+    assert (lo, hi) == (0.6, 0.6) and "lowered" in note
