@@ -79,11 +79,11 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     last = column.last
     if last is None:
         return render_prompt_view(None), retrieval_chart((), [], tau_low=tau_low, tau_high=tau_high), im_table(column.session.instructions, enabled=uses_im), error
-    if column.last_thresholds == (tau_low, tau_high):
+    plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
+    if plan is last.plan or column.last_thresholds == (tau_low, tau_high):  # exactly what was sent
         plan, decisions = last.plan, last.decisions
         view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply")
     else:
-        plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
         view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)")
     chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.segments[-1].text)
     return view, chart, im_table(column.session.instructions, enabled=uses_im), error

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The main job: set up if needed, then chat with REA and vanilla side by side on the packaged model.
+# The main job: set up if needed, migrate the database, then serve the REA Studio app on
+# http://0.0.0.0:7860 with the packaged model. Extra arguments go to `rea app`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=${HF_HUB_OFFLINE:-1}
-exec .venv/bin/rea chat "$@"
+.venv/bin/rea db upgrade
+exec .venv/bin/rea app "$@"

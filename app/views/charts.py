@@ -34,12 +34,13 @@ def retrieval_chart(decisions: tuple[Decision, ...], exchanges: list[Exchange], 
     for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")):
         fig.add_hline(y=value, line_dash="dash", line_color="#555", annotation_text=f"{name} {value:.2f}", annotation_position="top left")
     title = f"HCR scores for: {_short(query, 60)}" if query else "HCR scores"
-    if not scored:
-        title += " (no scored exchanges)"
+    if decisions and not scored:
+        title = "No retrieval scores: this strategy keeps every exchange"
     fig.update_layout(
         title=title, xaxis_title="exchange (turn)", yaxis_title="max pairwise cosine", yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
         barmode="overlay", height=300, margin=dict(l=40, r=10, t=40, b=40), legend_orientation="h", legend_y=-0.25,
     )
+    fig.update_xaxes(tickmode="linear", dtick=max(1, len(exchanges) // 20), range=[-0.5, max(len(exchanges), 1) - 0.5])
     return fig
 
 

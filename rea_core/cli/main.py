@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from . import conversation, serve
+from . import conversation, db, serve
 
 app = typer.Typer(
     name="rea",
@@ -24,6 +24,7 @@ app.command()(conversation.chat)
 app.command()(conversation.recognize)
 app.command()(conversation.replay)
 app.command(name="app")(serve.serve)
+app.add_typer(db.app, name="db")
 
 
 def main() -> None:

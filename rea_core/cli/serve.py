@@ -36,5 +36,11 @@ def serve(
             model=model, embedder=embedder, recognizer_model=recognizer_model, tau_low=tau_low, tau_high=tau_high,
             max_new_tokens=max_new_tokens, database_url=database_url, concurrency=concurrency,
         )
-        engine.db  # migrate the database before serving
+        from annotations import StoreError
+
+        try:
+            engine.db  # migrate the database before serving
+        except StoreError as exc:
+            typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
+            raise typer.Exit(2)
         launch(engine, host=host, port=port)

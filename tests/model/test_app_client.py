@@ -135,3 +135,11 @@ def test_malformed_upload_names_the_line(client, tmp_path):
     bad.write_text('{"id": "a", "turns": [{"user": "hi"}]}\n{"id": "b", "turns": 5}\n')
     out = client.predict(handle_file(str(bad)), api_name="/inspect_upload")
     assert "bad.jsonl:2" in json.dumps(out)
+
+
+def test_h1_demo_loads_into_both_columns(client):
+    out = client.predict(0.5, 0.7, api_name="/load_demo")
+    for chat in (out[CHAT0], out[CHAT1]):
+        assert len(texts(chat)) == 18  # 9 turns
+    assert "begin each response with the letter r" in out[IM0]
+    assert "instructional memory" in out[PROMPT0].lower() and "rea-instructions" in out[PROMPT0]

@@ -1,0 +1,83 @@
+"""A real Chromium (Debian's, through Playwright) against the launched app."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("REA_CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (scripts/test.sh does) or set REA_CHROMIUM")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.dialogs = dialogs
+    page.goto(app_url)
+    page.wait_for_selector("#message textarea", timeout=60_000)
+    yield page
+    context.close()
+
+
+def send(page, text, expected_turns):
+    page.fill("#message textarea", text)
+    page.click("#send")
+    for side in (0, 1):  # each column shows its reply
+        page.wait_for_function(
+            f"document.querySelectorAll('#chat-{side} .message-row.bot-row, #chat-{side} [data-testid=\"bot\"]').length >= {expected_turns}",
+            timeout=180_000,
+        )
+    page.wait_for_function(f"document.querySelector('#prompt-0').innerText.includes({text!r})", timeout=60_000)
+
+
+def bot_count(page, side):
+    return page.eval_on_selector_all(f"#chat-{side} .message-row.bot-row, #chat-{side} [data-testid=\"bot\"]", "els => els.length")
+
+
+def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
+    send(page, "I keep a fiddle-leaf fig and a snake plant on my balcony.", 1)
+    send(page, "What year did the Berlin wall fall?", 2)
+    prompt = page.inner_html("#prompt-0")
+    assert "rea-omitted" in prompt and "rea-query" in prompt
+    assert "vanilla: input of the latest reply" in page.inner_text("#prompt-1")
+    replies_before = (bot_count(page, 0), bot_count(page, 1))
+    # Move tau_high to 0 by typing into the slider's number box; tau_low must follow it down.
+    box = page.locator("#tau-high input[type=number]")
+    box.fill("0")
+    box.press("Enter")
+    page.wait_for_function("document.querySelector('#prompt-0').innerText.includes('re-decided at tau_low 0.00, tau_high 0.00')", timeout=30_000)
+    prompt = page.inner_html("#prompt-0")
+    assert "rea-omitted" not in prompt and "rea-raw" in prompt  # the decision changed
+    assert page.locator("#tau-low input[type=number]").input_value() in ("0", "0.0", "0.00")
+    assert (bot_count(page, 0), bot_count(page, 1)) == replies_before  # no new reply
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "compare-after-tau-move.png"), full_page=True)
+
+
+def test_markup_in_a_message_shows_as_text_and_runs_nothing(page):
+    page.evaluate("() => { window.__xss = 0; window.alert = () => { window.__xss += 1; }; }")
+    send(page, XSS, 1)
+    prompt_text = page.inner_text("#prompt-0")
+    assert XSS in prompt_text  # shown as text
+    assert page.locator("#prompt-0 img").count() == 0 and page.locator("#chat-0 img[src=x]").count() == 0
+    assert page.evaluate("window.__xss") == 0 and not page.dialogs
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "escaping.png"), full_page=True)
