@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from . import conversation, db, serve
+from . import conversation, db, evaluate, serve
 
 app = typer.Typer(
     name="rea",
@@ -25,6 +25,8 @@ app.command()(conversation.recognize)
 app.command()(conversation.replay)
 app.command(name="app")(serve.serve)
 app.add_typer(db.app, name="db")
+app.add_typer(evaluate.eval_app, name="eval")
+app.add_typer(evaluate.data_app, name="data")
 
 
 def main() -> None:

@@ -1,0 +1,237 @@
+"""``rea eval ...`` and ``rea data ...``: evaluations and the suites they run on (README, "Evaluations")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import config_from_options, load_pipeline, reported_errors
+from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
+
+eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer.", no_args_is_help=True)
+data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
+
+OutOpt = Annotated[Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
+StrategiesOpt = Annotated[str, typer.Option("--strategies", help="Comma-separated strategies or ablation arms.")]
+DataOpt = Annotated[Path, typer.Option("--data", help="JSONL file in the task's format (README).")]
+MaxNewOpt = Annotated[int, typer.Option("--max-new-tokens", help="Reply length cap for generated turns.")]
+
+
+def _names(value: str) -> list[str]:
+    from ..evals.arms import get_arm
+
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    for n in names:
+        get_arm(n)
+    return names
+
+
+def _print_summary(results: dict) -> None:
+    summary = {k: v for k, v in results.items() if k not in ("per_turn", "errors", "cells")}
+    typer.echo(json.dumps(summary, indent=2, default=str))
+
+
+@eval_app.command()
+def adherence(
+    data: DataOpt,
+    out: OutOpt,
+    strategies: StrategiesOpt = "vanilla,rea",
+    limit: LimitOpt = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    recognizer_model: RecognizerModelOpt = None,
+    tau_low: TauLowOpt = None,
+    tau_high: TauHighOpt = None,
+    max_new_tokens: MaxNewOpt = 64,
+    context_window: ContextWindowOpt = None,
+) -> None:
+    """Instruction adherence (IAR) per strategy and per turn depth.
+
+    Example: rea eval adherence --data suite.jsonl --strategies vanilla,rea --out runs/adh
+    """
+    from ..evals import adherence as task
+
+    with reported_errors():
+        arms = _names(strategies)
+        cases = task.load_cases(data)[:limit]  # validated before any model call
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
+        models = load_pipeline(model, embedder, context_window, recognizer_model)
+        _print_summary(task.evaluate(models, config, cases, arms, out))
+
+
+@eval_app.command()
+def ablations(
+    data: DataOpt,
+    out: OutOpt,
+    arms: Annotated[str, typer.Option("--arms", help="Ablation arms (Table 4, D.3).")] = "vanilla,em-only,em-hcr,em-hcr-im,oracle-im,im-withheld,im-false-positive,all-raw,all-omitted",
+    limit: LimitOpt = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    max_new_tokens: MaxNewOpt = 64,
+) -> None:
+    """Table 4 / D.3 ablations on an adherence file: EM only, EM+HCR, EM+HCR+IM, oracle / withheld / false-positive IM.
+
+    Example: rea eval ablations --data suite.jsonl --out runs/ablations --limit 10
+    """
+    from ..evals import adherence as task
+
+    with reported_errors():
+        names = _names(arms)
+        cases = task.load_cases(data)[:limit]
+        models = load_pipeline(model, embedder, None)
+        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), cases, names, out, title="Ablations"))
+
+
+@eval_app.command()
+def sweep(
+    data: DataOpt,
+    out: OutOpt,
+    values: Annotated[str, typer.Option("--values", help="Comma-separated threshold values; every pair with tau_low <= tau_high.")] = "0.3,0.4,0.5,0.6,0.7,0.8",
+    limit: LimitOpt = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    max_new_tokens: MaxNewOpt = 64,
+) -> None:
+    """tau_low x tau_high grid: IAR and mean prompt tokens as heatmaps (Figure 6).
+
+    Example: rea eval sweep --data suite.jsonl --values 0.3,0.5,0.7 --out runs/sweep --limit 5
+    """
+    from ..config import validate_thresholds
+    from ..evals import adherence, sweep as task
+
+    with reported_errors():
+        grid = sorted({float(v) for v in values.split(",") if v.strip()})
+        for v in grid:
+            validate_thresholds(v, v)
+        cases = adherence.load_cases(data)[:limit]
+        models = load_pipeline(model, embedder, None)
+        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), cases, grid, out))
+
+
+@eval_app.command()
+def state(
+    out: OutOpt,
+    data: Annotated[Optional[Path], typer.Option("--data", help="State-tracking JSONL; default: a generated suite.")] = None,
+    strategies: StrategiesOpt = "vanilla,rea",
+    n: Annotated[int, typer.Option("--n", help="Generated problems per flavor (without --data).")] = 10,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    limit: LimitOpt = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    max_new_tokens: MaxNewOpt = 32,
+) -> None:
+    """State tracking (Appendix E): JGA for Full, Shared and REA on Code, Math and Actions.
+
+    Example: rea eval state --out runs/state --n 10
+    """
+    from ..evals import state as task
+
+    with reported_errors():
+        arms = _names(strategies)
+        if data is None:
+            out.mkdir(parents=True, exist_ok=True)
+            data = out / "state_suite.jsonl"
+            if not data.exists():
+                data.write_text("".join(json.dumps(c) + "\n" for c in task.make_state_suite(n=n, seed=seed)), encoding="utf-8")
+        cases = task.load_cases(data)[:limit]
+        models = load_pipeline(model, embedder, None)
+        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), cases, arms, out))
+
+
+@eval_app.command()
+def latency(
+    out: OutOpt,
+    turns: Annotated[int, typer.Option("--turns", help="Turns per conversation (Long-MT-Bench+ averages 60+).")] = 60,
+    every: Annotated[int, typer.Option("--every", help="Generate and time every k-th turn (1 = all).")] = 5,
+    n: Annotated[int, typer.Option("--n", help="Conversations.")] = 1,
+    strategies: StrategiesOpt = "vanilla,rea",
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    max_new_tokens: MaxNewOpt = 64,
+    context_window: ContextWindowOpt = None,
+) -> None:
+    """Per-turn latency and prompt tokens over long conversations; vanilla/REA ratio over the last turns.
+
+    Example: rea eval latency --turns 60 --strategies vanilla,rea --out runs/latency
+    """
+    from ..evals import latency as task
+
+    with reported_errors():
+        arms = _names(strategies)
+        if every < 1 or turns < 2:
+            raise typer.BadParameter("--every must be >= 1 and --turns >= 2")
+        models = load_pipeline(model, embedder, context_window)
+        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), arms, out, turns=turns, every=every, n=n, seed=seed))
+
+
+@eval_app.command()
+def recognizer(
+    out: OutOpt,
+    data: Annotated[Optional[Path], typer.Option("--data", help="Labeled JSONL (text, label); default: the shipped validation set.")] = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    rules_only: Annotated[bool, typer.Option("--rules-only", help="Stage 1 only.")] = False,
+    limit: LimitOpt = None,
+) -> None:
+    """Recognizer precision, recall, F1, accuracy and confusion matrix (global vs not).
+
+    Example: rea eval recognizer --out runs/recognizer
+    """
+    from ..evals import recognizer_eval as task
+    from ..memory.recognizer import InstructionRecognizer
+
+    with reported_errors():
+        rows = task.load_labeled(data or task.default_validation_path())[:limit]
+        classifier = None
+        if not rules_only:
+            from ..backends import load_generator
+
+            classifier = load_generator(model)
+        name = "rules only" if rules_only else f"rules + few-shot {classifier.name}"
+        _print_summary(task.evaluate(InstructionRecognizer(classifier), rows, out, name=name))
+
+
+@data_app.command("make-adherence")
+def make_adherence(
+    out: Annotated[Path, typer.Option("--out", help="JSONL file to write.")],
+    n: Annotated[int, typer.Option("--n")] = 20,
+    turns: Annotated[int, typer.Option("--turns")] = 24,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at several depths.
+
+    Example: rea data make-adherence --n 20 --turns 24 --seed 0 --out suite.jsonl
+    """
+    from ..evals.suites import make_adherence_suite
+
+    with reported_errors():
+        try:
+            suite = make_adherence_suite(n=n, turns=turns, seed=seed)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in suite), encoding="utf-8")
+        typer.echo(f"wrote {len(suite)} conversations to {out}")
+
+
+@data_app.command("make-state")
+def make_state(
+    out: Annotated[Path, typer.Option("--out", help="JSONL file to write.")],
+    n: Annotated[int, typer.Option("--n", help="Problems per flavor.")] = 10,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Generate a state-tracking suite (Code, Math, Actions; Full and Shared conditions).
+
+    Example: rea data make-state --n 10 --out state.jsonl
+    """
+    from ..evals.state import make_state_suite
+
+    with reported_errors():
+        suite = make_state_suite(n=n, seed=seed)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in suite), encoding="utf-8")
+        typer.echo(f"wrote {len(suite)} conversations to {out}")

@@ -1,0 +1,86 @@
+"""Evaluation arms: a registered strategy, or one of the paper's ablation rows (Table 4, D.3).
+
+An arm builds the strategy for one conversation, so conditions that depend on the data (oracle
+Instructional Memory, a withheld instruction, an added false positive) are real recognizers fed
+with that conversation's labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from ..config import REAConfig
+from ..errors import UnknownStrategyError
+from ..memory.recognizer import GLOBAL, OTHER, REVOKE
+from ..pipeline import Models, build_strategy
+from ..strategies.base import Strategy
+from ..strategies.registry import available_strategies
+from ..types import Recognition, Resolution
+
+
+class LabelRecognizer:
+    """Recognizer that answers from known labels: the oracle and simulated-error conditions of D.3."""
+
+    def __init__(self, global_texts: set[str], revoke_texts: set[str] = frozenset()):
+        self.global_texts, self.revoke_texts = set(global_texts), set(revoke_texts)
+
+    def recognize(self, text: str) -> Recognition:
+        if text in self.global_texts:
+            return Recognition(label=GLOBAL, score=1.0, stage="oracle")
+        if text in self.revoke_texts:
+            return Recognition(label=REVOKE, score=1.0, stage="oracle")
+        return Recognition(label=OTHER, score=0.0, stage="oracle")
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    describe: str
+    build: Callable[[Models, REAConfig, object], Strategy]  # (models, config, case) -> strategy
+
+
+def _rea_with(labels: Callable[[object], LabelRecognizer] | None = None, **overrides) -> Callable:
+    def build(models: Models, config: REAConfig, case) -> Strategy:
+        strategy = build_strategy("rea", models, replace(config, **overrides))
+        if labels is not None:
+            strategy.recognizer = labels(case)
+        return strategy
+
+    return build
+
+
+def _oracle(case) -> LabelRecognizer:
+    return LabelRecognizer(case.instruction_texts(), case.revoke_texts())
+
+
+def _withheld(case) -> LabelRecognizer:
+    return LabelRecognizer(set(), case.revoke_texts())
+
+
+def _false_positive(case) -> LabelRecognizer:
+    return LabelRecognizer(case.instruction_texts() | {case.first_ordinary_text()}, case.revoke_texts())
+
+
+ABLATIONS: dict[str, Arm] = {
+    arm.name: arm
+    for arm in (
+        Arm("em-only", "EM only: every exchange compressed, no HCR, no IM", _rea_with(use_im=False, use_hcr=False, fixed_resolution=Resolution.COMPRESSED)),
+        Arm("em-hcr", "EM + HCR, no IM", _rea_with(use_im=False)),
+        Arm("em-hcr-im", "EM + HCR + IM (full REA)", _rea_with()),
+        Arm("oracle-im", "REA with oracle recognition", _rea_with(_oracle)),
+        Arm("im-withheld", "REA with the true instructions withheld from IM (false negatives)", _rea_with(_withheld)),
+        Arm("im-false-positive", "REA with oracle IM plus one ordinary turn (a false positive)", _rea_with(_false_positive)),
+        Arm("all-raw", "EM + IM, every reply kept raw (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.RAW)),
+        Arm("all-omitted", "EM + IM, every reply discarded (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.OMIT)),
+    )
+}
+
+
+def get_arm(name: str) -> Arm:
+    """A registered strategy name or an ablation name."""
+    if name in ABLATIONS:
+        return ABLATIONS[name]
+    if name in available_strategies():
+        return Arm(name, f"strategy {name}", lambda models, config, case, _n=name: build_strategy(_n, models, config))
+    raise UnknownStrategyError(f"Unknown strategy or ablation {name!r}; choose from: {', '.join(available_strategies() + sorted(ABLATIONS))}")
