@@ -31,6 +31,8 @@ DEFAULT_DB_FILENAME = "rea-studio.db"
 # enough to ride out a concurrent commit, short enough to report a stuck lock.
 DEFAULT_BUSY_TIMEOUT_MS = 5000
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+# Execution option a writer sets on its connection to take SQLite's write lock up front.
+IMMEDIATE_OPTION = "rea_sqlite_immediate"
 
 
 class StoreError(RuntimeError):
@@ -90,6 +92,10 @@ def create_db_engine(url: str | None = None, *, busy_timeout_ms: int = DEFAULT_B
 
     @event.listens_for(engine, "connect")
     def _configure_sqlite(dbapi_connection, _connection_record) -> None:
+        # SQLAlchemy, not the driver, opens transactions (see _begin), so writers can
+        # ask for BEGIN IMMEDIATE and queue on the busy timeout instead of failing when
+        # a read snapshot cannot be upgraded to a write.
+        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
             # busy_timeout first, so switching to WAL also waits for a lock.
@@ -98,6 +104,11 @@ def create_db_engine(url: str | None = None, *, busy_timeout_ms: int = DEFAULT_B
             cursor.execute("PRAGMA journal_mode = WAL")  # in-memory databases answer "memory"
         finally:
             cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection) -> None:
+        immediate = connection.get_execution_options().get(IMMEDIATE_OPTION)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
 

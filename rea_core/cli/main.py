@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from . import conversation, db, evaluate, serve
+from . import annotations_cmd, conversation, db, evaluate, serve, train
 
 app = typer.Typer(
     name="rea",
@@ -27,6 +27,8 @@ app.command(name="app")(serve.serve)
 app.add_typer(db.app, name="db")
 app.add_typer(evaluate.eval_app, name="eval")
 app.add_typer(evaluate.data_app, name="data")
+app.add_typer(annotations_cmd.app, name="annotations")
+app.add_typer(train.app, name="train")
 
 
 def main() -> None:

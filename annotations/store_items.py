@@ -1,0 +1,343 @@
+"""Store functions of the annotation studio's labeling side; each takes a `Session`.
+
+Imports (one transaction per file), the seed pool, the labeling queue, labels with history,
+skips, undo and progress. Writes take SQLite's write lock up front (BEGIN IMMEDIATE) so
+concurrent annotators queue on the busy timeout instead of failing; a locked or unreachable
+database raises `StoreError` and nothing of the action is saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy import and_, case, delete, exists, func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from rea_core.memory.trained_recognizer import normalize_text
+
+from .db import IMMEDIATE_OPTION, StoreError, safe_url
+from .io import ImportRow
+from .models import LABEL_CHOICES, ROLES, Adjudication, Annotator, CurrentLabel, ImportBatch, Item, LabelEvent
+
+DEFAULT_DOUBLE_SHARE = 0.2  # share of items that go to two annotators, for agreement
+Scorer = Callable[[Sequence[str]], Sequence[float]]
+
+
+class AccessError(PermissionError):
+    """The signed-in person may not do this (e.g. adjudicate without the adjudicator role)."""
+
+
+def _error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
+    return StoreError(f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.")
+
+
+@contextmanager
+def writing(session: Session, outcome: str = "nothing was saved") -> Iterator[None]:
+    """One write transaction: BEGIN IMMEDIATE on SQLite, commit at the end, roll back on any error."""
+    try:
+        session.connection(execution_options={IMMEDIATE_OPTION: True})
+        yield
+        session.commit()
+    except OperationalError as exc:
+        session.rollback()
+        raise _error(session, exc, outcome) from exc
+    except BaseException:
+        session.rollback()
+        raise
+
+
+@contextmanager
+def reading(session: Session) -> Iterator[None]:
+    try:
+        yield
+    except OperationalError as exc:
+        session.rollback()
+        raise _error(session, exc, "nothing was loaded") from exc
+    finally:
+        session.rollback()  # end the read transaction so it holds no snapshot
+
+
+def retrying(fn: Callable[[], object], session: Session, attempts: int = 3):
+    """Run a write that may lose a unique-key race with a concurrent writer, retrying it."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except IntegrityError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
+
+
+def is_double(digest: str, share: float) -> bool:
+    """Deterministic per text, so a re-import never changes which items get two annotators."""
+    return int(digest[:8], 16) / 0xFFFFFFFF < share
+
+
+def rule_scores(texts: Sequence[str]) -> list[float]:
+    """Rules-only recognizer score: 1 global, 0 not, 0.5 where the rules defer (the unsure ones)."""
+    from rea_core.memory.recognizer import GLOBAL, rule_stage
+
+    out = []
+    for text in texts:
+        label, _ = rule_stage(text)
+        out.append(0.5 if label is None else 1.0 if label == GLOBAL else 0.0)
+    return out
+
+
+def _annotator(session: Session, name: str, role: str | None = None) -> Annotator:
+    name = name.strip()
+    if not name:
+        raise AccessError("sign in first: no annotator name")
+    found = session.scalars(select(Annotator).where(Annotator.name == name)).one_or_none()
+    if found is None:
+        found = Annotator(name=name, role=role or "annotator")
+        session.add(found)
+        session.flush()
+    elif role and found.role != role:
+        found.role = role
+    return found
+
+
+def ensure_annotator(session: Session, name: str, role: str = "annotator") -> Annotator:
+    """Create or update the annotator row at sign-in (role comes from the server's config)."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}")
+
+    def run():
+        with writing(session):
+            return _annotator(session, name, role)
+
+    return retrying(run, session)
+
+
+def _set_label(session: Session, item_id: int, annotator: Annotator, label: str, *, note: str = "",
+               seconds: float | None = None, shown_score: float | None = None) -> LabelEvent:
+    event = LabelEvent(item_id=item_id, annotator_id=annotator.id, action="label", label=label, note=note,
+                       seconds=seconds, shown_score=shown_score, undone=False)
+    session.add(event)
+    session.flush()
+    current = session.scalars(select(CurrentLabel).where(CurrentLabel.item_id == item_id, CurrentLabel.annotator_id == annotator.id)).one_or_none()
+    if current is None:
+        session.add(CurrentLabel(item_id=item_id, annotator_id=annotator.id, label=label, event_id=event.id))
+    else:
+        current.label, current.event_id, current.updated_at = label, event.id, event.created_at
+    session.flush()
+    return event
+
+
+@dataclass
+class ImportResult:
+    batch_id: int
+    n_rows: int
+    n_new_items: int
+    n_duplicates: int
+    n_labels: int
+
+
+def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, annotator: str | None = None,
+                double_share: float = DEFAULT_DOUBLE_SHARE, scorer: Scorer = rule_scores) -> ImportResult:
+    """Import one file's rows in one transaction: all of it, or (on any error) nothing.
+
+    Duplicates (same text after normalizing case and spaces, in the file or already stored)
+    become one item; their labels still attach to it.
+    """
+    hashes = [text_hash(r.text) for r in rows]
+
+    def run() -> ImportResult:
+        with writing(session):
+            existing: dict[str, int] = {}
+            unique = sorted(set(hashes))
+            for start in range(0, len(unique), 500):
+                chunk = unique[start:start + 500]
+                existing.update(session.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).tuples().all())
+            batch = ImportBatch(source=source[:500], annotator=annotator, n_rows=len(rows))
+            session.add(batch)
+            session.flush()
+            new_rows = {h: r for h, r in zip(hashes, rows) if h not in existing}
+            scores = list(scorer([r.text for r in new_rows.values()])) if new_rows else []
+            for (h, r), score in zip(new_rows.items(), scores):
+                item = Item(text=r.text, text_hash=h, source=r.source[:200], context=r.context, batch_id=batch.id,
+                            double=is_double(h, double_share), score=float(score))
+                session.add(item)
+                session.flush()
+                existing[h] = item.id
+            n_labels = 0
+            for h, r in zip(hashes, rows):
+                for name, label in r.labels:
+                    _set_label(session, existing[h], _annotator(session, name), label)
+                    n_labels += 1
+                if r.adjudicated:
+                    adj = session.scalars(select(Adjudication).where(Adjudication.item_id == existing[h])).one_or_none()
+                    if adj is None:
+                        session.add(Adjudication(item_id=existing[h], label=r.adjudicated, adjudicator=r.adjudicator or "import"))
+                    else:
+                        adj.label, adj.adjudicator = r.adjudicated, r.adjudicator or "import"
+            batch.n_new_items, batch.n_labels = len(new_rows), n_labels
+            return ImportResult(batch.id, len(rows), len(new_rows), len(rows) - len(new_rows), n_labels)
+
+    return retrying(run, session)
+
+
+def count_items(session: Session) -> int:
+    with reading(session):
+        return session.scalar(select(func.count(Item.id))) or 0
+
+
+def ensure_seeded(session: Session, rows_factory: Callable[[], Sequence[ImportRow]] | None = None) -> int:
+    """Import the built-in seed pool when the store has no items yet; returns items added."""
+    if count_items(session):
+        return 0
+    from .seed import seed_rows
+
+    rows = (rows_factory or seed_rows)()
+    try:
+        return import_rows(session, rows, source="seed:packaged").n_new_items
+    except IntegrityError:  # another process seeded at the same moment
+        return 0
+
+
+def _label_count():
+    return select(func.count(CurrentLabel.id)).where(CurrentLabel.item_id == Item.id).correlate(Item).scalar_subquery()
+
+
+@dataclass
+class QueueItem:
+    id: int
+    text: str
+    source: str
+    context: str | None
+    score: float | None
+
+
+def next_item(session: Session, annotator: str) -> QueueItem | None:
+    """The annotator's next item: nobody-labeled first, then the recognizer's least sure.
+
+    An item is offered while it has fewer labels than it needs (2 for the double-annotated
+    share, else 1), is not adjudicated, and this annotator has neither labeled nor skipped it.
+    """
+    with reading(session):
+        who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
+        n = _label_count()
+        query = select(Item).where(n < case((Item.double, 2), else_=1), ~exists().where(Adjudication.item_id == Item.id))
+        if who is not None:
+            query = query.where(
+                ~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
+                ~exists().where(LabelEvent.item_id == Item.id, LabelEvent.annotator_id == who, LabelEvent.action == "skip", LabelEvent.undone.is_(False)),
+            )
+        query = query.order_by(n, func.abs(func.coalesce(Item.score, 0.5) - 0.5), Item.id).limit(1)
+        item = session.scalars(query).first()
+        return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
+
+
+def get_item(session: Session, item_id: int) -> QueueItem | None:
+    with reading(session):
+        item = session.get(Item, item_id)
+        return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
+
+
+def record_label(session: Session, annotator: str, item_id: int, label: str, *, seconds: float | None = None,
+                 shown_score: float | None = None, note: str = "") -> LabelEvent:
+    """Give or change an annotator's label on an item; the previous one stays in history.
+
+    Raises:
+        ValueError: Unknown label or item.
+        StoreError: The database is locked or unreachable; the label was not saved.
+    """
+    if label not in LABEL_CHOICES:
+        raise ValueError(f"label must be one of {', '.join(LABEL_CHOICES)}")
+
+    def run() -> LabelEvent:
+        with writing(session, "the label was NOT saved"):
+            if session.get(Item, item_id) is None:
+                raise ValueError(f"no item {item_id}")
+            return _set_label(session, item_id, _annotator(session, annotator), label, note=note, seconds=seconds, shown_score=shown_score)
+
+    return retrying(run, session)
+
+
+def record_skip(session: Session, annotator: str, item_id: int, *, seconds: float | None = None) -> LabelEvent:
+    """Skip an item for this annotator (it leaves their queue; undo brings it back)."""
+    def run() -> LabelEvent:
+        with writing(session, "the skip was NOT saved"):
+            if session.get(Item, item_id) is None:
+                raise ValueError(f"no item {item_id}")
+            event = LabelEvent(item_id=item_id, annotator_id=_annotator(session, annotator).id, action="skip", seconds=seconds, undone=False)
+            session.add(event)
+            session.flush()
+            return event
+
+    return retrying(run, session)
+
+
+@dataclass
+class Undone:
+    item_id: int
+    action: str
+    label: str | None
+    restored: str | None  # the label now current on that item for this annotator (None: none)
+
+
+def undo_last(session: Session, annotator: str) -> Undone | None:
+    """Undo the annotator's latest label or skip; the earlier label (if any) becomes current again."""
+    def run() -> Undone | None:
+        with writing(session, "nothing was undone"):
+            who = session.scalars(select(Annotator).where(Annotator.name == annotator)).one_or_none()
+            if who is None:
+                return None
+            last = session.scalars(select(LabelEvent).where(LabelEvent.annotator_id == who.id, LabelEvent.undone.is_(False))
+                                   .order_by(LabelEvent.id.desc()).limit(1)).first()
+            if last is None:
+                return None
+            last.undone = True
+            session.flush()
+            restored = None
+            if last.action == "label":
+                previous = session.scalars(select(LabelEvent).where(
+                    LabelEvent.item_id == last.item_id, LabelEvent.annotator_id == who.id, LabelEvent.action == "label",
+                    LabelEvent.undone.is_(False)).order_by(LabelEvent.id.desc()).limit(1)).first()
+                current = session.scalars(select(CurrentLabel).where(and_(CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id))).one_or_none()
+                if previous is None:
+                    session.execute(delete(CurrentLabel).where(CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id))
+                elif current is not None:
+                    current.label, current.event_id = previous.label, previous.id
+                    restored = previous.label
+            return Undone(last.item_id, last.action, last.label, restored)
+
+    return retrying(run, session)
+
+
+@dataclass
+class Progress:
+    mine: int  # items this annotator labeled
+    my_left: int  # items still in their queue
+    team_done: int  # labels given, counting at most the labels each item needs
+    team_total: int  # labels needed: one per item, two per double-annotated item
+
+
+def progress(session: Session, annotator: str) -> Progress:
+    with reading(session):
+        need = case((Item.double, 2), else_=1)
+        n = _label_count()
+        team_total = session.scalar(select(func.coalesce(func.sum(need), 0))) or 0
+        team_done = session.scalar(select(func.coalesce(func.sum(case((n < need, n), else_=need)), 0))) or 0
+        who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
+        mine = session.scalar(select(func.count(CurrentLabel.id)).where(CurrentLabel.annotator_id == who)) if who else 0
+        left = select(func.count(Item.id)).where(n < need, ~exists().where(Adjudication.item_id == Item.id))
+        if who is not None:
+            left = left.where(~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
+                              ~exists().where(LabelEvent.item_id == Item.id, LabelEvent.annotator_id == who, LabelEvent.action == "skip", LabelEvent.undone.is_(False)))
+        return Progress(int(mine or 0), int(session.scalar(left) or 0), int(team_done), int(team_total))
+
+
+def my_label(session: Session, annotator: str, item_id: int) -> str | None:
+    with reading(session):
+        return session.scalar(select(CurrentLabel.label).join(Annotator, Annotator.id == CurrentLabel.annotator_id)
+                              .where(Annotator.name == annotator, CurrentLabel.item_id == item_id))

@@ -1,0 +1,119 @@
+"""``rea train``: train the Instruction Recognizer from annotators' labels and switch versions.
+
+Example:
+    rea train recognizer --db sqlite:///labels.db       # fit, measure, save as the active version
+    rea train versions                                  # list versions with their metrics
+    rea train use 3                                     # switch to version 3 ("packaged" to go back)
+    rea train save-model 3 --out recognizer.json        # the weights, for InstructionRecognizer(trained=...)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .annotations_cmd import _fail, _session
+from .db import DbOpt
+
+app = typer.Typer(help="Train models from the annotation studio's labels.", no_args_is_help=True)
+
+
+def _line(name: str, m: dict | None) -> str:
+    if not m:
+        return f"{name:<24} (not measured)"
+    return f"{name:<24} precision {m['precision']:.3f}  recall {m['recall']:.3f}  F1 {m['f1']:.3f}  (n={m['n']}, global={m['positives']})"
+
+
+def print_metrics(metrics: dict) -> None:
+    typer.echo(f"trained on {metrics['n_train']} labels, held out {metrics['n_heldout']}, "
+               f"left out {metrics['n_excluded_overlap']} also in the validation set")
+    typer.echo(_line("held-out (pipeline)", metrics["heldout"]["pipeline"]))
+    if metrics.get("validation"):
+        typer.echo(_line("validation (pipeline)", metrics["validation"]["pipeline"]))
+        typer.echo(_line("validation (classifier)", metrics["validation"]["classifier"]))
+        typer.echo(_line("validation rules-only", metrics["baseline_validation"]["pipeline"]))
+    else:
+        typer.echo("validation set rea_core/data/recognizer_validation.jsonl not found: held-out metrics only")
+
+
+@app.command()
+def recognizer(db: DbOpt = None,
+               activate: Annotated[bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")] = True,
+               created_by: Annotated[str, typer.Option("--by", help="Recorded as the version's author.")] = "cli",
+               embedder: Annotated[str, typer.Option("--embedder", envvar="REA_EMBEDDER", help="Sentence embedder ('packaged': all-MiniLM-L6-v2).")] = "packaged",
+               as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False) -> None:
+    """Fit the recognizer's stage 2 on the labels; measure on held-out and validation sets.
+
+    Example: rea train recognizer --db postgresql+psycopg://user:pass@host/rea
+    """
+    from annotations import StoreError
+    from annotations.training import train_from_store
+    from rea_core.backends import load_embedder
+    from rea_core.errors import REAError
+
+    from .common import quiet_libraries
+
+    quiet_libraries()
+    try:
+        Session = _session(db)
+        version = train_from_store(Session, load_embedder(embedder), created_by=created_by, activate=activate)
+    except (StoreError, REAError) as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps({"version": version.id, "active": version.active, "metrics": version.metrics}))
+        return
+    typer.echo(f"recognizer version {version.id} saved{' and active' if version.active else ''}")
+    print_metrics(version.metrics)
+
+
+@app.command()
+def versions(db: DbOpt = None) -> None:
+    """List trained recognizer versions, newest first, with validation metrics.
+
+    Example: rea train versions
+    """
+    with _session(db)() as session:
+        from annotations.store_review import list_versions
+
+        found = list_versions(session)
+    if not found:
+        typer.echo("no trained versions; the packaged recognizer is in use")
+    for v in found:
+        val = (v.metrics.get("validation") or {}).get("pipeline") or v.metrics["heldout"]["pipeline"]
+        typer.echo(f"{'*' if v.active else ' '} {v.id:>3}  {v.created_at:%Y-%m-%d %H:%M}  by {v.created_by}  {v.n_labels} labels  F1 {val['f1']:.3f}")
+
+
+@app.command()
+def use(version: Annotated[str, typer.Argument(help="A version id, or 'packaged' for the default recognizer.")], db: DbOpt = None) -> None:
+    """Switch the recognizer in use (the app picks it up on its next page load).
+
+    Example: rea train use 3
+    """
+    from annotations.store_review import set_active_version
+
+    target = None if version == "packaged" else int(version) if version.isdigit() else _fail("version must be an id or 'packaged'")
+    try:
+        with _session(db)() as session:
+            set_active_version(session, target)
+    except ValueError as exc:
+        _fail(str(exc))
+    typer.echo(f"recognizer in use: {version}")
+
+
+@app.command(name="save-model")
+def save_model(version: Annotated[int, typer.Argument(help="Version id.")], out: Annotated[Path, typer.Option("--out")], db: DbOpt = None) -> None:
+    """Write a version's weights as JSON (load with TrainedRecognizer.load).
+
+    Example: rea train save-model 3 --out recognizer.json
+    """
+    from annotations.store_review import version_model
+
+    try:
+        with _session(db)() as session:
+            out.write_text(json.dumps(version_model(session, version)), encoding="utf-8")
+    except ValueError as exc:
+        _fail(str(exc))
+    typer.echo(f"wrote {out}")
