@@ -157,7 +157,7 @@ def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, ann
             unique = sorted(set(hashes))
             for start in range(0, len(unique), 500):
                 chunk = unique[start:start + 500]
-                existing.update(session.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).tuples().all())
+                existing.update(session.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).all())
             batch = ImportBatch(source=source[:500], annotator=annotator, n_rows=len(rows))
             session.add(batch)
             session.flush()

@@ -46,7 +46,7 @@ class AgreementStats:
 def agreement_stats(session: Session) -> AgreementStats:
     with reading(session):
         by_item = _labels_by_item(session)
-        adjudicated = dict(session.execute(select(Adjudication.item_id, Adjudication.label)).tuples().all())
+        adjudicated = dict(session.execute(select(Adjudication.item_id, Adjudication.label)).all())
         n_items = session.query(Item).count()
     names = sorted({n for labels in by_item.values() for n in labels})
     stats = AgreementStats(n_items=n_items, n_labeled=len(by_item), n_adjudicated=len(adjudicated))
@@ -77,7 +77,7 @@ def disagreements(session: Session, *, include_adjudicated: bool = False, limit:
     with reading(session):
         by_item = _labels_by_item(session)
         split = [i for i, labels in by_item.items() if len(set(labels.values())) > 1]
-        adjudicated = dict(session.execute(select(Adjudication.item_id, Adjudication.label).where(Adjudication.item_id.in_(split))).tuples().all()) if split else {}
+        adjudicated = dict(session.execute(select(Adjudication.item_id, Adjudication.label).where(Adjudication.item_id.in_(split))).all()) if split else {}
         items = {i.id: i for i in session.scalars(select(Item).where(Item.id.in_(split)))} if split else {}
         out = [Disagreement(i, items[i].text, items[i].context, by_item[i], adjudicated.get(i)) for i in sorted(split)
                if include_adjudicated or i not in adjudicated]
@@ -194,7 +194,7 @@ def set_active_version(session: Session, version_id: int | None) -> None:
 
 def item_texts(session: Session) -> list[tuple[int, str]]:
     with reading(session):
-        return list(session.execute(select(Item.id, Item.text).order_by(Item.id)).tuples().all())
+        return list(session.execute(select(Item.id, Item.text).order_by(Item.id)).all())
 
 
 def set_scores(session: Session, scores: dict[int, float], version_id: int | None) -> None:

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import gradio as gr
 
+from .annotate_auth import gradio_auth
+from .annotate_tab import build_annotate_tab
 from .compare import build_compare_tab
 from .inspect_tab import build_inspect_tab
+from .review_tab import build_review_tab
 from .state import REPO_ROOT, AppEngine
 
 STATIC = REPO_ROOT / "static"
@@ -37,8 +40,14 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 init_compare, compare_outputs = build_compare_tab(engine, tau_low, tau_high, tau_note)
             with gr.Tab("Inspect", id="inspect"):
                 list_marks, marks_outputs = build_inspect_tab(engine, tau_low, tau_high)
+            with gr.Tab("Annotate", id="annotate"):
+                init_annotate, annotate_outputs = build_annotate_tab(engine)
+            with gr.Tab("Review", id="review"):
+                init_review, review_outputs = build_review_tab(engine)
         demo.load(init_compare, inputs=[tau_low, tau_high], outputs=compare_outputs)
         demo.load(list_marks, outputs=marks_outputs)
+        demo.load(init_annotate, outputs=annotate_outputs)
+        demo.load(init_review, outputs=review_outputs)
     return demo
 
 
@@ -46,6 +55,7 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
     """Queue and serve the app. Model calls share one queue slot group (``engine.concurrency`` at once)."""
     demo = build_demo(engine)
     demo.queue(default_concurrency_limit=engine.concurrency)
+    kwargs.setdefault("auth", gradio_auth())  # REA_AUTH / REA_AUTH_FILE: sign-in for the Annotate tab
     demo.launch(
         server_name=host,
         server_port=port,
@@ -53,6 +63,7 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
         prevent_thread_lock=not block,
         show_error=True,
         footer_links=["api"],
+        head=f"<script>{(STATIC / 'annotate_keys.js').read_text(encoding='utf-8')}</script>",
         **kwargs,
     )
     return demo

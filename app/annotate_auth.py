@@ -1,0 +1,80 @@
+"""Who is signed in, for the annotation studio. Identity comes from the login only: Gradio's
+auth locally (``REA_AUTH`` or ``REA_AUTH_FILE``) or Hugging Face OAuth on a Space, never from a
+text box; roles come from the server's configuration (``REA_ADJUDICATORS``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import gradio as gr
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str
+    role: str  # "annotator" or "adjudicator"
+
+
+def _split(value: str | None) -> list[str]:
+    return [x.strip() for x in (value or "").split(",") if x.strip()]
+
+
+def local_accounts() -> list[tuple[str, str, str]]:
+    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``)."""
+    accounts: list[tuple[str, str, str]] = []
+    path = os.environ.get("REA_AUTH_FILE")
+    lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
+    for entry in [x for x in lines if x.strip() and not x.lstrip().startswith("#")] + _split(os.environ.get("REA_AUTH")):
+        parts = entry.strip().split(":")
+        if len(parts) < 2 or not parts[0] or not parts[1]:
+            raise ValueError("REA_AUTH / REA_AUTH_FILE entries are name:password[:role]")
+        accounts.append((parts[0], parts[1], parts[2] if len(parts) > 2 and parts[2] else "annotator"))
+    return accounts
+
+
+def gradio_auth() -> list[tuple[str, str]] | None:
+    """The ``auth=`` value for ``launch()``, or None when no local accounts are configured."""
+    accounts = local_accounts()
+    return [(name, password) for name, password, _ in accounts] or None
+
+
+def on_spaces_with_oauth() -> bool:
+    """True on a Hugging Face Space with ``hf_oauth: true`` (the Space sets these variables)."""
+    return bool(os.environ.get("SPACE_ID") and os.environ.get("OAUTH_CLIENT_ID"))
+
+
+def sign_in_configured() -> bool:
+    return on_spaces_with_oauth() or bool(os.environ.get("REA_AUTH") or os.environ.get("REA_AUTH_FILE"))
+
+
+def role_of(name: str) -> str:
+    adjudicators = set(_split(os.environ.get("REA_ADJUDICATORS")))
+    try:
+        adjudicators |= {n for n, _, role in local_accounts() if role == "adjudicator"}
+    except (OSError, ValueError):
+        pass
+    return "adjudicator" if name in adjudicators else "annotator"
+
+
+def identity(request: gr.Request | None, profile: gr.OAuthProfile | None) -> Identity | None:
+    """The signed-in person, or None. On Spaces ``REA_ANNOTATORS`` (comma list) restricts who may label."""
+    name = None
+    if profile is not None and on_spaces_with_oauth():
+        name = profile.username
+        allowed = _split(os.environ.get("REA_ANNOTATORS"))
+        if allowed and name not in allowed:
+            return None
+    elif request is not None and getattr(request, "username", None):
+        name = request.username
+    return Identity(name, role_of(name)) if name else None
+
+
+NOT_CONFIGURED = (
+    "**Sign-in is not enabled, so labels cannot be saved.** Locally, start the app with accounts: "
+    "`REA_AUTH='alice:secret1,bob:secret2' REA_ADJUDICATORS=alice rea app` (or `REA_AUTH_FILE` with lines "
+    "`name:password[:role]`). On a Hugging Face Space, add `hf_oauth: true` to the README front matter and "
+    "sign in with the button."
+)

@@ -1,0 +1,114 @@
+"""Store-facing functions of the Annotate tab: the next item, labels, skips, undo, progress.
+
+Every write takes the signed-in ``Identity`` resolved on the server for this request; the item
+being labeled and the time it was shown live in server-side session state, never in the page.
+A locked or down database raises ``LabelNotSaved``: the tab keeps the item and says so.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass
+from importlib import resources
+
+from rea_core import REAError
+
+from .annotate_auth import Identity
+from .state import AppEngine
+
+KEY_LABELS = {"1": "global", "2": "task", "3": "ordinary"}
+
+
+class LabelNotSaved(REAError):
+    """The database refused a write (locked or down); the message says what was not saved."""
+
+
+@dataclass
+class Shown:
+    """The item on screen for one browser session, kept on the server."""
+
+    item_id: int
+    shown_at: float
+    score: float | None
+
+
+def guideline() -> str:
+    return resources.files("annotations").joinpath("guideline.md").read_text(encoding="utf-8")
+
+
+def _guard(fn):
+    from annotations import StoreError
+
+    try:
+        return fn()
+    except StoreError as exc:
+        raise LabelNotSaved(str(exc)) from exc
+
+
+def sign_in(engine: AppEngine, who: Identity) -> None:
+    """Record the annotator and their role (from server config); seed an empty store."""
+    from annotations import store_items
+
+    def run():
+        with engine.db() as session:
+            store_items.ensure_annotator(session, who.name, who.role)
+        with engine.db() as session:
+            store_items.ensure_seeded(session)
+
+    _guard(run)
+
+
+def item_html(item, score: float | None) -> str:
+    if item is None:
+        return "<div class='rea-annotate-item' id='annotate-empty'><b>Nothing left to label.</b> Thank you! New items arrive with imports.</div>"
+    context = f"<details open><summary>conversation context</summary><pre class='rea-annotate-context'>{html.escape(item.context)}</pre></details>" if item.context else ""
+    shown = "n/a" if score is None else f"{score:.2f}"
+    return (f"<div class='rea-annotate-item' data-item-id='{item.id}'><div class='rea-annotate-meta'>item {item.id} · source "
+            f"{html.escape(item.source)} · recognizer P(global) {shown}</div>"
+            f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>")
+
+
+def next_view(engine: AppEngine, who: Identity, item_id: int | None = None) -> tuple[Shown | None, str, str]:
+    """(state, item HTML, progress Markdown) for the annotator's next item (or a given one, after undo)."""
+    from annotations import store_items
+
+    def run():
+        with engine.db() as session:
+            item = store_items.get_item(session, item_id) if item_id is not None else store_items.next_item(session, who.name)
+            p = store_items.progress(session, who.name)
+        return item, p
+
+    item, p = _guard(run)
+    shown = None if item is None else Shown(item.id, time.monotonic(), item.score)
+    progress = (f"**{html.escape(who.name)}** ({who.role}): {p.mine} labeled, {p.my_left} left in your queue · "
+                f"team: {p.team_done} / {p.team_total} labels")
+    return shown, item_html(item, item.score if item else None), progress
+
+
+def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str = "") -> str:
+    """Save a label (or "skip") for the shown item; raises LabelNotSaved when the database refuses."""
+    from annotations import store_items
+
+    seconds = round(time.monotonic() - shown.shown_at, 2)
+
+    def run():
+        with engine.db() as session:
+            if value == "skip":
+                store_items.record_skip(session, who.name, shown.item_id, seconds=seconds)
+            else:
+                store_items.record_label(session, who.name, shown.item_id, value, seconds=seconds, shown_score=shown.score, note=note)
+
+    _guard(run)
+    return f"Saved: item {shown.item_id} → {value} ({seconds:.1f} s)."
+
+
+def undo(engine: AppEngine, who: Identity):
+    """Undo the annotator's last label or skip; returns the store's ``Undone`` or None."""
+    from annotations import store_items
+
+    def run():
+        with engine.db() as session:
+            return store_items.undo_last(session, who.name)
+
+    return _guard(run)

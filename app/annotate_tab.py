@@ -1,0 +1,87 @@
+"""The Annotate tab: a signed-in annotator labels candidate inputs as global / task / ordinary
+(seed 000, sections 3.3 and D.1) with buttons or the keys 1, 2, 3, s (skip) and u (undo);
+``static/annotate_keys.js`` maps the keys to the buttons. Other annotators' labels are never
+shown here (they stay hidden until adjudication, in the Review tab).
+"""
+
+import gradio as gr
+
+from . import annotate_auth as auth
+from . import annotate_handlers as ah
+from .state import AppEngine
+
+BUTTONS = [("global", "1 · Global"), ("task", "2 · Task"), ("ordinary", "3 · Ordinary"), ("skip", "s · Skip")]
+
+
+def build_annotate_tab(engine: AppEngine):
+    """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``."""
+    shown = gr.State(None)  # ah.Shown: the item on screen and when it was shown, server side only
+    if auth.on_spaces_with_oauth():
+        gr.LoginButton()
+    who_md = gr.Markdown(elem_id="annotate-who")
+    with gr.Accordion("Guideline", open=False):
+        gr.Markdown(ah.guideline())
+    item = gr.HTML(elem_id="annotate-item")
+    with gr.Row():
+        buttons = {value: gr.Button(text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary")
+                   for value, text in BUTTONS}
+        undo_btn = gr.Button("u · Undo", elem_id="annotate-undo")
+    note = gr.Textbox(label="note (optional, saved with the label)", elem_id="annotate-note")
+    status = gr.Markdown(elem_id="annotate-status")
+    progress = gr.Markdown(elem_id="annotate-progress")
+    outputs = [shown, item, progress, status, who_md]
+
+    def refused(message: str):
+        return {status: message, who_md: auth.NOT_CONFIGURED if not auth.sign_in_configured() else message}
+
+    def on_load(request: gr.Request, profile: gr.OAuthProfile | None):
+        who = auth.identity(request, profile)
+        if who is None:
+            return {shown: None, item: "", progress: "", **refused("Sign in to label.")}
+        try:
+            ah.sign_in(engine, who)
+            state, html, prog = ah.next_view(engine, who)
+        except ah.LabelNotSaved as exc:
+            return {status: f"**Database error:** {exc}", who_md: f"Signed in as **{who.name}**."}
+        return {shown: state, item: html, progress: prog, status: "", who_md: f"Signed in as **{who.name}** ({who.role})."}
+
+    def act(value: str, state, text: str, request: gr.Request, profile: gr.OAuthProfile | None):
+        who = auth.identity(request, profile)  # checked on every write, on the server
+        if who is None:
+            return refused("**Not saved:** sign in first.")
+        if state is None:
+            return {status: "Nothing to label right now."}
+        try:
+            message = ah.label(engine, who, state, value, text or "")
+        except ah.LabelNotSaved as exc:  # the item stays on screen: press again to retry
+            gr.Warning("The label was NOT saved: the database is locked or down.")
+            return {status: f"**Not saved, try again:** {exc}"}
+        try:
+            new_state, html, prog = ah.next_view(engine, who)
+        except ah.LabelNotSaved as exc:
+            return {status: f"{message} **Could not load the next item:** {exc}"}
+        return {shown: new_state, item: html, progress: prog, status: message, note: ""}
+
+    def do_undo(request: gr.Request, profile: gr.OAuthProfile | None):
+        who = auth.identity(request, profile)
+        if who is None:
+            return refused("**Nothing undone:** sign in first.")
+        try:
+            undone = ah.undo(engine, who)
+            if undone is None:
+                return {status: "Nothing to undo."}
+            new_state, html, prog = ah.next_view(engine, who, item_id=undone.item_id)
+        except ah.LabelNotSaved as exc:
+            return {status: f"**Not undone, try again:** {exc}"}
+        what = f"label {undone.label}" if undone.action == "label" else "skip"
+        return {shown: new_state, item: html, progress: prog, status: f"Undone: {what} on item {undone.item_id}."}
+
+    def handler_for(value: str):
+        def handler(state, text, request: gr.Request, profile: gr.OAuthProfile | None):
+            return act(value, state, text, request, profile)
+        return handler
+
+    for value, button in buttons.items():
+        button.click(handler_for(value), inputs=[shown, note], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once")
+    undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once")
+    return on_load, outputs

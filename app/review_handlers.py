@@ -1,0 +1,113 @@
+"""Store-facing functions of the Review tab: agreement, disagreements, adjudication, training
+and switching the recognizer version the app uses (seed 000, D.1-D.3)."""
+
+from __future__ import annotations
+
+import html
+
+from rea_core import REAError
+
+from .annotate_auth import Identity
+from .annotate_handlers import _guard
+from .state import AppEngine
+
+
+def _fmt(k: float | None) -> str:
+    return "undefined" if k is None else f"{k:.3f}"
+
+
+def stats_markdown(engine: AppEngine) -> str:
+    from annotations import store_review
+
+    def run():
+        with engine.db() as session:
+            return store_review.agreement_stats(session)
+
+    s = _guard(run)
+    lines = [f"**{s.n_items}** items · **{s.n_labeled}** labeled · **{s.n_adjudicated}** adjudicated",
+             "", "labels given: " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.label_counts.items())) or "none"),
+             "", "final labels (adjudicated or majority): " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.final_counts.items())) or "none"),
+             "", f"Fleiss' kappa: **{_fmt(s.fleiss)}** on {s.fleiss_items} items with 2+ labels", ""]
+    if s.pairs:
+        lines += ["| annotator A | annotator B | shared items | Cohen's kappa |", "| --- | --- | --- | --- |"]
+        lines += [f"| {html.escape(a)} | {html.escape(b)} | {n} | {_fmt(k)} |" for a, b, n, k in s.pairs]
+    return "\n".join(lines)
+
+
+def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
+    """Rows for adjudicators only: annotators' labels are hidden from everyone else."""
+    if who.role != "adjudicator":
+        return []
+    from annotations import store_review
+
+    def run():
+        with engine.db() as session:
+            return store_review.disagreements(session, include_adjudicated=True)
+
+    return [[d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""] for d in _guard(run)]
+
+
+def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
+    from annotations import store_review
+    from annotations.store_items import AccessError
+
+    def run():
+        with engine.db() as session:
+            store_review.adjudicate(session, item_id, label, who.name)
+
+    try:
+        _guard(run)
+    except (AccessError, ValueError) as exc:
+        raise REAError(str(exc)) from exc
+    return f"Item {item_id} adjudicated as {label}."
+
+
+def versions(engine: AppEngine):
+    from annotations import store_review
+
+    def run():
+        with engine.db() as session:
+            return store_review.list_versions(session)
+
+    return _guard(run)
+
+
+def apply_active(engine: AppEngine) -> str:
+    """Point the app's REA recognizer at the active trained version (or the packaged one)."""
+    from annotations import store_review
+    from annotations.training import load_version
+
+    def run():
+        with engine.db() as session:
+            return store_review.active_version(session)
+
+    active = _guard(run)
+    recognizer = engine.strategy("rea").recognizer
+    if active is None:
+        recognizer.use_trained(None)
+        return "packaged"
+    recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
+    return f"version {active.id}"
+
+
+def train(engine: AppEngine, who: Identity) -> str:
+    if who.role != "adjudicator":
+        raise REAError("only adjudicators may train and switch the recognizer")
+    from annotations.training import train_from_store
+
+    version = _guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name))
+    apply_active(engine)
+    return f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use."
+
+
+def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
+    if who.role != "adjudicator":
+        raise REAError("only adjudicators may train and switch the recognizer")
+    from annotations import store_review
+
+    def run():
+        with engine.db() as session:
+            store_review.set_active_version(session, version_id)
+
+    _guard(run)
+    return f"Recognizer in use: {apply_active(engine)}."

@@ -1,0 +1,117 @@
+"""The Review tab: agreement (Cohen's kappa per pair, Fleiss' kappa), label counts, the
+disagreements with an adjudicate action, and "Train recognizer" with the new version's metrics
+and precision-recall curve beside the previous version's (seed 000, D.1-D.3). Disagreements,
+adjudication, training and switching are for adjudicators (role from the server's config).
+"""
+
+import gradio as gr
+
+from rea_core import REAError
+
+from . import annotate_auth as auth
+from . import review_handlers as rh
+from .state import AppEngine
+from .views.recognizer_charts import confusion, metrics_bars, pr_curves
+
+PACKAGED = "packaged (no trained version)"
+
+
+def _pick(metrics: dict) -> dict | None:
+    part = metrics.get("validation") or metrics.get("heldout")
+    return part["pipeline"] if part else None
+
+
+def _charts(found, selected: int | None):
+    """Figures for the selected version (default: the active one) and the one before it."""
+    if not found:
+        return metrics_bars(None, None, ("", "")), pr_curves(None, None, ("", "")), confusion(None, ""), "No trained version yet."
+    ids = [v.id for v in found]
+    index = ids.index(selected) if selected in ids else next((i for i, v in enumerate(found) if v.active), 0)
+    current = found[index]
+    on = "validation set" if current.metrics.get("validation") else "held-out split"
+    if index + 1 < len(found):
+        previous, prev_name = _pick(found[index + 1].metrics), f"version {found[index + 1].id}"
+    else:
+        base = current.metrics.get("baseline_validation")
+        previous, prev_name = (base["pipeline"], "rules only") if base else (None, "")
+    names = (f"version {current.id}", prev_name)
+    m = current.metrics
+    note = (f"Version {current.id}: trained on {m['n_train']} labels by {current.created_by}; metrics on the {on} "
+            f"(the whole recognizer: rules, then this classifier where the rules defer).")
+    return metrics_bars(_pick(m), previous, names), pr_curves(_pick(m), previous, names), confusion(_pick(m), names[0]), note
+
+
+def build_review_tab(engine: AppEngine):
+    """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``."""
+    with gr.Row():
+        refresh = gr.Button("Refresh", elem_id="review-refresh")
+        train_btn = gr.Button("Train recognizer", variant="primary", elem_id="review-train")
+    status = gr.Markdown(elem_id="review-status")
+    stats = gr.Markdown(elem_id="review-stats")
+    with gr.Accordion("Disagreements (adjudicators)", open=True):
+        table = gr.Dataframe(headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements")
+        with gr.Row():
+            item_id = gr.Number(label="item", precision=0, elem_id="review-item")
+            final = gr.Radio(["global", "task", "ordinary"], label="final label", elem_id="review-label")
+            adjudicate_btn = gr.Button("Adjudicate", elem_id="review-adjudicate")
+    with gr.Row():
+        version = gr.Dropdown([], label="recognizer version", elem_id="review-version")
+        use_btn = gr.Button("Use this version in the app", elem_id="review-use")
+    chart_note = gr.Markdown(elem_id="review-chart-note")
+    with gr.Row():
+        bars = gr.Plot(show_label=False, elem_id="review-metrics")
+        curve = gr.Plot(show_label=False, elem_id="review-pr")
+        matrix = gr.Plot(show_label=False, elem_id="review-confusion")
+    outputs = [status, stats, table, version, bars, curve, matrix, chart_note]
+
+    def view(request: gr.Request, profile: gr.OAuthProfile | None, selected=None, message: str = ""):
+        who = auth.identity(request, profile)
+        if who is None:
+            return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in to review."}
+        try:
+            in_use = rh.apply_active(engine)
+            found = rh.versions(engine)
+            b, c, m, note = _charts(found, selected)
+            choices = [(PACKAGED, 0)] + [(f"version {v.id}{' (in use)' if v.active else ''}", v.id) for v in found]
+            return {status: message or f"Recognizer in use: {in_use}.", stats: rh.stats_markdown(engine), table: rh.disagreement_rows(engine, who),
+                    version: gr.Dropdown(choices=choices, value=selected if selected is not None else next((v.id for v in found if v.active), 0)),
+                    bars: b, curve: c, matrix: m, chart_note: note}
+        except REAError as exc:
+            return {status: f"**Database error:** {exc}"}
+
+    def on_load(request: gr.Request, profile: gr.OAuthProfile | None):
+        return view(request, profile)
+
+    def guarded(action):
+        def run(*args):
+            *values, request, profile = args
+            who = auth.identity(request, profile)
+            if who is None:
+                return {status: "**Refused:** sign in first."}
+            try:
+                message = action(who, *values)
+            except REAError as exc:
+                return {status: f"**Refused:** {exc}"}
+            return view(request, profile, message=message)
+        return run
+
+    def do_adjudicate(item, label, request: gr.Request, profile: gr.OAuthProfile | None):
+        if item is None or not label:
+            return {status: "Pick an item and a final label."}
+        return guarded(lambda who, i, lab: rh.adjudicate(engine, who, int(i), lab))(item, label, request, profile)
+
+    def do_train(request: gr.Request, profile: gr.OAuthProfile | None):
+        return guarded(lambda who: rh.train(engine, who))(request, profile)
+
+    def do_use(selected, request: gr.Request, profile: gr.OAuthProfile | None):
+        return guarded(lambda who, v: rh.switch(engine, who, int(v) or None))(selected or 0, request, profile)
+
+    def show_version(selected, request: gr.Request, profile: gr.OAuthProfile | None):
+        return view(request, profile, selected=int(selected) if selected else None)
+
+    refresh.click(on_load, outputs=outputs, api_name="review_refresh")
+    adjudicate_btn.click(do_adjudicate, inputs=[item_id, final], outputs=outputs, api_name="review_adjudicate")
+    train_btn.click(do_train, outputs=outputs, api_name="review_train", concurrency_id="model", concurrency_limit=engine.concurrency)
+    use_btn.click(do_use, inputs=[version], outputs=outputs, api_name="review_use")
+    version.input(show_version, inputs=[version], outputs=outputs, api_name="review_version")
+    return on_load, outputs
