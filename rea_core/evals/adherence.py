@@ -171,7 +171,7 @@ def evaluate(models, config, cases: list[AdherenceCase], arm_names: list[str], o
     from .runner import RecordStore, run_arms
 
     arms = {name: get_arm(name) for name in arm_names}  # unknown names fail before any model call
-    store = RecordStore(out_dir)
+    store = RecordStore(out_dir, {"task": title, "model": models.generator.name, "config": config.to_dict()})
     run_arms(store, list(arms), cases, lambda arm, case: run_case(arms[arm].build(models, config, case), case), label=title)
     ids = [c.id for c in cases]
     per_arm = {name: metrics(store.records(name, ids)) for name in arms}

@@ -55,7 +55,7 @@ def evaluate(models, config, arm_names: list[str], out_dir: str | Path, *, turns
 
     arms = {name: get_arm(name) for name in arm_names}
     conversations = make_long_conversations(n, turns, seed)
-    store = RecordStore(out_dir)
+    store = RecordStore(out_dir, {"task": "latency", "model": models.generator.name, "config": config.to_dict(), "turns": turns, "every": every, "seed": seed})
     run_arms(store, list(arms), conversations, lambda arm, conv: run_conversation(arms[arm].build(models, config, conv), conv, every), label="Latency")
     ids = [c.id for c in conversations]
     by_arm = {name: store.records(name, ids) for name in arms}

@@ -13,14 +13,22 @@ from typing import Callable, Iterable, Sequence
 
 from tqdm.auto import tqdm
 
+from ..errors import REAError
+
 
 class RecordStore:
-    """``<out>/records.jsonl``: {"arm", "case_id", "records": [...]} per finished (arm, conversation)."""
+    """``<out>/records.jsonl``: {"arm", "case_id", "records": [...]} per finished (arm, conversation).
 
-    def __init__(self, out_dir: str | Path):
+    ``<out>/run.json`` keeps the settings of the run; resuming with other settings is refused, so
+    one results file never mixes two configurations.
+    """
+
+    def __init__(self, out_dir: str | Path, settings: dict | None = None):
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.out_dir / "records.jsonl"
+        if settings is not None:
+            self._check_settings(json.loads(json.dumps(settings, default=str)))
         self._done: dict[tuple[str, str], list[dict]] = {}
         if self.path.exists():
             for line in self.path.read_text(encoding="utf-8").splitlines():
@@ -29,6 +37,16 @@ class RecordStore:
                 except json.JSONDecodeError:
                     continue  # a line cut by a crash: that conversation is redone
                 self._done[(row["arm"], row["case_id"])] = row["records"]
+
+    def _check_settings(self, settings: dict) -> None:
+        run = self.out_dir / "run.json"
+        if run.exists():
+            previous = json.loads(run.read_text(encoding="utf-8"))
+            if previous != settings:
+                changed = sorted(k for k in set(previous) | set(settings) if previous.get(k) != settings.get(k))
+                raise REAError(f"{self.out_dir} holds a run with other settings ({', '.join(changed)}); use a new --out to start another run")
+        else:
+            run.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
     def done(self, arm: str, case_id: str) -> bool:
         return (arm, case_id) in self._done

@@ -137,7 +137,7 @@ def evaluate(models, config, cases: list[StateCase], arm_names: list[str], out_d
     from .runner import RecordStore, run_arms
 
     arms = {name: get_arm(name) for name in arm_names}
-    store = RecordStore(out_dir)
+    store = RecordStore(out_dir, {"task": "state", "model": models.generator.name, "config": config.to_dict()})
     run_arms(store, list(arms), cases, lambda arm, case: run_case(arms[arm].build(models, config, case), case), label="State tracking")
     ids = [c.id for c in cases]
     table: dict[str, dict[str, float | None]] = {}

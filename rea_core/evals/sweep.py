@@ -21,7 +21,7 @@ def evaluate(models, config, cases: list[AdherenceCase], values: list[float], ou
     from .runner import RecordStore, run_arms
 
     pairs = {f"tau_{lo:.2f}_{hi:.2f}": (lo, hi) for lo, hi in grid(values)}
-    store = RecordStore(out_dir)
+    store = RecordStore(out_dir, {"task": "sweep", "model": models.generator.name, "config": config.to_dict()})
 
     def run_one(arm: str, case) -> list[dict]:
         lo, hi = pairs[arm]

@@ -39,6 +39,10 @@ def test_adherence_writes_results_and_resumes(suite, tmp_path):
     again = rea("eval", "adherence", "--data", str(suite), "--out", str(out), "--limit", "1", "--max-new-tokens", "8")
     assert "resuming, 2 finished" in again.stderr
     assert (out / "records.jsonl").read_text().splitlines() == lines
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    other = subprocess.run([sys.executable, "-m", "rea_core.cli.main", "eval", "adherence", "--data", str(suite), "--out", str(out),
+                            "--limit", "1", "--max-new-tokens", "9"], capture_output=True, text=True, env=env, timeout=900)
+    assert other.returncode == 2 and "holds a run with other settings (config)" in other.stderr
 
 
 def test_ablation_arms_control_instructional_memory(suite, tmp_path):
