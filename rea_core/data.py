@@ -53,27 +53,37 @@ def parse_conversation(obj: object, *, where: str, max_chars: int | None = None)
     return Conversation(id=cid, turns=tuple(parsed), extra=extra)
 
 
-def load_conversations(path: str | Path, *, max_chars: int | None = None) -> list[Conversation]:
-    """Read and validate a whole conversation JSONL file (blank lines are skipped)."""
+def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[str, object]]:
+    """Every non-blank line of a JSONL file decoded, as ("file:line", object) pairs.
+
+    Raises DataFormatError naming the file (unreadable, empty) or the line (invalid JSON).
+    """
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise DataFormatError(f"Cannot read {path}: {exc}") from exc
-    conversations, seen = [], set()
+    rows = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
         try:
-            obj = json.loads(line)
+            rows.append((where, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise DataFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    if not rows:
+        raise DataFormatError(f"{path}: no {what} found")
+    return rows
+
+
+def load_conversations(path: str | Path, *, max_chars: int | None = None) -> list[Conversation]:
+    """Read and validate a whole conversation JSONL file (blank lines are skipped)."""
+    conversations, seen = [], set()
+    for where, obj in read_jsonl(path):
         conv = parse_conversation(obj, where=where, max_chars=max_chars)
         if conv.id in seen:
             raise DataFormatError(f"{where}: duplicate conversation id {conv.id!r}")
         seen.add(conv.id)
         conversations.append(conv)
-    if not conversations:
-        raise DataFormatError(f"{path}: no conversations found")
     return conversations

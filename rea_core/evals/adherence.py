@@ -10,11 +10,10 @@ checked against every instruction in force; IAR is the share of probes that sati
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data import Conversation, parse_conversation
+from ..data import Conversation, parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from .checks import Check
 
@@ -91,27 +90,13 @@ def parse_case(obj: dict, where: str) -> AdherenceCase:
 
 def load_cases(path: str | Path) -> list[AdherenceCase]:
     """Validate every line before any model call; errors name the file and line."""
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read {path}: {exc}") from exc
     cases, seen = [], set()
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    for where, obj in read_jsonl(path):
         case = parse_case(obj, where)
         if case.id in seen:
             raise DataFormatError(f"{where}: duplicate conversation id {case.id!r}")
         seen.add(case.id)
         cases.append(case)
-    if not cases:
-        raise DataFormatError(f"{path}: no conversations found")
     return cases
 
 

@@ -6,10 +6,10 @@ validation set is ``rea_core/data/recognizer_validation.jsonl`` (see docs/recogn
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 
+from ..data import read_jsonl
 from ..errors import DataFormatError
 
 LABELS = ("global", "task", "ordinary")
@@ -20,24 +20,11 @@ def default_validation_path() -> Path:
 
 
 def load_labeled(path: str | Path) -> list[dict]:
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read {path}: {exc}") from exc
     rows = []
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+    for where, row in read_jsonl(path, what="labeled inputs"):
         if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not row["text"].strip() or row.get("label") not in LABELS:
-            raise DataFormatError(f"{path}:{lineno}: needs a non-empty \"text\" and a \"label\" in {LABELS}")
+            raise DataFormatError(f"{where}: needs a non-empty \"text\" and a \"label\" in {LABELS}")
         rows.append(row)
-    if not rows:
-        raise DataFormatError(f"{path}: no labeled inputs")
     return rows
 
 

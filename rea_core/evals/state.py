@@ -10,14 +10,13 @@ and ``"condition": "full" | "shared"``; only the last turn may lack an assistant
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..corpora import chitchat_conversations, is_clean_turn
-from ..data import Conversation, Turn, parse_conversation
+from ..data import Conversation, parse_conversation, read_jsonl
 from ..errors import DataFormatError
 
 FLAVORS = ("code", "math", "actions")
@@ -96,28 +95,14 @@ def make_state_suite(n: int = 10, steps: int = 4, distractors: int = 6, seed: in
 
 
 def load_cases(path: str | Path) -> list[StateCase]:
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read {path}: {exc}") from exc
     cases = []
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{where}: not valid JSON ({exc.msg})") from exc
+    for where, obj in read_jsonl(path):
         conv = parse_conversation(obj, where=where)
         if not isinstance(obj.get("answer"), str) or obj.get("flavor") not in FLAVORS or obj.get("condition") not in ("full", "shared"):
             raise DataFormatError(f"{where}: needs \"answer\" (string), \"flavor\" in {FLAVORS} and \"condition\" in (full, shared)")
         if conv.turns[-1].assistant is not None:
             raise DataFormatError(f"{where}: the last turn is the question and must not carry an assistant reply")
         cases.append(StateCase(conv, obj["answer"], obj["flavor"], obj["condition"]))
-    if not cases:
-        raise DataFormatError(f"{path}: no conversations found")
     return cases
 
 
