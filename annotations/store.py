@@ -106,6 +106,8 @@ def add_failure_mark(session: Session, **fields: Any) -> RetrievalFailureMark:
     for attempt in range(2):
         try:
             # Read-then-write: take SQLite's write lock first (no-op elsewhere).
+            if session.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
+                session.commit()
             session.connection(execution_options={IMMEDIATE_OPTION: True})
             mark = _find_by_key(session, values)
             if mark is None:

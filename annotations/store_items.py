@@ -39,6 +39,8 @@ def _error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
 def writing(session: Session, outcome: str = "nothing was saved") -> Iterator[None]:
     """One write transaction: BEGIN IMMEDIATE on SQLite, commit at the end, roll back on any error."""
     try:
+        if session.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
+            session.commit()
         session.connection(execution_options={IMMEDIATE_OPTION: True})
         yield
         session.commit()
