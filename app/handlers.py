@@ -79,9 +79,10 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     last = column.last
     if last is None:
         return render_prompt_view(None), retrieval_chart((), [], tau_low=tau_low, tau_high=tau_high), im_table(column.session.instructions, enabled=uses_im), error
-    plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
-    if plan is last.plan or column.last_thresholds == (tau_low, tau_high):  # exactly what was sent
-        plan, decisions = last.plan, last.decisions
+    plan, decisions = last.plan, last.decisions
+    if column.last_thresholds != (tau_low, tau_high):  # re-decide only when the thresholds moved
+        plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
+    if plan is last.plan:  # exactly what was sent
         view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply")
     else:
         view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)")

@@ -49,3 +49,8 @@ def load_pipeline(model: str, embedder: str, context_window: int | None, recogni
     return load_models(model, embedder, recognizer_model=recognizer_model, context_window=context_window)
 
 
+
+
+def split_names(value: str) -> list[str]:
+    """Names from a comma-separated option value, blanks dropped."""
+    return [n.strip() for n in value.split(",") if n.strip()]

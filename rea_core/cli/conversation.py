@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import config_from_options, load_pipeline, quiet_libraries, reported_errors
+from .common import config_from_options, load_pipeline, quiet_libraries, reported_errors, split_names
 from .options import (
     DEFAULT_EMBEDDER,
     DEFAULT_MODEL,
@@ -29,7 +29,7 @@ CHAT_HELP = "commands: /im (show Instructional Memory), /save DIR, /reset, /quit
 def _strategy_names(value: str) -> list[str]:
     from ..strategies.registry import get_strategy
 
-    names = [n.strip() for n in value.split(",") if n.strip()]
+    names = split_names(value)
     for name in names:
         get_strategy(name)  # UnknownStrategyError lists the valid names
     return names

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import config_from_options, load_pipeline, reported_errors
+from .common import config_from_options, load_pipeline, reported_errors, split_names
 from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
 
 eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer.", no_args_is_help=True)
@@ -24,7 +24,7 @@ MaxNewOpt = Annotated[int, typer.Option("--max-new-tokens", help="Reply length c
 def _names(value: str) -> list[str]:
     from ..evals.arms import get_arm
 
-    names = [n.strip() for n in value.split(",") if n.strip()]
+    names = split_names(value)
     for n in names:
         get_arm(n)
     return names

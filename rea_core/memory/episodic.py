@@ -68,6 +68,7 @@ class EpisodicMemory:
         self._units = np.zeros((0, 0), dtype=np.float32)  # (capacity, dim) buffer; rows [: _n_units] used
         self._n_units = 0
         self._starts: list[int] = []  # first unit row of each embedded exchange
+        self._starts_array: np.ndarray | None = None  # cached int64 view of _starts, rebuilt after a change
 
     def __len__(self) -> int:
         return len(self.exchanges)
@@ -114,6 +115,7 @@ class EpisodicMemory:
             self._units = grown
         for count in counts:
             self._starts.append(self._n_units)
+            self._starts_array = None
             self._n_units += count
         self._units[needed - len(vectors) : needed] = vectors
 
@@ -123,15 +125,19 @@ class EpisodicMemory:
         if self.n_embedded > n_exchanges:
             self._n_units = self._starts[n_exchanges]
             del self._starts[n_exchanges:]
+            self._starts_array = None
 
     def _reset_index(self) -> None:
         self._units = np.zeros((0, 0), dtype=np.float32)
         self._n_units = 0
         self._starts = []
+        self._starts_array = None
 
     def unit_index(self) -> tuple[np.ndarray, np.ndarray]:
         """(unit matrix (N_units, dim), start row of each exchange (N_exchanges,)) over embedded exchanges."""
-        return self._units[: self._n_units], np.asarray(self._starts, dtype=np.int64)
+        if self._starts_array is None:  # not per query: a 100k-entry list costs milliseconds to convert
+            self._starts_array = np.asarray(self._starts, dtype=np.int64)
+        return self._units[: self._n_units], self._starts_array
 
     def to_dict(self) -> dict:
         units, starts = self.unit_index()
