@@ -47,6 +47,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         reset = gr.Button("Reset", elem_id="reset")
         demo_btn = gr.Button("Load the H.1 demo", elem_id="load-demo")
         reanswer = gr.Button("Re-answer with these thresholds", elem_id="reanswer")
+        new_session = gr.Button("New session", elem_id="new-session")  # COMEDY / SeCom session boundary
         save = gr.Button("Save conversation", elem_id="save")
         upload = gr.UploadButton("Load conversation", file_types=[".json"], elem_id="load")
     saved = gr.File(label="saved conversation", visible=False, elem_id="saved-file")
@@ -112,6 +113,13 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
             handlers.reanswer_column(engine, column, lo, hi)
         return {cols: columns, **render(columns, lo, hi)}
 
+    def end_sessions(columns, lo, hi):
+        columns = ensure(columns)
+        notes = [handlers.end_session_column(engine, column) for column in columns]
+        if any(notes):
+            gr.Info(" ".join(n for n in notes if n))
+        return {cols: columns, **render(columns, lo, hi)}
+
     def reset_all(columns, lo, hi):
         columns = [engine.new_column(c.strategy) for c in ensure(columns)]
         return {cols: columns, **render(columns, lo, hi)}
@@ -150,6 +158,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     )
     gr.on([reanswer.click], reanswer_both, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="reanswer", **model_call)
     gr.on([demo_btn.click], demo_all, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="load_demo", **model_call)
+    gr.on([new_session.click], end_sessions, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="new_session", **model_call)
     gr.on([reset.click], reset_all, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="reset")
     gr.on([save.click], save_all, inputs=[cols], outputs=[saved], api_name="save_conversation")
     gr.on([upload.upload], load_all, inputs=[upload, cols, *thresholds], outputs=[cols, *ui["strategy"], *view_outputs], api_name="load_conversation")

@@ -51,6 +51,16 @@ def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_
     respond_column(engine, column, text, tau_low, tau_high)
 
 
+def end_session_column(engine: AppEngine, column: ColumnState) -> str:
+    """The explicit "new session" action: the strategy closes its current session (COMEDY runs
+    Tasks 1 and 2, SeCom segments its open turns); strategies without sessions ignore it."""
+    try:
+        return engine.strategy(column.strategy).end_session(column.session)
+    except Exception as exc:  # a failing model call must not lose the conversation
+        column.error = f"Closing the session failed ({type(exc).__name__}: {exc}); the conversation is unchanged."
+        return ""
+
+
 # -- views ---------------------------------------------------------------------------------------
 
 

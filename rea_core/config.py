@@ -34,6 +34,16 @@ def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
     return lo, hi
 
 
+SECOM_SEGMENTERS = ("llm", "embedding")
+SECOM_COMPRESSORS = ("auto", "llmlingua2", "ppl", "none")
+SECOM_RETRIEVERS = ("bm25", "dense")
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
 @dataclass(frozen=True)
 class REAConfig:
     """Knobs of the REA pipeline. Ablation rows of Table 4 are switches here."""
@@ -55,6 +65,26 @@ class REAConfig:
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
     )
+    # -- comparison strategies (issue 7) ----------------------------------------------------------
+    secom_segmenter: str = field(
+        default="llm",
+        metadata={"help": "SeCom segmenter: 'llm' (zero-shot on the backbone, embedding fallback when its output does not parse) or 'embedding'"},
+    )
+    secom_segment_window: int = field(default=6, metadata={"help": "SeCom: unsegmented turns that trigger a segmentation pass"})
+    secom_boundary_threshold: float = field(
+        default=0.25, metadata={"help": "SeCom embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"}
+    )
+    secom_compressor: str = field(
+        default="auto",
+        metadata={"help": "SeCom denoising: 'auto' (LLMLingua-2 where its model loads, else perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"},
+    )
+    secom_compress_rate: float = field(
+        default=0.75, metadata={"help": "SeCom: share of tokens a memory unit keeps after compression (LLMLingua's rate; paper: 75%)"}
+    )
+    secom_retriever: str = field(default="bm25", metadata={"help": "SeCom retriever over compressed segments: 'bm25' (bm25s) or 'dense' (the embedder)"})
+    secom_top_k: int = field(default=3, metadata={"help": "SeCom: segments retrieved per query (N)"})
+    comedy_session_turns: int = field(default=8, metadata={"help": "COMEDY: turns per session before memory extraction and compression run"})
+    comedy_memory_tokens: int = field(default=160, metadata={"help": "COMEDY: new-token cap of the Task 1 and Task 2 model calls"})
 
     def __post_init__(self) -> None:
         validate_thresholds(self.tau_low, self.tau_high)
@@ -63,6 +93,15 @@ class REAConfig:
         if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
             raise ValueError("max_message_chars, max_new_tokens and max_reply_units must be positive")
         object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
+        _choice("secom_segmenter", self.secom_segmenter, SECOM_SEGMENTERS)
+        _choice("secom_compressor", self.secom_compressor, SECOM_COMPRESSORS)
+        _choice("secom_retriever", self.secom_retriever, SECOM_RETRIEVERS)
+        if not 0.0 < self.secom_compress_rate <= 1.0:
+            raise ValueError(f"secom_compress_rate must lie in (0, 1], got {self.secom_compress_rate}")
+        if not -1.0 <= self.secom_boundary_threshold <= 1.0:
+            raise ValueError(f"secom_boundary_threshold must lie in [-1, 1], got {self.secom_boundary_threshold}")
+        if self.secom_segment_window < 2 or self.secom_top_k < 1 or self.comedy_session_turns < 1 or self.comedy_memory_tokens < 8:
+            raise ValueError("secom_segment_window >= 2, secom_top_k >= 1, comedy_session_turns >= 1 and comedy_memory_tokens >= 8 are required")
 
     def with_thresholds(self, tau_low: float, tau_high: float) -> "REAConfig":
         return replace(self, tau_low=tau_low, tau_high=tau_high)

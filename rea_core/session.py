@@ -24,6 +24,7 @@ class ChatSession:
     instructions: InstructionalMemory = field(default_factory=InstructionalMemory)
     episodes: EpisodicMemory = field(default_factory=EpisodicMemory)
     log: list[dict] = field(default_factory=list)  # one summary per turn: tokens, decisions, latency
+    memory: dict = field(default_factory=dict)  # strategy-owned JSON state (SeCom segments, COMEDY memories)
     session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
@@ -39,6 +40,7 @@ class ChatSession:
             "instructions": self.instructions.to_dict(),
             "episodes": self.episodes.to_dict(),
             "log": self.log,
+            "memory": self.memory,
         }
 
     @classmethod
@@ -51,6 +53,7 @@ class ChatSession:
                 instructions=InstructionalMemory.from_dict(data["instructions"]),
                 episodes=EpisodicMemory.from_dict(data["episodes"]),
                 log=list(data.get("log", [])),
+                memory=dict(data.get("memory") or {}),
                 session_id=data.get("session_id") or uuid.uuid4().hex,
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -23,6 +23,7 @@ class SegmentKind(str, Enum):
     SYSTEM = "system"
     INSTRUCTIONS = "instructions"
     EXCHANGE = "exchange"
+    MEMORY = "memory"  # a memory unit of a comparison strategy: a SeCom segment, COMEDY's compressive memory
     QUERY = "query"
 
 
@@ -104,9 +105,12 @@ class Segment:
     reply: str = ""
     source_reply: str = ""
     score: float | None = None
+    label: str = ""  # memory segments: what the unit is (e.g. "segment 2 · turns 3-5 · bm25"), for views
+    turns: tuple[int, ...] = ()  # memory segments: the turns the unit stands for
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        d["turns"] = list(self.turns)
         d["kind"] = self.kind.value
         d["resolution"] = self.resolution.value if self.resolution else None
         d["reply_form"] = self.reply_form.value if self.reply_form else None
@@ -122,6 +126,7 @@ class PromptPlan:
     """
 
     segments: tuple[Segment, ...]
+    notes: tuple[str, ...] = ()  # what a view must say about how the plan was made (e.g. a parse fallback)
 
     @property
     def total_tokens(self) -> int:
@@ -135,7 +140,7 @@ class PromptPlan:
         return [s for s in self.segments if s.kind is SegmentKind.EXCHANGE]
 
     def to_dict(self) -> dict:
-        return {"segments": [s.to_dict() for s in self.segments], "total_tokens": self.total_tokens}
+        return {"segments": [s.to_dict() for s in self.segments], "total_tokens": self.total_tokens, "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)

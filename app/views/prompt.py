@@ -42,6 +42,28 @@ def _exchange_block(seg: Segment) -> str:
     return f'<div class="rea-seg {css}">{_head(label, seg.tokens)}{user}{reply}</div>'
 
 
+def _memory_block(seg: Segment) -> str:
+    """A SeCom segment or COMEDY's compressive memory: its label, the text sent, the original on hover."""
+    title = f' title="{escape(seg.source_reply, quote=True)}"' if seg.source_reply else ""
+    return (
+        f'<div class="rea-seg rea-memory">{_head(seg.label or "memory", seg.tokens)}'
+        f'<div class="rea-text"{title}>{escape(seg.text)}</div></div>'
+    )
+
+
+def _omitted_memory_block(run: list[Segment]) -> str:
+    items = "".join(f"<li>{escape(s.label)}: {escape(s.text)}</li>" for s in run)
+    noun = "memory unit" if len(run) == 1 else "memory units"
+    return f'<details class="rea-seg rea-omitted"><summary>{len(run)} {noun} not retrieved · 0 tok</summary><ul>{items}</ul></details>'
+
+
+def _notes_block(notes) -> str:
+    if not notes:
+        return ""
+    items = "".join(f"<li>{escape(n)}</li>" for n in notes)
+    return f'<div class="rea-notes"><ul>{items}</ul></div>'
+
+
 def _omitted_block(run: list[Segment]) -> str:
     turns = ", ".join(str(s.turn) for s in run)
     items = "".join(
@@ -60,7 +82,14 @@ def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = N
         return '<div class="rea-plan rea-empty">No turn yet: send a message to see the prompt the generator receives.</div>'
     blocks: list[str] = []
     omitted: list[Segment] = []
+    unused = [s for s in plan.segments if s.kind is SegmentKind.MEMORY and s.resolution is Resolution.OMIT]
     for seg in plan.segments:
+        if seg.kind is SegmentKind.MEMORY:  # units not retrieved: one collapsed list where the first was
+            if seg.resolution is not Resolution.OMIT:
+                blocks.append(_memory_block(seg))
+            elif seg is unused[0]:
+                blocks.append(_omitted_memory_block(unused))
+            continue
         if seg.kind is SegmentKind.EXCHANGE and seg.resolution is Resolution.OMIT:
             omitted.append(seg)
             continue
@@ -80,4 +109,4 @@ def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = N
     total = f"{prompt_tokens} prompt tokens with chat markup" if prompt_tokens is not None else f"{plan.total_tokens} tokens"
     trunc = f' · <span class="rea-trunc">{truncated_tokens} oldest tokens cut to fit the context window</span>' if truncated_tokens else ""
     head = f'<div class="rea-plan-title">{escape(title)} · {total}{trunc}</div>' if title else f'<div class="rea-plan-title">{total}{trunc}</div>'
-    return f'<div class="rea-plan">{head}{"".join(blocks)}</div>'
+    return f'<div class="rea-plan">{head}{_notes_block(plan.notes)}{"".join(blocks)}</div>'

@@ -67,8 +67,13 @@ def build_prompt_plan(
 
 
 def render_messages(plan: PromptPlan) -> list[dict]:
-    """Chat messages for text generation: system + IM prefix as the system message, then turns."""
-    system = "\n\n".join(s.text for s in plan.segments if s.kind in (SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS))
+    """Chat messages for text generation: system + IM prefix (+ memory units) as the system message, then turns."""
+    system = "\n\n".join(
+        s.text
+        for s in plan.segments
+        if s.kind in (SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS)
+        or (s.kind is SegmentKind.MEMORY and s.resolution is not Resolution.OMIT)  # SeCom / COMEDY memory
+    )
     messages = [{"role": "system", "content": system}] if system else []
     for seg in plan.segments:
         if seg.kind is SegmentKind.EXCHANGE and seg.resolution is not Resolution.OMIT:

@@ -77,6 +77,22 @@ class Strategy(ABC):
         """
         return last.plan, last.decisions
 
+    def end_session(self, session: ChatSession) -> str:
+        """Close the current conversation session (the explicit "new session" action).
+
+        Strategies that organize memory by session (COMEDY, SeCom) consolidate it here; the rest
+        ignore it. Returns a note for the user ("" when nothing happened).
+        """
+        return ""
+
+    @staticmethod
+    def commit_memory(session: ChatSession, turn: int, state: dict) -> None:
+        """Replace the strategy-owned ``session.memory`` after storing ``turn``, keeping the state
+        before it so ``undo_last_turn`` can put it back. Assigned whole: a failure before this
+        call leaves the memory as it was."""
+        previous = {k: v for k, v in session.memory.items() if k != "undo"}
+        session.memory = {**state, "undo": {"turn": turn, "state": previous}}
+
     # -- shared ----------------------------------------------------------------------------------
 
     def undo_last_turn(self, session: ChatSession) -> str:
@@ -87,6 +103,9 @@ class Strategy(ABC):
         user_text = session.episodes.exchanges[turn].user
         session.episodes.truncate(turn)
         session.instructions.restore(e for e in session.instructions if not (e.turn == turn and e.source == "recognizer"))
+        undo = session.memory.get("undo")
+        if undo and undo.get("turn") == turn:  # strategy memory as it was before this turn
+            session.memory = dict(undo["state"])
         if session.log and session.log[-1].get("turn") == turn:
             session.log.pop()
         return user_text

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 _BUILTIN = {
     "vanilla": "rea_core.strategies.vanilla:VanillaStrategy",
     "rea": "rea_core.strategies.rea:REAStrategy",
+    "secom": "rea_core.strategies.secom:SeComStrategy",
+    "comedy": "rea_core.strategies.comedy:ComedyStrategy",
 }
 _REGISTRY: dict[str, type["Strategy"]] = {}
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")

@@ -1,0 +1,102 @@
+"""COMEDY (seed 002): compressive memory in one model, no retrieval, sessions of ``K`` turns.
+
+The conversation is cut into sessions: every ``comedy_session_turns`` turns, or earlier by the
+explicit "new session" action (``end_session``). When a session closes, the backbone runs
+Task 1 (session-level memory of that session) and then Task 2 (all session memories condensed
+into the compressive memory: user description, user-bot relationship, past events), both in
+``memory/compressive.py`` with their documented fallback rules. Each reply is Task 3: the
+memory-grounded response, with the compressive memory in the system message
+(``prompts/comedy_task3.md``) and the current session's turns as the dialogue. Exchanges of
+earlier sessions are not in the prompt; the memory stands for them.
+
+State (``session.memory``, saved with the session): ``session_start`` (first turn of the current
+session), ``sessions`` (each closed session's span and Task 1 memories) and ``compressive`` (the
+three parts, how they were made, and any fallback note).
+"""
+
+from __future__ import annotations
+
+from ..config import REAConfig
+from ..memory.compressive import MemoryExtractor, render_compressive
+from ..prompts import fill, load_prompt
+from ..session import ChatSession
+from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
+from .base import Strategy
+from .registry import register_strategy
+
+
+@register_strategy("comedy")
+class ComedyStrategy(Strategy):
+    """COMEDY on the shared backbone. See the module docstring.
+
+    Example:
+        >>> comedy = build_strategy("comedy", models, REAConfig(comedy_session_turns=4))
+        >>> session = comedy.new_session()
+        >>> comedy.respond(session, "My name is Ana and I teach piano.")
+        >>> comedy.end_session(session)  # Task 1 + Task 2 now
+        >>> session.memory["compressive"]["user"]
+    """
+
+    def __init__(self, generator, embedder=None, config: REAConfig | None = None):
+        super().__init__(generator, embedder, config)
+
+    @property
+    def extractor(self) -> MemoryExtractor:
+        return MemoryExtractor(self.generator, self.config.comedy_memory_tokens)
+
+    @staticmethod
+    def state(session: ChatSession) -> dict:
+        m = session.memory
+        return {"session_start": int(m.get("session_start", 0)), "sessions": list(m.get("sessions", [])), "compressive": m.get("compressive")}
+
+    def _close_session(self, session: ChatSession, state: dict) -> dict:
+        """Task 1 on the current session, then Task 2 over every session memory."""
+        start, end = state["session_start"], session.n_turns - 1
+        turns = [(ex.user, ex.reply) for ex in session.episodes.exchanges[start : end + 1]]
+        number = len(state["sessions"]) + 1
+        t1 = self.extractor.session_memory(turns, f"session {number} (turns {start}-{end})")
+        state["sessions"].append({"start": start, "end": end, "memories": t1.value, "method": t1.method, "note": t1.note})
+        t2 = self.extractor.compress([s["memories"] for s in state["sessions"]], session.n_turns)
+        state["compressive"] = {**t2.value, "method": t2.method, "note": t2.note, "sessions": len(state["sessions"]), "through_turn": end}
+        state["session_start"] = end + 1
+        return state
+
+    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
+        session.episodes.append(user_text, reply)
+        state = self.state(session)
+        if session.n_turns - state["session_start"] >= self.config.comedy_session_turns:
+            state = self._close_session(session, state)
+        self.commit_memory(session, session.n_turns - 1, state)
+
+    def end_session(self, session: ChatSession) -> str:
+        state = self.state(session)
+        if state["session_start"] >= session.n_turns:
+            return "COMEDY: the current session has no turns yet; nothing to summarize."
+        state = self._close_session(session, state)
+        session.memory = {**session.memory, **state}
+        return f"COMEDY: session {len(state['sessions'])} closed; its memory and the compressive memory were updated."
+
+    def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        count, state = self.generator.count_tokens, self.state(session)
+        system = self.config.system_prompt
+        segments = [Segment(kind=SegmentKind.SYSTEM, tokens=count(system), text=system)] if system else []
+        notes = [f"COMEDY: sessions of {self.config.comedy_session_turns} turns; current session from turn {state['session_start']}; "
+                 f"{len(state['sessions'])} closed session(s)."]
+        memory = state["compressive"]
+        if memory:
+            text = fill(load_prompt("comedy_task3"), memory=render_compressive(memory))
+            label = f"compressive memory · sessions 1-{memory['sessions']} (turns 0-{memory['through_turn']}) · Task 2 by {memory['method']}"
+            segments.append(Segment(kind=SegmentKind.MEMORY, tokens=count(text), text=text, resolution=Resolution.COMPRESSED,
+                                    label=label, turns=tuple(range(memory["through_turn"] + 1))))
+            notes += [s["note"] for s in state["sessions"] if s.get("note")][-3:] + ([memory["note"]] if memory.get("note") else [])
+        decisions = []
+        for ex in session.episodes.exchanges:
+            resolution = Resolution.RAW if ex.turn >= state["session_start"] else Resolution.OMIT
+            decisions.append(Decision(turn=ex.turn, score=None, resolution=resolution))
+            tokens = count(ex.user) + count(ex.reply) if resolution is Resolution.RAW else 0
+            segments.append(Segment(kind=SegmentKind.EXCHANGE, tokens=tokens, turn=ex.turn, resolution=resolution, user=ex.user,
+                                    reply=ex.reply if resolution is Resolution.RAW else "", source_reply=ex.reply,
+                                    reply_form=None if resolution is Resolution.OMIT else ReplyForm.RAW))
+        segments.append(Segment(kind=SegmentKind.QUERY, tokens=count(query), text=query))
+        return PromptPlan(segments=tuple(segments), notes=tuple(notes)), tuple(decisions)
+

@@ -1,0 +1,173 @@
+"""SeCom (seed 001, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
+
+Memory construction: finished turns wait in an *open tail*; once ``secom_segment_window`` turns
+wait (or at an explicit session boundary), the topic segmenter splits them into segments
+(``memory/segmentation.py``: zero-shot LLM with turn indices and role tags, embedding fallback).
+Every segment but the last is closed: its memory unit (``[user]: ... [agent]: ...`` per turn) is
+compressed once with LLMLingua at ``secom_compress_rate`` (``memory/lingua.py``) and kept; the last
+segment stays open and is re-segmented with the turns that follow. At a session boundary all are
+closed, as SeCom segments each session.
+
+Response: the query retrieves the top ``secom_top_k`` units, closed segments and the (compressed)
+open tail alike, with BM25 or the dense retriever (``retrieval/topk.py``) over the compressed
+units, ``{m_n} <- f_R(u*, f_Comp(M), N)``; the reply is generated from those units and the query
+alone, ``r* = f_LLM(u*, {m_n})``, with the units in turn order in the system message.
+
+State (``session.memory``, saved with the session): ``segments`` (closed spans with their
+compressed unit), ``open_from`` (first turn of the open tail) and ``notes`` (segmenter fallbacks).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from ..config import REAConfig
+from ..memory.lingua import build_compressor
+from ..memory.segmentation import TopicSegmenter
+from ..prompts import load_prompt
+from ..retrieval.topk import bm25_scores, dense_scores, select_top_k
+from ..session import ChatSession
+from ..types import Decision, PromptPlan, Resolution, Segment, SegmentKind
+from .base import Strategy
+from .registry import register_strategy
+
+MAX_NOTES = 5  # segmenter fallback notes kept in the state (newest last)
+
+
+def unit_text(exchanges, start: int, end: int) -> str:
+    """The memory unit of turns ``start..end``: role-tagged, one line per message."""
+    return "\n".join(f"[user]: {ex.user}\n[agent]: {ex.reply}" for ex in exchanges[start : end + 1])
+
+
+@register_strategy("secom")
+class SeComStrategy(Strategy):
+    """SeCom on the shared backbone and embedder. See the module docstring for the algorithm.
+
+    Example:
+        >>> secom = build_strategy("secom", models, REAConfig(secom_retriever="dense"))
+        >>> session = secom.new_session()
+        >>> secom.respond(session, "I adopted a cat named Miso.").plan.notes
+    """
+
+    def __init__(self, generator, embedder=None, config: REAConfig | None = None):
+        if embedder is None:
+            raise ValueError("SeCom needs an Embedder (embedding segmenter and dense retriever)")
+        super().__init__(generator, embedder, config)
+        self._dense_cache: dict[str, object] = {}  # compressed unit text -> (dim,) vector; per process
+
+    @cached_property
+    def _compressor(self):
+        return build_compressor(self.config.secom_compressor, self.generator, self.config.secom_compress_rate)
+
+    def with_config(self, config: REAConfig) -> "SeComStrategy":
+        clone = super().with_config(config)
+        if (config.secom_compressor, config.secom_compress_rate) != (self.config.secom_compressor, self.config.secom_compress_rate):
+            clone.__dict__.pop("_compressor", None)
+        return clone
+
+    @property
+    def segmenter(self) -> TopicSegmenter:
+        c = self.config
+        return TopicSegmenter(self.generator, self.embedder, mode=c.secom_segmenter, threshold=c.secom_boundary_threshold)
+
+    # -- memory construction ----------------------------------------------------------------------
+
+    @staticmethod
+    def state(session: ChatSession) -> dict:
+        m = session.memory
+        return {"segments": list(m.get("segments", [])), "open_from": int(m.get("open_from", 0)), "notes": list(m.get("notes", []))}
+
+    def _compress(self, text: str) -> dict:
+        compressor, _ = self._compressor
+        c = compressor.compress(text)
+        return {"text": c.text, "tokens": c.tokens, "original_tokens": c.original_tokens, "method": c.method}
+
+    def _segment_tail(self, session: ChatSession, state: dict, *, close_all: bool) -> dict:
+        exchanges = session.episodes.exchanges
+        first = state["open_from"]
+        tail = [(ex.user, ex.reply) for ex in exchanges[first:]]
+        if not tail:
+            return state
+        result = self.segmenter.segment(tail, first)
+        spans = list(result.spans)
+        if not close_all and len(spans) > 1:
+            spans = spans[:-1]  # the last segment stays open and meets the next turns
+        for start, end in spans:
+            unit = self._compress(unit_text(exchanges, start, end))
+            state["segments"].append({"start": start, "end": end, "segmenter": result.method, "compressed": unit})
+        state["open_from"] = spans[-1][1] + 1
+        if result.note:
+            state["notes"] = (state["notes"] + [result.note])[-MAX_NOTES:]
+        return state
+
+    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
+        session.episodes.append(user_text, reply)
+        state = self.state(session)
+        if session.n_turns - state["open_from"] >= self.config.secom_segment_window:
+            state = self._segment_tail(session, state, close_all=False)
+        self.commit_memory(session, session.n_turns - 1, state)
+
+    def end_session(self, session: ChatSession) -> str:
+        state = self.state(session)
+        if state["open_from"] >= session.n_turns:
+            return "SeCom: no open turns; nothing to segment."
+        before = len(state["segments"])
+        state = self._segment_tail(session, state, close_all=True)
+        session.memory = {**session.memory, **state}
+        return f"SeCom: session closed; its open turns became {len(state['segments']) - before} segment(s)."
+
+    # -- retrieval and the prompt ------------------------------------------------------------------
+
+    def units(self, session: ChatSession) -> list[dict]:
+        """Every memory unit: the closed segments, then the open tail compressed now."""
+        state = self.state(session)
+        units = [dict(s, open=False) for s in state["segments"]]
+        if state["open_from"] < session.n_turns:
+            start, end = state["open_from"], session.n_turns - 1
+            text = unit_text(session.episodes.exchanges, start, end)
+            units.append({"start": start, "end": end, "segmenter": "open", "compressed": self._compress(text), "open": True})
+        return units
+
+    def score(self, query: str, texts: list[str]):
+        if self.config.secom_retriever == "bm25":
+            return bm25_scores(query, texts)
+        import numpy as np
+
+        missing = [t for t in texts if t not in self._dense_cache]
+        if missing:
+            for t, v in zip(missing, self.embedder.encode(missing)):
+                self._dense_cache[t] = v
+        vectors = np.stack([self._dense_cache[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim))
+        return dense_scores(self.embedder.encode([query])[0], vectors)
+
+    def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        c, count = self.config, self.generator.count_tokens
+        units = self.units(session)
+        scores = self.score(query, [u["compressed"]["text"] for u in units]) if units else []
+        chosen = set(select_top_k(scores, c.secom_top_k))
+        compressed = c.secom_compressor != "none"
+        header = load_prompt("secom_memory").split("{memory}")[0].strip()
+        system = c.system_prompt + (f"\n\n{header}" if chosen else "")
+        segments = [Segment(kind=SegmentKind.SYSTEM, tokens=count(system), text=system)] if system else []
+        decisions: list[Decision] = []
+        exchanges = session.episodes.exchanges
+        for i, u in enumerate(units):
+            comp, picked = u["compressed"], i in chosen
+            resolution = (Resolution.COMPRESSED if compressed else Resolution.RAW) if picked else Resolution.OMIT
+            text = comp["text"]
+            state = "open tail" if u["open"] else f"{u['segmenter']} segment"
+            label = (f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
+                     f" · {c.secom_retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}")
+            segments.append(Segment(
+                kind=SegmentKind.MEMORY, tokens=count(text) if picked else 0, text=text, resolution=resolution,
+                source_reply=unit_text(exchanges, u["start"], u["end"]), score=float(scores[i]), label=label,
+                turns=tuple(range(u["start"], u["end"] + 1)),
+            ))
+            decisions += [Decision(turn=t, score=float(scores[i]), resolution=resolution) for t in range(u["start"], u["end"] + 1)]
+        segments.append(Segment(kind=SegmentKind.QUERY, tokens=count(query), text=query))
+        _, compressor_note = self._compressor
+        method = units[0]["compressed"]["method"] if units else "-"
+        notes = [f"SeCom: {len(units)} memory unit(s), top {c.secom_top_k} by {c.secom_retriever} over units compressed by {method} "
+                 f"at rate {c.secom_compress_rate:.0%} of tokens kept; segmenter {c.secom_segmenter}, window {c.secom_segment_window}."]
+        notes += [n for n in [compressor_note] if n] + self.state(session)["notes"]
+        return PromptPlan(segments=tuple(segments), notes=tuple(notes)), tuple(decisions)
