@@ -72,7 +72,7 @@ class REAConfig:
     )
     secom_segment_window: int = field(default=6, metadata={"help": "SeCom: unsegmented turns that trigger a segmentation pass"})
     secom_boundary_threshold: float = field(
-        default=0.25, metadata={"help": "SeCom embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"}
+        default=0.15, metadata={"help": "SeCom embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"}
     )
     secom_compressor: str = field(
         default="auto",

@@ -11,7 +11,7 @@ import typer
 from .common import config_from_options, load_pipeline, reported_errors, split_names
 from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
 
-eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer.", no_args_is_help=True)
+eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation.", no_args_is_help=True)
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
 
 OutOpt = Annotated[Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")]
@@ -193,6 +193,27 @@ def recognizer(
             classifier = load_generator(model)
         name = "rules only" if rules_only else f"rules + few-shot {classifier.name}"
         _print_summary(task.evaluate(InstructionRecognizer(classifier), rows, out, name=name))
+
+
+@eval_app.command()
+def segmentation(
+    out: OutOpt,
+    data: Annotated[Optional[Path], typer.Option("--data", help="Gold JSONL (turns + boundaries); default: the shipped hand-labeled set.")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Embedding segmenter's cosine threshold (secom_boundary_threshold).")] = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+) -> None:
+    """SeCom's segmenters (zero-shot LLM with embedding fallback, embedding alone): Pk and WindowDiff on a labeled set.
+
+    Example: rea eval segmentation --out runs/segmentation
+    """
+    from ..evals import segmentation as task
+
+    with reported_errors():
+        task.load_gold(data or task.default_gold_path())  # validated before any model load
+        config = config_from_options(secom_boundary_threshold=threshold)
+        models = load_pipeline(model, embedder, None)
+        _print_summary(task.evaluate(models, config, out, data))
 
 
 @data_app.command("make-adherence")

@@ -140,7 +140,7 @@ class TopicSegmenter:
         threshold: cosine threshold of the embedding segmenter.
     """
 
-    def __init__(self, generator, embedder, *, mode: str = "llm", threshold: float = 0.25):
+    def __init__(self, generator, embedder, *, mode: str = "llm", threshold: float = 0.15):
         self.generator, self.embedder, self.mode, self.threshold = generator, embedder, mode, threshold
 
     def by_embedding(self, turns: Sequence[tuple[str, str]], first: int) -> list[Span]:
