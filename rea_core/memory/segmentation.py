@@ -28,7 +28,7 @@ from ..prompts import fill, load_prompt
 
 Span = tuple[int, int]  # inclusive (first turn, last turn)
 _PAIR = re.compile(r"(\d+)\s*(?:-|–|—|to|\.\.)\s*(\d+)")
-_SINGLE = re.compile(r"^\W*(?:turns?\s*)?(\d+)\W*$", re.IGNORECASE)
+_SINGLE = re.compile(r"^\W*(?:segment\s*\d+\s*:)?\s*(?:turns?\s*)?(\d+)\W*$", re.IGNORECASE)
 
 
 class SegmentParseError(REAError):
