@@ -143,3 +143,19 @@ def test_h1_demo_loads_into_both_columns(client):
         assert len(texts(chat)) == 18  # 9 turns
     assert "begin each response with the letter r" in out[IM0]
     assert "instructional memory" in out[PROMPT0].lower() and "rea-instructions" in out[PROMPT0]
+
+
+def test_compare_columns_run_comedy_and_secom(client):
+    """Columns set to the comparison strategies answer; the New-session action builds COMEDY's memory."""
+    client.predict("comedy", 0.5, 0.7, api_name="/set_strategy_0")
+    client.predict("secom", 0.5, 0.7, api_name="/set_strategy_1")
+    send(client, "My name is Ana and I teach piano in Lisbon.")
+    client.predict(0.5, 0.7, api_name="/new_session")
+    out = send(client, "What do I teach?")
+    for chat in (out[CHAT0], out[CHAT1]):
+        t = texts(chat)
+        assert len(t) == 4 and t[2] == "What do I teach?" and t[3].strip()
+    assert "comedy: input of the latest reply" in out[PROMPT0] and "compressive memory" in out[PROMPT0]
+    assert "User Description:" in out[PROMPT0] and "COMEDY:" in out[PROMPT0]
+    assert "secom: input of the latest reply" in out[PROMPT1] and "SeCom:" in out[PROMPT1] and "rea-memory" in out[PROMPT1]
+    assert out[ERR0] == "" and out[ERR0 + 1] == ""
