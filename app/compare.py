@@ -129,7 +129,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         return {cols: columns, **render(columns, lo, hi)}
 
     def save_all(columns):
-        return gr.File(value=handlers.save_columns(ensure(columns)), visible=True)
+        return gr.File(value=handlers.save_columns(engine, ensure(columns)), visible=True)
 
     def load_all(file, columns, lo, hi):
         try:

@@ -136,8 +136,14 @@ def im_remove(column: ColumnState, position: float | int | None) -> str:
 # -- save / load / demo --------------------------------------------------------------------------
 
 
-def save_columns(columns: list[ColumnState]) -> str:
-    """Write both columns' sessions to a JSON file and return its path (for download)."""
+def save_columns(engine: AppEngine, columns: list[ColumnState]) -> str:
+    """Write both columns' sessions to a JSON file and return its path (for download).
+
+    Background work (REA's latent compression) finishes first, so the file holds the latents and a
+    reload does not recompress.
+    """
+    for column in columns:
+        engine.strategy(column.strategy).flush(column.session)
     payload = {"format": COMPARE_FORMAT, "version": 1, "columns": [c.session.to_dict() for c in columns]}
     handle = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="rea-conversation-", delete=False, encoding="utf-8")
     with handle:

@@ -25,12 +25,20 @@ HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic E
 <b>Heuristic Context Retrieval</b>.</p></div>"""
 
 
+def codec_line(models) -> str:
+    """What REA's compressed replies are on this backbone: latent vectors, or the text fallback and why."""
+    codec = models.codec
+    if codec is None:
+        return f"compressed replies: **text-compressed** ({models.codec_note or 'latent codec switched off'})"
+    return f"compressed replies: **{codec.spec.n_latent} latent vectors** per reply (dual-LoRA codec)"
+
+
 def build_demo(engine: AppEngine) -> gr.Blocks:
     """The whole app as a ``gr.Blocks``; every browser session gets its own conversation state."""
     cfg = engine.config
     with gr.Blocks(title="REA Studio") as demo:
         gr.HTML(HEADER)
-        gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}**", elem_id="backbone")
+        gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {codec_line(engine.models)}", elem_id="backbone")
         with gr.Row():
             tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")
             tau_high = gr.Slider(0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high")

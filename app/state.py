@@ -47,6 +47,7 @@ class AppEngine:
             overrides.pop("model", None) or os.environ.get("REA_MODEL", "packaged"),
             overrides.pop("embedder", None) or os.environ.get("REA_EMBEDDER", "packaged"),
             recognizer_model=overrides.pop("recognizer_model", None) or os.environ.get("REA_RECOGNIZER_MODEL"),
+            codec=overrides.pop("codec", None) or os.environ.get("REA_CODEC", "auto"),
         )
         config = REAConfig.from_env(
             tau_low=overrides.pop("tau_low", None),

@@ -66,7 +66,7 @@ def long_conversation_file(engine: AppEngine, n: int) -> str:
         for column in columns:
             handlers.respond_column(engine, column, f"Turn {i}: what should I know about {topic}?", 0.5, 0.7,
                                     reply=f"Here are some facts about {topic}. It has a long history. Many people enjoy it. Turn {i} ends here.")
-    return handlers.save_columns(columns)
+    return handlers.save_columns(engine, columns)
 
 
 def main() -> None:

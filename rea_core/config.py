@@ -5,6 +5,8 @@ Environment variables (all optional):
     REA_EMBEDDER        sentence embedder: model id, folder, or ``packaged`` (default).
     REA_CACHE_DIR       where converted models are kept (default ``~/.cache/rea-studio``).
     REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (defaults 0.5 and 0.7).
+    REA_SCORER          HCR scorer: ``minilm`` (default) or ``latent`` (needs a codec).
+    REA_CODEC           latent codec: ``auto`` (the one shipped for the backbone), ``none``, or a folder.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from .types import Resolution
 DEFAULT_TAU_LOW = 0.5  # seed 000, section 3.4 and appendix F
 DEFAULT_TAU_HIGH = 0.7
 DEFAULT_MAX_MESSAGE_CHARS = 32_000
+HCR_SCORERS = ("minilm", "latent")
 
 
 def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
@@ -61,6 +64,8 @@ class REAConfig:
     max_new_tokens: int = field(default=256, metadata={"help": "reply length cap"})
     max_reply_units: int = field(default=3, metadata={"help": "reply chunks embedded per exchange for HCR scoring"})
     text_compress_words: int = field(default=24, metadata={"help": "words kept by the text-compressed reply stand-in"})
+    latent_replies: bool = field(default=True, metadata={"help": "compressed replies as latent vectors when a codec is loaded (off: text-compressed)"})
+    scorer: str = field(default="minilm", metadata={"help": "HCR scorer: 'minilm' (sentence embeddings) or 'latent' (codec latents, A.1)"})
     system_prompt: str = field(
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
@@ -93,6 +98,8 @@ class REAConfig:
         if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
             raise ValueError("max_message_chars, max_new_tokens and max_reply_units must be positive")
         object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
+        if self.scorer not in HCR_SCORERS:
+            raise ValueError(f"scorer must be one of {', '.join(HCR_SCORERS)}; got {self.scorer!r}")
         _choice("secom_segmenter", self.secom_segmenter, SECOM_SEGMENTERS)
         _choice("secom_compressor", self.secom_compressor, SECOM_COMPRESSORS)
         _choice("secom_retriever", self.secom_retriever, SECOM_RETRIEVERS)
@@ -124,5 +131,7 @@ class REAConfig:
             raw = os.environ.get(f"REA_{name.upper()}")
             if raw:
                 env[name] = float(raw)
+        if os.environ.get("REA_SCORER"):
+            env["scorer"] = os.environ["REA_SCORER"]
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)

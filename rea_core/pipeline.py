@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .backends import Embedder, Generator, load_embedder, load_generator
 from .config import REAConfig
 from .strategies.base import Strategy
 from .strategies.registry import get_strategy
+
+if TYPE_CHECKING:
+    from .compression import DualLoRACodec
 
 
 @dataclass
@@ -17,6 +21,8 @@ class Models:
     generator: Generator
     embedder: Embedder
     classifier: Generator | None = None  # the recognizer's LLM; None means the backbone (paper: a small separate model)
+    codec: "DualLoRACodec | None" = None  # latent compression adapters on the generator's backbone (section 3.2)
+    codec_note: str = ""  # why there is no codec, for the app and CLI to show
 
     @property
     def recognizer_model(self) -> Generator:
@@ -30,16 +36,30 @@ def load_models(
     recognizer_model: str | None = None,
     device: str | None = None,
     context_window: int | None = None,
+    codec: str | None = "auto",
 ) -> Models:
-    """Load the generator, the embedder and (if named) a separate recognizer model.
+    """Load the generator, the embedder, (if named) a separate recognizer model, and the latent codec.
+
+    ``codec``: "auto" takes the codec shipped for the backbone when there is one (else compressed
+    replies are text-compressed, and ``codec_note`` says so), "none" loads none, anything else is a
+    codec folder from ``rea train compressor``.
 
     Raises:
-        ModelLoadError: naming the model that failed and what to do.
+        ModelLoadError: naming the model (or codec) that failed and what to do.
     """
+    generator = load_generator(model, device=device, context_window=context_window)
+    loaded, note = None, ""
+    if codec not in (None, "none"):
+        from .compression import load_codec, load_default_codec, no_codec_message
+
+        loaded = load_default_codec(generator) if codec == "auto" else load_codec(generator, codec)
+        note = "" if loaded is not None else no_codec_message(generator.name)
     return Models(
-        generator=load_generator(model, device=device, context_window=context_window),
+        generator=generator,
         embedder=load_embedder(embedder),
         classifier=load_generator(recognizer_model, device=device) if recognizer_model else None,
+        codec=loaded,
+        codec_note=note,
     )
 
 

@@ -13,7 +13,7 @@ class Resolution(str, Enum):
     """How a stored exchange enters the prompt (HCR, section 3.4)."""
 
     RAW = "raw"  # user text + raw reply
-    COMPRESSED = "compressed"  # user text + compressed reply (latent, or text-compressed until latents exist)
+    COMPRESSED = "compressed"  # user text + latent reply (text-compressed where no codec is loaded)
     OMIT = "omit"  # left out this turn; it can come back on a later query
 
 
@@ -105,6 +105,7 @@ class Segment:
     reply: str = ""
     source_reply: str = ""
     score: float | None = None
+    latent_vectors: int = 0  # latent positions standing for the reply (reply_form LATENT)
     label: str = ""  # memory segments: what the unit is (e.g. "segment 2 · turns 3-5 · bm25"), for views
     turns: tuple[int, ...] = ()  # memory segments: the turns the unit stands for
 

@@ -32,7 +32,7 @@ def _exchange_block(seg: Segment) -> str:
         reply = f'<div class="rea-reply"><b>Assistant:</b> {escape(seg.reply)}</div>'
         css = "rea-raw"
     else:
-        chip = _CHIP.get(seg.reply_form, "compressed")
+        chip = f"{seg.latent_vectors} latent vectors" if seg.reply_form is ReplyForm.LATENT else _CHIP.get(seg.reply_form, "compressed")
         shown = "" if seg.reply_form is ReplyForm.LATENT else f" {escape(seg.reply)}"
         reply = (
             f'<div class="rea-reply"><b>Assistant:</b> <span class="rea-chip" title="{escape(seg.source_reply, quote=True)}">'

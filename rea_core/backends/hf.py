@@ -6,7 +6,9 @@ vectors into the same input (section 3.5); plain text prompts take the same path
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import Sequence
@@ -43,6 +45,10 @@ class HFGenerator:
         self._torch = torch
         eos = tokenizer.eos_token_id
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
+        # One model call at a time: a background latent compression must not switch adapters mid-reply.
+        self.lock = threading.RLock()
+        # Text-only calls run the plain backbone; a latent codec replaces this with peft's disable_adapter.
+        self.adapter_guard = contextlib.nullcontext
 
     @classmethod
     def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None) -> "HFGenerator":
@@ -103,7 +109,7 @@ class HFGenerator:
             # What a naive chat does when history outgrows the window: drop the oldest tokens.
             truncated = len(ids) - max_prompt_tokens
             ids = ids[truncated:]
-        with self._torch.inference_mode():
+        with self.lock, self.adapter_guard(), self._torch.inference_mode():
             embeds = self.embed_ids(ids)  # (1, T, hidden)
             text, new_tokens = self.generate_from_embeds(embeds, max_new_tokens=max_new_tokens)
         return Generation(
@@ -139,7 +145,7 @@ class HFGenerator:
         torch = self._torch
         prompt = self.template_ids(messages)
         scores = []
-        with torch.inference_mode():
+        with self.lock, self.adapter_guard(), torch.inference_mode():
             for choice in choices:
                 cont = self.tokenizer(choice, add_special_tokens=False)["input_ids"]
                 ids = torch.tensor([prompt + cont], device=self.device)

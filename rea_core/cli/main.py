@@ -12,6 +12,7 @@ from __future__ import annotations
 import typer
 
 from . import annotations_cmd, conversation, db, evaluate, serve, train
+from . import compression_cmd  # noqa: F401  (adds its commands to the data, train and eval groups)
 
 app = typer.Typer(
     name="rea",

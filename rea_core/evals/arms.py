@@ -73,6 +73,8 @@ ABLATIONS: dict[str, Arm] = {
         Arm("im-false-positive", "REA with oracle IM plus one ordinary turn (a false positive)", _rea_with(_false_positive)),
         Arm("all-raw", "EM + IM, every reply kept raw (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.RAW)),
         Arm("all-omitted", "EM + IM, every reply discarded (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.OMIT)),
+        Arm("rea-text-compressed", "REA with compressed replies as text even where a latent codec is loaded", _rea_with(latent_replies=False)),
+        Arm("rea-latent-scorer", "REA scoring HCR with the codec's latent vectors instead of MiniLM (A.1)", _rea_with(scorer="latent")),
     )
 }
 

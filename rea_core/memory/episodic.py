@@ -31,7 +31,8 @@ class Exchange:
     turn: int
     user: str
     reply: str
-    latents: Any = None  # (n_latent, hidden) reply latents, set by the compressor when present
+    latents: Any = None  # (n_latent * windows, hidden) reply latents, set by the codec after the reply
+    user_latents: Any = None  # latents of the user text, only for the latent HCR scorer
     meta: dict = field(default_factory=dict)
 
     def units(self, max_reply_units: int) -> list[str]:
@@ -40,14 +41,15 @@ class Exchange:
 
     def to_dict(self) -> dict:
         d = {"turn": self.turn, "user": self.user, "reply": self.reply, "meta": self.meta}
-        if self.latents is not None:
-            d["latents"] = _encode_array(np.asarray(self.latents, dtype=np.float32))
+        for name in ("latents", "user_latents"):
+            if getattr(self, name) is not None:
+                d[name] = _encode_array(np.asarray(getattr(self, name), dtype=np.float32))
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Exchange":
-        latents = _decode_array(d["latents"]) if d.get("latents") else None
-        return cls(turn=d["turn"], user=d["user"], reply=d["reply"], latents=latents, meta=d.get("meta", {}))
+        arrays = {name: _decode_array(d[name]) if d.get(name) else None for name in ("latents", "user_latents")}
+        return cls(turn=d["turn"], user=d["user"], reply=d["reply"], meta=d.get("meta", {}), **arrays)
 
 
 def _encode_array(a: np.ndarray) -> dict:

@@ -13,11 +13,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable, Sequence
 
+from ..compression.codec import LATENT_CLOSE, LATENT_OPEN, latent_message
 from ..memory.episodic import Exchange
 from ..text import text_compress
 from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 
 CountTokens = Callable[[str], int]
+LATENT_REPLY = latent_message()
 
 
 @lru_cache(maxsize=1)
@@ -31,13 +33,17 @@ def instruction_prefix(instructions: Sequence[str]) -> str:
     return _prefix_template().replace("{instructions}", items)
 
 
-def _exchange_segment(ex: Exchange, decision: Decision, count_tokens: CountTokens, text_compress_words: int) -> Segment:
+def _exchange_segment(ex: Exchange, decision: Decision, count_tokens: CountTokens, text_compress_words: int, use_latents: bool) -> Segment:
     common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score)
     if decision.resolution is Resolution.OMIT:
         return Segment(tokens=0, user=ex.user, **common)
     if decision.resolution is Resolution.RAW:
         form, reply = ReplyForm.RAW, ex.reply
-    else:  # compressed: latent vectors are rendered by the latent issue; text stand-in until then
+    elif use_latents and ex.latents is not None:  # user text + latent reply (section 3.5)
+        n = len(ex.latents)
+        tokens = count_tokens(ex.user) + count_tokens(LATENT_OPEN + LATENT_CLOSE) + n
+        return Segment(tokens=tokens, user=ex.user, reply_form=ReplyForm.LATENT, latent_vectors=n, **common)
+    else:  # no codec for this backbone: an extractive text stand-in, never called latent
         form, reply = ReplyForm.TEXT_COMPRESSED, text_compress(ex.reply, text_compress_words)
     return Segment(tokens=count_tokens(ex.user) + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common)
 
@@ -51,8 +57,13 @@ def build_prompt_plan(
     count_tokens: CountTokens,
     system_prompt: str = "",
     text_compress_words: int = 24,
+    use_latents: bool = False,
 ) -> PromptPlan:
-    """Assemble the hybrid prompt plan. ``decisions`` pairs one-to-one with ``exchanges``."""
+    """Assemble the hybrid prompt plan. ``decisions`` pairs one-to-one with ``exchanges``.
+
+    With ``use_latents``, a compressed exchange whose reply has latents takes them (ReplyForm.LATENT);
+    otherwise, and for exchanges not compressed yet, the reply is text-compressed.
+    """
     if len(decisions) != len(exchanges):
         raise ValueError(f"{len(exchanges)} exchanges but {len(decisions)} decisions")
     segments: list[Segment] = []
@@ -61,7 +72,7 @@ def build_prompt_plan(
     if instructions:
         prefix = instruction_prefix(instructions)
         segments.append(Segment(kind=SegmentKind.INSTRUCTIONS, tokens=count_tokens(prefix), text=prefix))
-    segments += [_exchange_segment(ex, d, count_tokens, text_compress_words) for ex, d in zip(exchanges, decisions)]
+    segments += [_exchange_segment(ex, d, count_tokens, text_compress_words, use_latents) for ex, d in zip(exchanges, decisions)]
     segments.append(Segment(kind=SegmentKind.QUERY, tokens=count_tokens(query), text=query))
     return PromptPlan(segments=tuple(segments))
 
@@ -77,7 +88,13 @@ def render_messages(plan: PromptPlan) -> list[dict]:
     messages = [{"role": "system", "content": system}] if system else []
     for seg in plan.segments:
         if seg.kind is SegmentKind.EXCHANGE and seg.resolution is not Resolution.OMIT:
-            messages += [{"role": "user", "content": seg.user}, {"role": "assistant", "content": seg.reply}]
+            reply = LATENT_REPLY if seg.reply_form is ReplyForm.LATENT else seg.reply
+            messages += [{"role": "user", "content": seg.user}, {"role": "assistant", "content": reply}]
         elif seg.kind is SegmentKind.QUERY:
             messages.append({"role": "user", "content": seg.text})
     return messages
+
+
+def latent_turns(plan: PromptPlan) -> list[int]:
+    """Turns whose latent vectors fill the slots of ``render_messages(plan)``, in order."""
+    return [s.turn for s in plan.segments if s.kind is SegmentKind.EXCHANGE and s.reply_form is ReplyForm.LATENT and s.resolution is not Resolution.OMIT]

@@ -29,3 +29,19 @@ def max_pairwise_cosine(query_units: np.ndarray, units: np.ndarray, starts: np.n
     else:
         best = (units @ q.T).max(axis=1)  # (N_units, m) -> (N_units,)
     return np.maximum.reduceat(best, starts).astype(np.float64)  # (N_exchanges,)
+
+
+def latent_units(blocks: list[list[np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """(unit-norm rows, start row of each exchange) from each exchange's latent blocks (A.1 latent scorer).
+
+    ``blocks[i]`` holds exchange i's latent arrays (user text, reply), each (n, hidden).
+    """
+    if not blocks:
+        return np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64)
+    rows = [np.concatenate(b, axis=0).astype(np.float32) for b in blocks]
+    starts = np.cumsum([0] + [len(r) for r in rows[:-1]]).astype(np.int64)
+    return unit_rows(np.concatenate(rows, axis=0)), starts
+
+
+def unit_rows(a: np.ndarray) -> np.ndarray:
+    return a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)

@@ -19,7 +19,7 @@ from ..memory.instructional import InstructionalMemory
 from ..prompt.reconstruct import render_messages
 from ..session import ChatSession
 from ..text import validate_message
-from ..types import Decision, PromptPlan, Recognition, Timings, TurnResult
+from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
 
 
 class Strategy(ABC):
@@ -93,6 +93,17 @@ class Strategy(ABC):
         previous = {k: v for k, v in session.memory.items() if k != "undo"}
         session.memory = {**state, "undo": {"turn": turn, "state": previous}}
 
+    def generate_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Generation:
+        """The model call of a turn; strategies whose prompt is not plain text (REA's latents) override it."""
+        return self.generator.generate(messages, max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens)
+
+    def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
+        """Positions the generator would read for ``messages`` (used when a reply is replayed, not generated)."""
+        return self.generator.prompt_tokens(messages)
+
+    def flush(self, session: ChatSession) -> None:
+        """Finish background work on ``session`` (REA's latent compression) before it is saved."""
+
     # -- shared ----------------------------------------------------------------------------------
 
     def undo_last_turn(self, session: ChatSession) -> str:
@@ -130,12 +141,10 @@ class Strategy(ABC):
             messages = render_messages(plan)
             t2 = time.perf_counter()
             if reply is None:
-                gen = self.generator.generate(
-                    messages, max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens
-                )
+                gen = self.generate_reply(session, plan, messages)
                 answer, prompt_tokens, new_tokens, truncated = gen.text, gen.prompt_tokens, gen.new_tokens, gen.truncated_tokens
             else:
-                full = self.generator.prompt_tokens(messages)
+                full = self.prompt_length(session, plan, messages)
                 truncated = max(0, full - self.max_prompt_tokens)
                 answer, prompt_tokens, new_tokens = reply, full - truncated, 0
             t3 = time.perf_counter()

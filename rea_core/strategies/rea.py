@@ -14,14 +14,16 @@ from typing import Sequence
 import numpy as np
 
 from ..backends.base import Embedder, Generator
+from ..compression.background import background_for
+from ..compression.codec import DualLoRACodec
 from ..config import REAConfig
 from ..memory.episodic import Exchange
 from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
-from ..prompt.reconstruct import build_prompt_plan
+from ..prompt.reconstruct import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, plan_context
-from ..retrieval.scoring import max_pairwise_cosine
+from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
 from ..session import ChatSession
-from ..types import Decision, InstructionEntry, PromptPlan, Recognition, TurnResult
+from ..types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
 from .base import Strategy
 from .registry import register_strategy
 
@@ -34,15 +36,52 @@ class REAStrategy(Strategy):
         embedder: Embedder | None = None,
         config: REAConfig | None = None,
         recognizer: InstructionRecognizer | None = None,
+        codec: DualLoRACodec | None = None,
     ):
         if embedder is None:
             raise ValueError("REA needs an Embedder for Heuristic Context Retrieval")
         super().__init__(generator, embedder, config)
         self.recognizer = recognizer or InstructionRecognizer(generator)
+        self.codec = codec
 
     @classmethod
     def from_models(cls, models, config: REAConfig) -> "REAStrategy":
-        return cls(models.generator, models.embedder, config, recognizer=InstructionRecognizer(models.recognizer_model))
+        return cls(models.generator, models.embedder, config, recognizer=InstructionRecognizer(models.recognizer_model), codec=models.codec)
+
+    # -- latent replies (section 3.2) --------------------------------------------------------------
+
+    @property
+    def uses_latents(self) -> bool:
+        """Compressed replies are latent vectors: a codec is loaded and the config does not switch it off."""
+        return self.codec is not None and self.config.latent_replies
+
+    @property
+    def latent_scoring(self) -> bool:
+        return self.codec is not None and self.config.scorer == "latent"
+
+    def _ensure_latents(self, session: ChatSession) -> None:
+        if self.uses_latents or self.latent_scoring:
+            background_for(self.codec).ensure(session.episodes.exchanges, with_user=self.latent_scoring)
+
+    def flush(self, session: ChatSession) -> None:
+        self._ensure_latents(session)
+
+    def _latent_blocks(self, session: ChatSession, plan: PromptPlan) -> list:
+        by_turn = {ex.turn: ex for ex in session.episodes.exchanges}
+        return [by_turn[t].latents for t in latent_turns(plan)]
+
+    def generate_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Generation:
+        if not self.uses_latents:
+            return super().generate_reply(session, plan, messages)
+        gen, _ = self.codec.generate(
+            messages, self._latent_blocks(session, plan), max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens
+        )
+        return gen
+
+    def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
+        if not self.uses_latents:
+            return super().prompt_length(session, plan, messages)
+        return self.codec.hybrid_length(messages, self._latent_blocks(session, plan))
 
     @property
     def uses_instructional_memory(self) -> bool:
@@ -67,10 +106,17 @@ class REAStrategy(Strategy):
         return recognition
 
     def score(self, session: ChatSession, query: str) -> np.ndarray:
-        """HCR score of every stored exchange for ``query`` (maximum pairwise cosine)."""
+        """HCR score of every stored exchange for ``query`` (maximum pairwise cosine).
+
+        The MiniLM scorer compares sentence embeddings of the query and each exchange's units;
+        the latent scorer (A.1) compares the query's latents with each exchange's user and reply latents.
+        """
         episodes = session.episodes
         if not len(episodes):
             return np.zeros(0)
+        if self.latent_scoring:
+            units, starts = latent_units([[ex.user_latents, ex.latents] for ex in episodes.exchanges])
+            return max_pairwise_cosine(unit_rows(self.codec.compress(query)), units, starts)
         episodes.ensure_embedded(self.embedder)  # no-op unless the session was built without embeddings
         units, starts = episodes.unit_index()
         return max_pairwise_cosine(self.embedder.encode([query]), units, starts)
@@ -104,10 +150,12 @@ class REAStrategy(Strategy):
             count_tokens=self.generator.count_tokens,
             system_prompt=self.config.system_prompt,
             text_compress_words=self.config.text_compress_words,
+            use_latents=self.uses_latents,
         )
         return plan, decisions
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
+        self._ensure_latents(session)  # waits for the background compression of the previous reply
         scores = self.score(session, query)
         return self.replan(query, session.episodes.exchanges, session.instructions.texts(), scores)
 
@@ -118,4 +166,6 @@ class REAStrategy(Strategy):
         return self.replan(last.plan.segments[-1].text, earlier, session.instructions.texts(), scores, tau_low=tau_low, tau_high=tau_high)
 
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
-        session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here
+        exchange = session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here
+        if self.uses_latents or self.latent_scoring:
+            background_for(self.codec).submit(exchange, with_user=self.latent_scoring)  # after the reply, off its path

@@ -41,3 +41,16 @@ def test_round_trip_keeps_embeddings_and_latents():
     np.testing.assert_array_equal(again.unit_index()[1], em.unit_index()[1])
     np.testing.assert_array_equal(again.exchanges[1].latents, em.exchanges[1].latents)
     assert again.embedder_name == "test-vectors" and again.max_reply_units == 2
+
+
+def test_session_json_keeps_reply_and_user_latents():
+    from rea_core import ChatSession
+
+    session = ChatSession(strategy="rea")
+    ex = session.episodes.append("Where is Paris?", "In France.")
+    ex.latents = np.random.default_rng(1).standard_normal((8, 576)).astype(np.float32)
+    ex.user_latents = np.random.default_rng(2).standard_normal((8, 576)).astype(np.float32)
+    again = ChatSession.from_json(session.to_json()).episodes.exchanges[0]
+    np.testing.assert_array_equal(again.latents, ex.latents)
+    np.testing.assert_array_equal(again.user_latents, ex.user_latents)
+    assert ChatSession.from_json(ChatSession(strategy="rea").to_json()).n_turns == 0

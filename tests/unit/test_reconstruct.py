@@ -53,3 +53,24 @@ def test_render_skips_omitted_and_puts_instructions_in_system():
 def test_no_system_no_instructions():
     p = build_prompt_plan(query="hi", exchanges=[], decisions=[], instructions=[], count_tokens=count_words)
     assert render_messages(p) == [{"role": "user", "content": "hi"}]
+
+
+def test_compressed_exchange_with_latents_becomes_a_latent_slot():
+    import numpy as np
+
+    from rea_core.prompt.reconstruct import LATENT_REPLY, latent_turns
+
+    exchanges = [Exchange(0, "Tell me about the Moon.", "It orbits Earth.", latents=np.zeros((8, 4), np.float32)),
+                 Exchange(1, "And Mars?", "Red planet.")]  # not compressed yet: text stand-in
+    decisions = [Decision(0, 0.6, Resolution.COMPRESSED), Decision(1, 0.6, Resolution.COMPRESSED)]
+    p = build_prompt_plan(query="Which is closer?", exchanges=exchanges, decisions=decisions, instructions=[],
+                          count_tokens=count_words, use_latents=True)
+    latent, fallback = p.exchanges()
+    assert latent.reply_form is ReplyForm.LATENT and latent.latent_vectors == 8 and latent.reply == ""
+    assert latent.tokens == count_words("Tell me about the Moon.") + count_words("<latent></latent>") + 8
+    assert fallback.reply_form is ReplyForm.TEXT_COMPRESSED
+    msgs = render_messages(p)
+    assert msgs[1] == {"role": "assistant", "content": LATENT_REPLY}
+    assert latent_turns(p) == [0]
+    off = build_prompt_plan(query="q", exchanges=exchanges, decisions=decisions, instructions=[], count_tokens=count_words)
+    assert [s.reply_form for s in off.exchanges()] == [ReplyForm.TEXT_COMPRESSED] * 2  # codec switched off
