@@ -23,7 +23,7 @@ from .options import (
     TauLowOpt,
 )
 
-CHAT_HELP = "commands: /im (show Instructional Memory), /save DIR, /reset, /quit"
+CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save DIR, /reset, /quit"
 
 
 def _strategy_names(value: str) -> list[str]:
@@ -85,6 +85,11 @@ def chat(
             if command == "/reset":
                 sessions = {n: s.new_session() for n, s in strategies.items()}
                 typer.echo("conversation reset")
+                continue
+            if command == "/new":
+                for n, strat in strategies.items():
+                    note = strat.end_session(sessions[n])
+                    typer.echo(f"[{n}] {note or 'no session memory to consolidate'}")
                 continue
             if command == "/im":
                 for n, s in sessions.items():
