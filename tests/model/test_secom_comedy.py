@@ -5,6 +5,8 @@ Replayed turns (``reply=...``) keep these fast: the memory work (segmenting, com
 1 and 2) runs on the real backbone either way.
 """
 
+from dataclasses import replace
+
 import pytest
 
 from rea_core import REAConfig, build_strategy
@@ -43,6 +45,10 @@ def test_secom_segments_cover_every_turn_once_in_order(models):
     assert sum(s.resolution.value != "omit" for s in memory) == min(3, len(memory))  # top-N retrieved
     assert sorted(d.turn for d in decisions) == list(range(len(TURNS)))
     assert any("SeCom:" in n for n in plan.notes)
+    dense = secom.with_config(replace(secom.config, secom_retriever="dense"))  # the MiniLM retriever, same units
+    plan_d, _ = dense.build_context(session, "What should the kitten eat?")
+    picked = [s.turns for s in plan_d.segments if s.kind.value == "memory" and s.resolution.value != "omit"]
+    assert len(picked) == min(3, len(memory)) and any(3 in t for t in picked) and "dense" in plan_d.notes[0]
     # an explicit session boundary closes the open tail
     note = secom.end_session(session)
     assert "session closed" in note and session.memory["open_from"] == len(TURNS)
