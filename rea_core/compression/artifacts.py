@@ -41,6 +41,7 @@ def save_codec(codec: DualLoRACodec, folder: str | Path, *, provenance: dict | N
     cast = getattr(torch, dtype)
     state = {k: v.detach().to("cpu", cast).contiguous() for k, v in codec.state_dict().items()}
     save_file(state, str(folder / (WEIGHTS + ".tmp")))
+    (folder / (WEIGHTS + ".tmp")).chmod(0o644)  # safetensors writes 0600; a shipped codec must be readable by the app's user
     (folder / (WEIGHTS + ".tmp")).replace(folder / WEIGHTS)
     meta = {"format": "rea-codec", "version": 1, "spec": codec.spec.to_dict(), "provenance": provenance or {}}
     (folder / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")

@@ -14,6 +14,7 @@ earlier exchanges, the exchange whose raw inclusion lowers the reply's NLL most.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -95,11 +96,14 @@ def evaluate_compression(
     marker_tokens = count(LATENT_OPEN + LATENT_CLOSE)
     rows, recon, retrieval = [], [], []
     latent_cache: dict[tuple[str, int, str], np.ndarray] = {}
+    compress_s: list[float] = []
 
     def latents_of(session: Session, turn: int, field: str = "reply") -> np.ndarray:
         key = (session.id, turn, field)
         if key not in latent_cache:
+            start = time.perf_counter()
             latent_cache[key] = codec.compress(session.turns[turn][field])
+            compress_s.append(time.perf_counter() - start)
         return latent_cache[key]
 
     for session in tqdm(sessions, desc="compression eval", unit="session", disable=not progress):
@@ -128,6 +132,8 @@ def evaluate_compression(
             retrieval.append(_retrieval_probe(codec, embedder, session, system, retrieval_candidates, max_target_tokens, latents_of))
 
     results = summarize(rows, recon, retrieval)
+    if compress_s:
+        results["compress_ms"] = {"median": 1000 * float(np.median(compress_s)), "p95": 1000 * float(np.percentile(compress_s, 95)), "n": len(compress_s)}
     results["settings"] = {
         "sessions": len(sessions), "probes_per_session": probes_per_session, "max_target_tokens": max_target_tokens,
         "text_compress_words": text_compress_words, "codec": codec.spec.to_dict(), "codec_provenance": getattr(codec, "provenance", {}),

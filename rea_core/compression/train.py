@@ -61,7 +61,7 @@ class TrainConfig:
 PRESETS = {
     "gpu": TrainConfig(),
     "cpu": TrainConfig(
-        lr=3e-4, batch_size=8, epochs=1.0, max_steps=150, max_minutes=28, history_turns=1,
+        lr=3e-4, batch_size=8, epochs=1.0, max_steps=150, max_minutes=25, history_turns=1,
         autoencode_steps=25, max_target_tokens=48, window_tokens=96, max_chunks=1, save_every=10,
     ),
 }
