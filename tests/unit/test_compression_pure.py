@@ -74,3 +74,29 @@ def test_summarize_scorers_against_oracle():
     assert r["gap_recovered"]["latent"] == pytest.approx(0.5) and r["target_met"]
     assert r["scorers"]["minilm"]["top1_agreement"] == 1.0 and r["scorers"]["latent"]["top1_agreement"] == 0.0
     assert r["scorers"]["chance_top1"] == pytest.approx(1 / 3)
+
+
+def test_make_codec_sessions_command_filters_and_splits(tmp_path):
+    from typer.testing import CliRunner
+
+    from rea_core.cli.main import app
+
+    out = tmp_path / "sessions.jsonl"
+    result = CliRunner().invoke(app, ["data", "make-codec-sessions", "--out", str(out), "--limit-per-source", "20", "--heldout-share", "0.3"])
+    assert result.exit_code == 0, result.output
+    sessions = read_sessions(out)
+    assert {s.source for s in sessions} == {"sharegpt", "chitchat"} and len(sessions) == 40
+    assert all(3 <= len(s.turns) <= MAX_TURNS for s in sessions)
+    assert all("```" not in t["user"] + t["reply"] and len((t["user"] + " " + t["reply"]).split()) >= 10 for s in sessions for t in s.turns)
+    assert {s.split for s in sessions} == {"train", "heldout"}
+
+
+def test_train_compressor_refuses_unknown_preset(tmp_path):
+    from typer.testing import CliRunner
+
+    from rea_core.cli.main import app
+
+    data = tmp_path / "s.jsonl"
+    data.write_text('{"id": "a", "turns": [{"user": "u", "reply": "r"}, {"user": "u2", "reply": "r2"}]}\n')
+    result = CliRunner().invoke(app, ["train", "compressor", "--data", str(data), "--out", str(tmp_path / "run"), "--preset", "tpu"])
+    assert result.exit_code == 2 and "unknown preset 'tpu'" in result.output
