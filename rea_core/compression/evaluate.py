@@ -3,7 +3,9 @@
 For each probe (turn i of a held-out session), the NLL of the reference reply i when the previous
 exchange enters the prompt with its reply raw, latent, text-compressed, or not at all (omitted, as
 HCR omits it). The share of the omitted-to-raw NLL gap that a form recovers is
-``(NLL_omit - NLL_form) / (NLL_omit - NLL_raw)`` over the probe means. All four run under the
+``(NLL_omit - NLL_form) / (NLL_omit - NLL_raw)`` over the probe means. A control form keeps the
+user text with an empty reply, so what the reply's stand-in adds beyond its user text is reported
+too (``reply_gap_recovered``, the user-only-to-raw gap). All four run under the
 generation adapter (REA's generator); raw and omitted are also measured on the plain backbone.
 
 Also: reconstruction ROUGE-L of replies decoded back from their latents, and the two HCR scorers
@@ -29,7 +31,7 @@ from .data import Session
 
 log = logging.getLogger(__name__)
 
-FORMS = ("raw", "latent", "text", "omit")
+FORMS = ("raw", "latent", "text", "user", "omit")  # "user": the user text with an empty reply (a control)
 
 
 def rouge_l_f1(prediction: str, reference: str) -> float:
@@ -69,7 +71,7 @@ def exchange_messages(prev: dict, form: str, words: int) -> tuple[list[dict], st
     """Messages for the previous exchange in ``form`` and the reply text standing in (for token counts)."""
     if form == "omit":
         return [], ""
-    reply = {"raw": prev["reply"], "latent": latent_message(), "text": text_compress(prev["reply"], words)}[form]
+    reply = {"raw": prev["reply"], "latent": latent_message(), "text": text_compress(prev["reply"], words), "user": ""}[form]
     return [{"role": "user", "content": prev["user"]}, {"role": "assistant", "content": reply}], reply
 
 
@@ -175,7 +177,9 @@ def summarize(rows: list[dict], recon: list[dict], retrieval: list[dict]) -> dic
     results: dict = {"probes": len(rows), "mean_nll": mean, "mean_nll_base": base, "mean_tokens": tokens}
     if rows:
         results["gap_nats"] = mean["omit"] - mean["raw"]
-        results["gap_recovered"] = {f: gap_recovered(mean["omit"], mean[f], mean["raw"]) for f in ("latent", "text")}
+        results["gap_recovered"] = {f: gap_recovered(mean["omit"], mean[f], mean["raw"]) for f in ("latent", "text", "user")}
+        # What the reply's stand-in adds beyond its user text: the user-only-to-raw gap recovered.
+        results["reply_gap_recovered"] = {f: gap_recovered(mean["user"], mean[f], mean["raw"]) for f in ("latent", "text")}
         results["target_met"] = (results["gap_recovered"]["latent"] or 0) >= 0.5
     if recon:
         results["reconstruction_rouge_l"] = float(np.mean([r["rouge_l"] for r in recon]))
@@ -198,7 +202,7 @@ def figures(results: dict) -> list:
 
     figs = []
     if results.get("mean_nll"):
-        labels = {"raw": "raw reply", "latent": "latent (8 vectors)", "text": "text-compressed", "omit": "omitted"}
+        labels = {"raw": "raw reply", "latent": "latent (8 vectors)", "text": "text-compressed", "user": "user text only", "omit": "omitted"}
         nll = go.Figure(go.Bar(x=[labels[f] for f in FORMS], y=[results["mean_nll"][f] for f in FORMS],
                                text=[f"{results['mean_nll'][f]:.3f}" for f in FORMS], textposition="outside"))
         nll.update_layout(title="NLL of the next reply by form of the previous reply (generation adapter)", yaxis_title="mean NLL (nats/token)")

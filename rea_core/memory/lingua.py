@@ -25,6 +25,8 @@ the entities; the scoring is LLMLingua's.
 
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import os
 import re
@@ -89,7 +91,10 @@ class PerplexityCompressor:
         bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
         info: list[float] = []
         model = self.generator.model
-        with torch.inference_mode():
+        # The plain backbone, one call at a time: a latent codec may have put LoRA layers into this model.
+        lock = getattr(self.generator, "lock", contextlib.nullcontext())
+        guard = getattr(self.generator, "adapter_guard", contextlib.nullcontext)
+        with lock, guard(), torch.inference_mode():
             for start in range(0, len(ids), self.window):
                 chunk = [bos] + ids[start : start + self.window]
                 x = torch.tensor([chunk], device=self.generator.device)  # (1, T+1)

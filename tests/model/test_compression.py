@@ -117,6 +117,11 @@ def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
     plain = load_generator("packaged")
     msgs = [{"role": "user", "content": "Name a color."}]
     assert vanilla.generator.generate(msgs, max_new_tokens=8).text == plain.generate(msgs, max_new_tokens=8).text
+    from rea_core.memory.lingua import PerplexityCompressor  # SeCom's scoring also sees the plain backbone
+
+    text = SESSION.turns[0]["reply"]
+    shared, own = PerplexityCompressor(models.generator)._token_information(text), PerplexityCompressor(plain)._token_information(text)
+    np.testing.assert_allclose(shared[1], own[1], atol=1e-3)
 
 
 def test_latent_scorer_scores_every_exchange(models):
