@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 COMPRESS, GENERATE = "compress", "generate"
 LATENT_OPEN, LATENT_CLOSE = "<latent>", "</latent>"
-_SLOT = "\u241eREA_LATENT_SLOT\u241e"  # placeholder in templated text; never produced by users' text after escaping
+_SLOT = "\u241eREA_LATENT_SLOT\u241e"  # placeholder in templated text; a message that contains it fails the slot count check
 RECONSTRUCT_PROMPT = "Repeat the text inside the latent block word for word."
 
 

@@ -26,7 +26,7 @@ from ..evals.report import write_report, write_results
 from ..memory.episodic import EpisodicMemory
 from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
 from ..text import text_compress
-from .codec import GENERATE, LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, latent_message
+from .codec import LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, latent_message
 from .data import Session
 
 log = logging.getLogger(__name__)

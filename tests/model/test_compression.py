@@ -9,7 +9,7 @@ import torch
 
 from rea_core import REAConfig, ReplyForm, Resolution, build_strategy
 from rea_core.backends import load_generator
-from rea_core.compression import AdapterMismatchError, load_codec, save_codec, shipped_codec_dir
+from rea_core.compression import AdapterMismatchError, latent_message, load_codec, save_codec, shipped_codec_dir
 from rea_core.compression.codec import COMPRESS, GENERATE
 from rea_core.compression.data import Session
 from rea_core.compression.train import Example, example_loss, make_optimizer, new_codec, preset, train
@@ -35,7 +35,7 @@ def test_generation_loss_trains_both_adapters_and_the_compression_tokens():
     codec = fresh_codec()
     optimizer = make_optimizer(codec, preset("cpu"))
     example = Example(
-        messages=({"role": "user", "content": SESSION.turns[0]["user"]}, {"role": "assistant", "content": "<latent>\u241eREA_LATENT_SLOT\u241e</latent>"},
+        messages=({"role": "user", "content": SESSION.turns[0]["user"]}, {"role": "assistant", "content": latent_message()},
                   {"role": "user", "content": SESSION.turns[2]["user"]}),
         latent_replies=(SESSION.turns[0]["reply"],), target=SESSION.turns[2]["reply"], kind="generate",
     )
