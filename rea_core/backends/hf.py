@@ -84,10 +84,15 @@ class HFGenerator:
                 msgs, add_generation_prompt=add_generation_prompt, tokenize=True, return_dict=True
             )
             return list(enc["input_ids"])
+        return self.tokenizer(self.template_text(messages, add_generation_prompt=add_generation_prompt))["input_ids"]
+
+    def template_text(self, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> str:
+        """The chat-templated prompt as text, before tokenization (the latent codec splits it at its slots)."""
+        msgs = [{"role": m["role"], "content": m["content"]} for m in messages]
+        if getattr(self.tokenizer, "chat_template", None):
+            return self.tokenizer.apply_chat_template(msgs, add_generation_prompt=add_generation_prompt, tokenize=False)
         text = "".join(f"{_FALLBACK_ROLES.get(m['role'], m['role'])}: {m['content']}\n" for m in msgs)
-        if add_generation_prompt:
-            text += "Assistant:"
-        return self.tokenizer(text)["input_ids"]
+        return text + ("Assistant:" if add_generation_prompt else "")
 
     def prompt_tokens(self, messages: Sequence[Message]) -> int:
         return len(self.template_ids(messages))
@@ -140,6 +145,14 @@ class HFGenerator:
         if eos is not None and eos in new_ids:
             new_ids = new_ids[: new_ids.index(eos) + 1]
         return self.tokenizer.decode(new_ids, skip_special_tokens=True).strip(), len(new_ids)
+
+    def token_logprobs(self, ids: Sequence[int]) -> list[float]:
+        """log p(ids[i] | ids[:i]) for i >= 1 under the plain backbone (SeCom's perplexity compression)."""
+        torch = self._torch
+        with self.lock, self.adapter_guard(), torch.inference_mode():
+            x = torch.tensor([list(ids)], device=self.device)  # (1, T)
+            logp = torch.log_softmax(self.model(input_ids=x).logits[0, :-1].float(), dim=-1)  # (T-1, vocab)
+            return logp[torch.arange(len(ids) - 1), x[0, 1:]].tolist()
 
     def choice_logprobs(self, messages: Sequence[Message], choices: Sequence[str]) -> list[float]:
         torch = self._torch

@@ -207,11 +207,10 @@ class DualLoRACodec:
     def compress_ids(self, ids: Sequence[int]):
         """(n_latent, hidden) latents of one token window, under the compress adapter (with grad when training)."""
         torch = self._torch
-        model = self.generator.model
-        text = model.get_input_embeddings()(torch.tensor([list(ids)], device=self.generator.device)).float()
+        text = self.generator.embed_ids(ids).float()
         inputs = torch.cat([text, self.compression_tokens[None]], dim=1).to(self.dtype)
         self.use_adapter(COMPRESS)
-        hidden = model.base_model(inputs_embeds=inputs).last_hidden_state  # post-norm, no LM head
+        hidden = self.generator.model.base_model(inputs_embeds=inputs).last_hidden_state  # post-norm, no LM head
         return self._project(hidden[0, -self.spec.n_latent :])
 
     def compress_windows(self, windows: Sequence[Sequence[int]]):
@@ -231,13 +230,13 @@ class DualLoRACodec:
 
     # -- hybrid input and generation ------------------------------------------------------------
 
-    def templated_text(self, messages: Sequence[Message], *, add_generation_prompt: bool = True) -> str:
+    def _piece_ids(self, messages: Sequence[Message], n_blocks: int, *, add_generation_prompt: bool = True) -> list[list[int]]:
+        """Token ids of the templated text around the latent slots: one more piece than slots."""
+        pieces = self.generator.template_text(messages, add_generation_prompt=add_generation_prompt).split(_SLOT)
+        if len(pieces) - 1 != n_blocks:
+            raise ValueError(f"{len(pieces) - 1} latent slots in the prompt but {n_blocks} latent blocks")
         tok = self.generator.tokenizer
-        msgs = [{"role": m["role"], "content": m["content"]} for m in messages]
-        if getattr(tok, "chat_template", None):
-            return tok.apply_chat_template(msgs, add_generation_prompt=add_generation_prompt, tokenize=False)
-        text = "".join(f"{m['role'].capitalize()}: {m['content']}\n" for m in msgs)
-        return text + ("Assistant:" if add_generation_prompt else "")
+        return [tok(piece, add_special_tokens=False)["input_ids"] if piece else [] for piece in pieces]
 
     def hybrid_input(self, messages: Sequence[Message], latent_blocks: Sequence, *, add_generation_prompt: bool = True, suffix_ids: Sequence[int] = ()) -> HybridInput:
         """Embed templated ``messages`` whose latent slots (from ``latent_message``) take ``latent_blocks`` in order.
@@ -246,18 +245,13 @@ class DualLoRACodec:
         appended after the prompt (training targets).
         """
         torch = self._torch
-        pieces = self.templated_text(messages, add_generation_prompt=add_generation_prompt).split(_SLOT)
-        if len(pieces) - 1 != len(latent_blocks):
-            raise ValueError(f"{len(pieces) - 1} latent slots in the prompt but {len(latent_blocks)} latent blocks")
-        tok, embed = self.generator.tokenizer, self.generator.model.get_input_embeddings()
+        pieces = self._piece_ids(messages, len(latent_blocks), add_generation_prompt=add_generation_prompt)
+        pieces[-1] = list(pieces[-1]) + list(suffix_ids)
         device = self.generator.device
         parts, spans, pos = [], [], 0
-        for i, piece in enumerate(pieces):
-            ids = tok(piece, add_special_tokens=False)["input_ids"] if piece else []
-            if i == len(pieces) - 1:
-                ids = list(ids) + list(suffix_ids)
+        for i, ids in enumerate(pieces):
             if ids:
-                parts.append(embed(torch.tensor([ids], device=device)).to(self.dtype))
+                parts.append(self.generator.embed_ids(ids).to(self.dtype))
                 pos += len(ids)
             if i < len(latent_blocks):
                 block = latent_blocks[i]
@@ -268,10 +262,8 @@ class DualLoRACodec:
         return HybridInput(embeds=torch.cat(parts, dim=1), latent_spans=spans)
 
     def hybrid_length(self, messages: Sequence[Message], latent_blocks: Sequence) -> int:
-        """Input positions of the hybrid prompt: text tokens plus latent vectors."""
-        tok = self.generator.tokenizer
-        pieces = self.templated_text(messages).split(_SLOT)
-        return sum(len(tok(p, add_special_tokens=False)["input_ids"]) for p in pieces if p) + sum(len(b) for b in latent_blocks)
+        """Input positions of the hybrid prompt: text tokens plus latent vectors (nothing embedded)."""
+        return sum(map(len, self._piece_ids(messages, len(latent_blocks)))) + sum(len(b) for b in latent_blocks)
 
     def generate(self, messages: Sequence[Message], latent_blocks: Sequence, *, max_new_tokens: int, max_prompt_tokens: int | None = None) -> tuple[Generation, HybridInput]:
         """Greedy reply from a hybrid prompt under the generate adapter."""

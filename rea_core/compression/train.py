@@ -85,7 +85,7 @@ class Example:
 
 
 def target_of(turn: dict, targets: str) -> str:
-    return turn.get("self_reply") or turn["reply"] if targets == "self" else turn["reply"]
+    return (turn.get("self_reply") or turn["reply"]) if targets == "self" else turn["reply"]
 
 
 def history_messages(turns: Sequence[dict], forms: Sequence[str]) -> tuple[list[dict], list[str]]:

@@ -25,8 +25,6 @@ the entities; the scoring is LLMLingua's.
 
 from __future__ import annotations
 
-import contextlib
-
 import logging
 import os
 import re
@@ -83,25 +81,13 @@ class PerplexityCompressor:
 
     def _token_information(self, text: str) -> tuple[list[int], list[float], list[tuple[int, int]]]:
         """(token ids, self-information of each token, character offsets) under the backbone."""
-        import torch
-
         tok = self.generator.tokenizer
         enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
         ids, offsets = enc["input_ids"], enc["offset_mapping"]
         bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
         info: list[float] = []
-        model = self.generator.model
-        # The plain backbone, one call at a time: a latent codec may have put LoRA layers into this model.
-        lock = getattr(self.generator, "lock", contextlib.nullcontext())
-        guard = getattr(self.generator, "adapter_guard", contextlib.nullcontext)
-        with lock, guard(), torch.inference_mode():
-            for start in range(0, len(ids), self.window):
-                chunk = [bos] + ids[start : start + self.window]
-                x = torch.tensor([chunk], device=self.generator.device)  # (1, T+1)
-                logits = model(input_ids=x).logits[0, :-1].float()  # (T, vocab): predicts chunk[1:]
-                logp = torch.log_softmax(logits, dim=-1)
-                target = x[0, 1:]
-                info += (-logp[torch.arange(len(target)), target]).tolist()
+        for start in range(0, len(ids), self.window):
+            info += [-lp for lp in self.generator.token_logprobs([bos] + ids[start : start + self.window])]
         return ids, info, offsets
 
     def compress(self, text: str) -> Compressed:

@@ -9,12 +9,11 @@ chat-template markup is counted only in the real prompt length it reports.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
 from typing import Callable, Sequence
 
 from ..compression.codec import LATENT_CLOSE, LATENT_OPEN, latent_message
 from ..memory.episodic import Exchange
+from ..prompts import fill, load_prompt
 from ..text import text_compress
 from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 
@@ -22,15 +21,10 @@ CountTokens = Callable[[str], int]
 LATENT_REPLY = latent_message()
 
 
-@lru_cache(maxsize=1)
-def _prefix_template() -> str:
-    return resources.files("rea_core.prompts").joinpath("instruction_prefix.md").read_text(encoding="utf-8").strip()
-
-
 def instruction_prefix(instructions: Sequence[str]) -> str:
     """The IM block, instructions verbatim and numbered in arrival order."""
     items = "\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1))
-    return _prefix_template().replace("{instructions}", items)
+    return fill(load_prompt("instruction_prefix"), instructions=items)
 
 
 def _exchange_segment(ex: Exchange, decision: Decision, count_tokens: CountTokens, text_compress_words: int, use_latents: bool) -> Segment:

@@ -67,8 +67,7 @@ class REAStrategy(Strategy):
         self._ensure_latents(session)
 
     def _latent_blocks(self, session: ChatSession, plan: PromptPlan) -> list:
-        by_turn = {ex.turn: ex for ex in session.episodes.exchanges}
-        return [by_turn[t].latents for t in latent_turns(plan)]
+        return [session.episodes.exchanges[t].latents for t in latent_turns(plan)]  # exchange i is turn i
 
     def generate_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Generation:
         if not self.uses_latents:
