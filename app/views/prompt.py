@@ -10,7 +10,7 @@ from html import escape
 
 from rea_core import PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 
-_CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed", ReplyForm.LATENT: "latent vectors"}
+_CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed"}  # a latent reply's chip says how many vectors
 
 
 def _score(seg: Segment) -> str:

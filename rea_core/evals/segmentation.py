@@ -37,28 +37,26 @@ def default_k(reference: Sequence[int]) -> int:
     return max(1, round(len(reference) / (2 * segments)))
 
 
-def window_diff(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
-    """WindowDiff: share of length-``k`` windows whose boundary counts differ."""
+def _window_counts(reference: Sequence[int], hypothesis: Sequence[int], k: int | None) -> list[tuple[int, int]]:
+    """Boundary counts (reference, hypothesis) in every length-``k`` window; checks lengths and ``k``."""
     if len(reference) != len(hypothesis):
         raise ValueError("reference and hypothesis differ in length")
     k = default_k(reference) if k is None else k
     if not 0 < k <= len(reference):
         raise ValueError(f"window {k} does not fit {len(reference)} positions")
-    windows = len(reference) - k + 1
-    errors = sum(sum(reference[i : i + k]) != sum(hypothesis[i : i + k]) for i in range(windows))
-    return errors / windows
+    return [(sum(reference[i : i + k]), sum(hypothesis[i : i + k])) for i in range(len(reference) - k + 1)]
+
+
+def window_diff(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
+    """WindowDiff: share of length-``k`` windows whose boundary counts differ."""
+    windows = _window_counts(reference, hypothesis, k)
+    return sum(r != h for r, h in windows) / len(windows)
 
 
 def pk(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
     """Pk: share of length-``k`` windows where reference and hypothesis disagree on whether any boundary falls inside."""
-    if len(reference) != len(hypothesis):
-        raise ValueError("reference and hypothesis differ in length")
-    k = default_k(reference) if k is None else k
-    if not 0 < k <= len(reference):
-        raise ValueError(f"window {k} does not fit {len(reference)} positions")
-    windows = len(reference) - k + 1
-    errors = sum((sum(reference[i : i + k]) > 0) != (sum(hypothesis[i : i + k]) > 0) for i in range(windows))
-    return errors / windows
+    windows = _window_counts(reference, hypothesis, k)
+    return sum((r > 0) != (h > 0) for r, h in windows) / len(windows)
 
 
 def default_gold_path() -> Path:

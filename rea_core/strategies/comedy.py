@@ -16,7 +16,6 @@ three parts, how they were made, and any fallback note).
 
 from __future__ import annotations
 
-from ..config import REAConfig
 from ..memory.compressive import MemoryExtractor, render_compressive
 from ..prompts import fill, load_prompt
 from ..session import ChatSession
@@ -36,9 +35,6 @@ class ComedyStrategy(Strategy):
         >>> comedy.end_session(session)  # Task 1 + Task 2 now
         >>> session.memory["compressive"]["user"]
     """
-
-    def __init__(self, generator, embedder=None, config: REAConfig | None = None):
-        super().__init__(generator, embedder, config)
 
     @property
     def extractor(self) -> MemoryExtractor:
