@@ -96,6 +96,9 @@ class RetrievalFailureMark(Base):
     tau_high: Mapped[float] = mapped_column(Float)
     note: Mapped[str] = mapped_column(Text, default="")
     source: Mapped[str] = mapped_column(String(500))  # file name or "bundled:examples"
+    # JSON list of the conversation's turns up to and including the query ({"user", "assistant"}),
+    # so the marks export as retrieval test cases; None for marks made before migration 0003.
+    context: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     def __repr__(self) -> str:
         return (

@@ -176,8 +176,32 @@ def mark_to_dict(mark: RetrievalFailureMark) -> dict[str, Any]:
     return out
 
 
-def export_failure_marks_jsonl(session: Session, path_or_file: str | os.PathLike[str] | IO[str]) -> int:
-    """Write all marks, oldest first, as one JSON object per line.
+def marks_as_conversations(marks: list[RetrievalFailureMark]) -> list[dict]:
+    """Marks as retrieval test cases: one conversation per (source, conversation) with the turns
+    up to its latest marked query, each marked query turn carrying ``"needed"`` (0-based exchange
+    indices), the format ``rea eval retrieval`` reads. Marks without stored context are skipped."""
+    groups: dict[tuple[str, str], list[RetrievalFailureMark]] = {}
+    for mark in marks:
+        if mark.context:
+            groups.setdefault((mark.source, mark.conversation_id), []).append(mark)
+    out, used = [], set()
+    for (source, conv_id), group in groups.items():
+        longest = max(group, key=lambda m: m.query_turn)
+        turns = [dict(t) for t in json.loads(longest.context)]
+        needed: dict[int, set[int]] = {}
+        for m in group:
+            needed.setdefault(m.query_turn, set()).add(m.exchange_turn)
+        for turn, exchanges in needed.items():
+            turns[turn]["needed"] = sorted(exchanges)
+        case_id = conv_id if conv_id not in used else f"{conv_id}@{source}"
+        used.add(case_id)
+        out.append({"id": case_id, "turns": turns, "source": source})
+    return out
+
+
+def export_failure_marks_jsonl(session: Session, path_or_file: str | os.PathLike[str] | IO[str], *, raw: bool = False) -> int:
+    """Write all marks as conversation JSONL with ``needed`` turns (``marks_as_conversations``), the
+    input of ``rea eval retrieval``; with ``raw=True``, every mark's columns, oldest first.
 
     Rows are read before the file is opened, so a database error leaves no
     partial file behind.
@@ -187,17 +211,18 @@ def export_failure_marks_jsonl(session: Session, path_or_file: str | os.PathLike
         path_or_file: A path to (over)write, or an open text file.
 
     Returns:
-        The number of marks written.
+        The number of lines written (conversations, or marks with ``raw``).
 
     Raises:
         StoreError: The database is locked or unreachable.
     """
     with _reading(session):
         marks = list(session.scalars(select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)))
-    lines = [json.dumps(mark_to_dict(mark), ensure_ascii=False) + "\n" for mark in marks]
+    rows = [mark_to_dict(mark) for mark in marks] if raw else marks_as_conversations(marks)
+    lines = [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]
     if isinstance(path_or_file, (str, os.PathLike)):
         with open(path_or_file, "w", encoding="utf-8") as handle:
             handle.writelines(lines)
     else:
         path_or_file.writelines(lines)
-    return len(marks)
+    return len(lines)

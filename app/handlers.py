@@ -96,7 +96,7 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
         view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply")
     else:
         view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)")
-    chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.segments[-1].text)
+    chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.query, score_label=strategy.score_label)
     return view, chart, im_table(column.session.instructions, enabled=uses_im), error
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rea_core import REAError
@@ -39,6 +40,8 @@ def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, 
     decision = next(d for d in turn.decisions if d.turn == exchange_turn)
     needed = trace.turns[exchange_turn]
 
+    context = [{"user": t.user, "assistant": t.reply} for t in trace.turns[: query_turn + 1]]
+
     def write():
         with engine.db() as session:
             return _store().add_failure_mark(
@@ -55,6 +58,7 @@ def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, 
                 tau_high=tau_high,
                 note=note,
                 source=source,
+                context=json.dumps(context, ensure_ascii=False),
             )
 
     _guard(write)
@@ -81,3 +85,25 @@ def export_marks(engine: AppEngine, folder: str) -> str:
 
     _guard(write)
     return str(path)
+
+
+def recheck_marks(engine: AppEngine, tau_low: float, tau_high: float) -> str:
+    """Re-run REA's current policy (these thresholds) on every stored mark: how many it now keeps."""
+    from rea_core.evals.retrieval import parse_needed_cases, rea_records
+
+    def read():
+        with engine.db() as session:
+            store = _store()
+            return store.marks_as_conversations(store.list_failure_marks(session))
+
+    conversations = _guard(read)
+    cases = parse_needed_cases(conversations, where="stored marks")
+    if not cases:
+        return "No marks with a stored conversation yet: trace a conversation and mark an omitted exchange that was needed."
+    strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
+    records = [r for case in cases for r in rea_records(strategy, case)]
+    fixed = sum(r["all_kept"] for r in records)
+    cfg = strategy.config
+    return (f"Current policy ({cfg.scorer} scorer, tau_low {tau_low:.2f}, tau_high {tau_high:.2f}) keeps every needed exchange for "
+            f"**{fixed} of {len(records)}** marked queries ({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
+            f"keeping {sum(r['kept_share'] for r in records) / len(records):.0%} of their history on average.")

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import gradio as gr
 
+from rea_core import default_thresholds, scorer_label
+
 from .annotate_auth import gradio_auth
 from .annotate_tab import build_annotate_tab
 from .compare import build_compare_tab
@@ -33,12 +35,20 @@ def codec_line(models) -> str:
     return f"compressed replies: **{codec.spec.n_latent} latent vectors** per reply (dual-LoRA codec)"
 
 
+def hcr_line(cfg) -> str:
+    """The HCR scorer in use, what its score means and its calibrated thresholds."""
+    lo, hi = default_thresholds(cfg.scorer)
+    return (f"HCR scorer: **{cfg.scorer}** ({scorer_label(cfg)}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
+            f" · follow-ups keep their {cfg.follow_up_top_k} best-scored exchange(s); the latest {cfg.recent_raw} kept raw")
+
+
 def build_demo(engine: AppEngine) -> gr.Blocks:
     """The whole app as a ``gr.Blocks``; every browser session gets its own conversation state."""
     cfg = engine.config
     with gr.Blocks(title="REA Studio") as demo:
         gr.HTML(HEADER)
         gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {codec_line(engine.models)}", elem_id="backbone")
+        gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
         with gr.Row():
             tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")
             tau_high = gr.Slider(0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high")

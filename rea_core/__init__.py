@@ -10,7 +10,7 @@ Example:
     >>> rea.respond(session, "From now on, answer in lowercase.").plan.instructions
 """
 
-from .config import DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, REAConfig, validate_thresholds
+from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, REAConfig, default_thresholds, scorer_label, validate_thresholds
 from .data import Conversation, Turn, load_conversations
 from .errors import DataFormatError, InputError, ModelLoadError, REAError, ThresholdError, UnknownStrategyError
 from .memory.episodic import EpisodicMemory, Exchange
@@ -41,6 +41,7 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "CALIBRATED_THRESHOLDS",
     "DEFAULT_TAU_HIGH",
     "DEFAULT_TAU_LOW",
     "ChatSession",
@@ -48,6 +49,8 @@ __all__ = [
     "DataFormatError",
     "Decision",
     "EpisodicMemory",
+    "default_thresholds",
+    "scorer_label",
     "Exchange",
     "Generation",
     "InputError",

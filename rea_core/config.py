@@ -4,8 +4,8 @@ Environment variables (all optional):
     REA_MODEL           generator: a Hugging Face model id, a local folder, or ``packaged`` (default).
     REA_EMBEDDER        sentence embedder: model id, folder, or ``packaged`` (default).
     REA_CACHE_DIR       where converted models are kept (default ``~/.cache/rea-studio``).
-    REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (defaults 0.5 and 0.7).
-    REA_SCORER          HCR scorer: ``minilm`` (default) or ``latent`` (needs a codec).
+    REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (default: the values calibrated for the scorer).
+    REA_SCORER          HCR scorer: ``hybrid`` (default), ``exchange``, ``minilm``, ``sentence``, or ``latent`` (needs a codec).
     REA_CODEC           latent codec: ``auto`` (the one shipped for the backbone), ``none``, or a folder.
 """
 
@@ -17,10 +17,44 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from .errors import ThresholdError
 from .types import Resolution
 
-DEFAULT_TAU_LOW = 0.5  # seed 000, section 3.4 and appendix F
-DEFAULT_TAU_HIGH = 0.7
+PAPER_TAU_LOW = 0.5  # seed 000, section 3.4 and appendix F: the paper's scorer, not ours
+PAPER_TAU_HIGH = 0.7
 DEFAULT_MAX_MESSAGE_CHARS = 32_000
-HCR_SCORERS = ("minilm", "latent")
+HCR_SCORERS = ("hybrid", "exchange", "minilm", "sentence", "latent")
+# Thresholds per scorer, calibrated by `rea eval retrieval --calibrate` on development data
+# (BENCHMARKS.md, "Retrieval"); the paper's 0.5 / 0.7 belong to its own scorer and are kept
+# only where nothing was calibrated. A score's scale depends on the scorer: MiniLM cosines of
+# related turns mostly lie in 0.2-0.5, normalized hybrid scores lower still.
+CALIBRATED_THRESHOLDS: dict[str, tuple[float, float]] = {
+    "hybrid": (0.20, 0.35),
+    "exchange": (0.35, 0.55),
+    "minilm": (0.35, 0.55),
+    "sentence": (0.40, 0.60),
+    "latent": (PAPER_TAU_LOW, PAPER_TAU_HIGH),
+}
+DEFAULT_SCORER = "hybrid"
+DEFAULT_TAU_LOW, DEFAULT_TAU_HIGH = CALIBRATED_THRESHOLDS[DEFAULT_SCORER]
+IM_PLACEMENTS = ("system", "query")
+COMPRESSED_FORMS = ("extractive", "first_words")
+
+
+SCORER_LABELS = {
+    "hybrid": "hybrid score: {w:.1f} x MiniLM cosine + {l:.1f} x normalized BM25",
+    "exchange": "MiniLM cosine to the whole exchange",
+    "minilm": "max pairwise MiniLM cosine (user text, reply chunks)",
+    "sentence": "max pairwise MiniLM cosine (sentences)",
+    "latent": "max pairwise cosine of codec latents",
+}
+
+
+def scorer_label(config: "REAConfig") -> str:
+    """What an HCR score is under ``config``: chart axes and the app header say it."""
+    return SCORER_LABELS[config.scorer].format(w=config.dense_weight, l=1 - config.dense_weight)
+
+
+def default_thresholds(scorer: str) -> tuple[float, float]:
+    """The calibrated (tau_low, tau_high) of ``scorer``: what the app and CLI use unless told otherwise."""
+    return CALIBRATED_THRESHOLDS.get(scorer, (PAPER_TAU_LOW, PAPER_TAU_HIGH))
 
 
 def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
@@ -51,8 +85,8 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 class REAConfig:
     """Knobs of the REA pipeline. Ablation rows of Table 4 are switches here."""
 
-    tau_low: float = field(default=DEFAULT_TAU_LOW, metadata={"help": "below this score an exchange is omitted"})
-    tau_high: float = field(default=DEFAULT_TAU_HIGH, metadata={"help": "at or above this score an exchange is raw"})
+    tau_low: float | None = field(default=None, metadata={"help": "below this score an exchange is omitted (default: calibrated for the scorer)"})
+    tau_high: float | None = field(default=None, metadata={"help": "at or above this score an exchange is raw (default: calibrated for the scorer)"})
     use_im: bool = field(default=True, metadata={"help": "Instructional Memory and its recognizer on/off"})
     use_hcr: bool = field(default=True, metadata={"help": "Heuristic Context Retrieval on/off"})
     fixed_resolution: Resolution = field(
@@ -63,9 +97,25 @@ class REAConfig:
     max_message_chars: int = field(default=DEFAULT_MAX_MESSAGE_CHARS, metadata={"help": "longest user message taken"})
     max_new_tokens: int = field(default=256, metadata={"help": "reply length cap"})
     max_reply_units: int = field(default=3, metadata={"help": "reply chunks embedded per exchange for HCR scoring"})
-    text_compress_words: int = field(default=24, metadata={"help": "words kept by the text-compressed reply stand-in"})
+    text_compress_words: int = field(default=24, metadata={"help": "word budget of the text-compressed reply stand-in"})
     latent_replies: bool = field(default=True, metadata={"help": "compressed replies as latent vectors when a codec is loaded (off: text-compressed)"})
-    scorer: str = field(default="minilm", metadata={"help": "HCR scorer: 'minilm' (sentence embeddings) or 'latent' (codec latents, A.1)"})
+    scorer: str = field(
+        default=DEFAULT_SCORER,
+        metadata={"help": "HCR scorer: 'hybrid' (BM25 + whole-exchange MiniLM), 'exchange' (whole-exchange MiniLM), 'minilm' "
+                          "(user text + reply chunks, max pairwise), 'sentence' (the paper's sentence-level max pairwise) or 'latent' (codec latents, A.1)"},
+    )
+    dense_weight: float = field(default=0.3, metadata={"help": "hybrid scorer: weight of the cosine; the rest goes to normalized BM25"})
+    neighbor_weight: float = field(default=0.2, metadata={"help": "share of the better neighbouring exchange's score added to an exchange's own (0: off)"})
+    context_turns: int = field(default=1, metadata={"help": "follow-ups: also score the query joined with this many previous user turns, keeping the better score (0: off)"})
+    follow_up_decay: float = field(default=0.8, metadata={"help": "follow-ups: the previous turn's scores carried forward times this (0: off)"})
+    follow_up_top_k: int = field(default=2, metadata={"help": "follow-ups: the k best-scored exchanges are kept at least compressed, whatever their score"})
+    recent_raw: int = field(default=1, metadata={"help": "the latest N exchanges are always kept raw: context for follow-ups and demonstrations of the instructions in force"})
+    recent_floor: int = field(default=0, metadata={"help": "the latest N exchanges are kept at least compressed"})
+    im_placement: str = field(default="system", metadata={"help": "Instructional Memory: 'system' (prefix, the paper) or 'query' (also restated next to the query)"})
+    compressed_form: str = field(
+        default="extractive",
+        metadata={"help": "text-compressed reply: 'extractive' (the reply's sentences nearest the query, within text_compress_words) or 'first_words'"},
+    )
     system_prompt: str = field(
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
@@ -92,14 +142,30 @@ class REAConfig:
     comedy_memory_tokens: int = field(default=160, metadata={"help": "COMEDY: new-token cap of the Task 1 and Task 2 model calls"})
 
     def __post_init__(self) -> None:
-        validate_thresholds(self.tau_low, self.tau_high)
+        if self.scorer not in HCR_SCORERS:
+            raise ValueError(f"scorer must be one of {', '.join(HCR_SCORERS)}; got {self.scorer!r}")
+        calibrated = default_thresholds(self.scorer)
+        if self.tau_low is None and self.tau_high is None:
+            object.__setattr__(self, "tau_low", calibrated[0])
+            object.__setattr__(self, "tau_high", calibrated[1])
+        elif self.tau_low is None:  # one given: the other calibrated, pulled along so the pair stays ordered
+            object.__setattr__(self, "tau_low", min(calibrated[0], float(self.tau_high)))
+        elif self.tau_high is None:
+            object.__setattr__(self, "tau_high", max(calibrated[1], float(self.tau_low)))
+        lo, hi = validate_thresholds(self.tau_low, self.tau_high)
+        object.__setattr__(self, "tau_low", lo)
+        object.__setattr__(self, "tau_high", hi)
+        _choice("im_placement", self.im_placement, IM_PLACEMENTS)
+        _choice("compressed_form", self.compressed_form, COMPRESSED_FORMS)
+        if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0:
+            raise ValueError("dense_weight, neighbor_weight and follow_up_decay must lie in [0, 1]")
+        if self.context_turns < 0 or self.recent_raw < 0 or self.recent_floor < 0 or self.follow_up_top_k < 0:
+            raise ValueError("context_turns, recent_raw, recent_floor and follow_up_top_k must not be negative")
         if self.im_capacity < 1:
             raise ValueError("im_capacity must be at least 1")
         if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
             raise ValueError("max_message_chars, max_new_tokens and max_reply_units must be positive")
         object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
-        if self.scorer not in HCR_SCORERS:
-            raise ValueError(f"scorer must be one of {', '.join(HCR_SCORERS)}; got {self.scorer!r}")
         _choice("secom_segmenter", self.secom_segmenter, SECOM_SEGMENTERS)
         _choice("secom_compressor", self.secom_compressor, SECOM_COMPRESSORS)
         _choice("secom_retriever", self.secom_retriever, SECOM_RETRIEVERS)
@@ -109,6 +175,11 @@ class REAConfig:
             raise ValueError(f"secom_boundary_threshold must lie in [-1, 1], got {self.secom_boundary_threshold}")
         if self.secom_segment_window < 2 or self.secom_top_k < 1 or self.comedy_session_turns < 1 or self.comedy_memory_tokens < 8:
             raise ValueError("secom_segment_window >= 2, secom_top_k >= 1, comedy_session_turns >= 1 and comedy_memory_tokens >= 8 are required")
+
+    @property
+    def unit_mode(self) -> str:
+        """How Episodic Memory cuts exchanges into embedded units for this scorer."""
+        return {"hybrid": "exchange", "exchange": "exchange", "sentence": "sentence"}.get(self.scorer, "units")
 
     def with_thresholds(self, tau_low: float, tau_high: float) -> "REAConfig":
         return replace(self, tau_low=tau_low, tau_high=tau_high)
@@ -125,7 +196,9 @@ class REAConfig:
 
     @classmethod
     def from_env(cls, **overrides) -> "REAConfig":
-        """Defaults, then REA_TAU_LOW / REA_TAU_HIGH from the environment, then explicit overrides."""
+        """Defaults, then REA_TAU_LOW / REA_TAU_HIGH / REA_SCORER from the environment, then explicit overrides.
+
+        Thresholds not set anywhere are the scorer's calibrated ones."""
         env: dict = {}
         for name in ("tau_low", "tau_high"):
             raw = os.environ.get(f"REA_{name.upper()}")

@@ -46,6 +46,35 @@ def text_compress(reply: str, max_words: int) -> str:
     return " ".join(words[:max_words]) + " […]"
 
 
+def extract_relevant(reply: str, query: str, max_words: int) -> str:
+    """Extractive compressed reply: the reply's sentences sharing most terms with ``query``, kept in
+    reply order within ``max_words``; with no overlap, the leading sentences (as ``text_compress``).
+
+    Why lexical: reconstruction stays a pure function, and the terms a query shares with a
+    sentence are what makes it worth keeping for that query. A sentence longer than the budget
+    is cut at the budget.
+    """
+    from .retrieval.lexical import tokenize  # a pure module; imported here to keep text.py dependency-free at import
+
+    words = reply.split()
+    if len(words) <= max_words:
+        return reply.strip()
+    sentences = split_sentences(reply)
+    wanted = set(tokenize(query))
+    overlap = [len(wanted & set(tokenize(s))) for s in sentences]
+    order = sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))  # best first; ties: earlier first
+    chosen, used = [], 0
+    for i in order:
+        n = len(sentences[i].split())
+        if used + n > max_words:
+            if not chosen:  # the best sentence alone is too long: its leading words
+                return " ".join(sentences[i].split()[:max_words]) + " […]"
+            continue
+        chosen.append(i)
+        used += n
+    return " ".join(sentences[i] for i in sorted(chosen)) + (" […]" if used < len(words) else "")
+
+
 def validate_message(text: object, max_chars: int) -> str:
     """Return the user message, or raise InputError if it is not a non-empty string within the limit."""
     if not isinstance(text, str):

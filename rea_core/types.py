@@ -137,6 +137,11 @@ class PromptPlan:
     def instructions(self) -> Segment | None:
         return next((s for s in self.segments if s.kind is SegmentKind.INSTRUCTIONS), None)
 
+    @property
+    def query(self) -> str:
+        """The current user message the plan answers (its last segment)."""
+        return next(s.text for s in reversed(self.segments) if s.kind is SegmentKind.QUERY)
+
     def exchanges(self) -> list[Segment]:
         return [s for s in self.segments if s.kind is SegmentKind.EXCHANGE]
 

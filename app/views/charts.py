@@ -17,8 +17,11 @@ def _short(text: str, n: int = 120) -> str:
     return escape(text if len(text) <= n else text[: n - 1] + "…")
 
 
-def retrieval_chart(decisions: tuple[Decision, ...], exchanges: list[Exchange], *, tau_low: float, tau_high: float, query: str = "") -> go.Figure:
-    """One bar per stored exchange, colored by decision, with tau_low and tau_high drawn as lines."""
+def retrieval_chart(
+    decisions: tuple[Decision, ...], exchanges: list[Exchange], *, tau_low: float, tau_high: float, query: str = "", score_label: str | None = None
+) -> go.Figure:
+    """One bar per stored exchange, colored by decision; with ``score_label`` (the strategy's
+    thresholded score) tau_low and tau_high are drawn as lines, else the scores are the strategy's own ranking."""
     fig = go.Figure()
     scored = [d for d in decisions if d.score is not None]
     for resolution in Resolution:
@@ -31,13 +34,13 @@ def retrieval_chart(decisions: tuple[Decision, ...], exchanges: list[Exchange], 
             hovertext=[f"turn {d.turn} · {d.score:.3f}<br>User: {_short(exchanges[d.turn].user)}<br>Reply: {_short(exchanges[d.turn].reply)}" for d in picked],
             hoverinfo="text",
         )
-    for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")):
+    for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")) if score_label else ():
         fig.add_hline(y=value, line_dash="dash", line_color="#555", annotation_text=f"{name} {value:.2f}", annotation_position="top left")
     title = f"HCR scores for: {_short(query, 60)}" if query else "HCR scores"
     if decisions and not scored:
         title = "No retrieval scores: this strategy keeps every exchange"
     fig.update_layout(
-        title=title, xaxis_title="exchange (turn)", yaxis_title="max pairwise cosine", yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
+        title=title, xaxis_title="exchange (turn)", yaxis_title=score_label or "retrieval score (no thresholds)", yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
         barmode="overlay", height=300, margin=dict(l=40, r=10, t=40, b=40), legend_orientation="h", legend_y=-0.25,
     )
     fig.update_xaxes(tickmode="linear", dtick=max(1, len(exchanges) // 20), range=[-0.5, max(len(exchanges), 1) - 0.5])

@@ -8,10 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
 from .common import config_from_options, load_pipeline, reported_errors, split_names
 from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
 
-eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation.", no_args_is_help=True)
+eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation, retrieval.", no_args_is_help=True)
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
 
 OutOpt = Annotated[Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")]
@@ -216,27 +217,68 @@ def segmentation(
         _print_summary(task.evaluate(models, config, out, data))
 
 
+@eval_app.command()
+def retrieval(
+    data: Annotated[Path, typer.Option("--data", help="Conversation JSONL with \"needed\" on query turns, or LoCoMo JSON (a file or a folder) with --format locomo.")],
+    out: OutOpt,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl or locomo.")] = "jsonl",
+    policies: Annotated[str, typer.Option("--policies", help="Comma-separated REA policies and baselines (README, 'Retrieval').")] = ",".join(RETRIEVAL_POLICIES),
+    limit: LimitOpt = None,
+    calibrate: Annotated[bool, typer.Option("--calibrate", help="Print suggested tau_low / tau_high per scorer for --target.")] = False,
+    target: Annotated[float, typer.Option("--target", help="Calibration: share of queries whose needed exchanges must all be kept.")] = 0.9,
+    scorer: Annotated[Optional[str], typer.Option("--scorer", help="Scorer of the 'rea' policy (hybrid, exchange, minilm, sentence).")] = None,
+    model: ModelOpt = DEFAULT_MODEL,
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    tau_low: TauLowOpt = None,
+    tau_high: TauHighOpt = None,
+) -> None:
+    """Does HCR keep what each query needs? Kept share, recall, recall@k, prompt tokens, threshold sweeps, baselines.
+
+    Example: rea eval retrieval --data ../shared/locomo-dev --format locomo --out runs/locomo --calibrate --target 0.6
+    """
+    from ..evals import retrieval as task
+
+    with reported_errors():
+        names = task.check_policies(split_names(policies))
+        if limit is not None and limit < 1:
+            raise typer.BadParameter("--limit must be at least 1")
+        if not 0.0 < target <= 1.0:
+            raise typer.BadParameter("--target must lie in (0, 1]")
+        cases = task.load_cases(data, fmt)[:limit]  # validated before any model load
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, scorer=scorer)
+        models = load_pipeline(model, embedder, None)
+        results = task.evaluate(models, config, cases, names, out, dataset=f"{data.name} ({fmt})", calibrate_target=target if calibrate else None)
+        for p, m in results["policies"].items():
+            typer.echo(f"{p:20s} all kept {m.get('all_kept', 0):.3f}  recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
+                       f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS))
+        for p, c in results.get("calibration", {}).items():
+            typer.echo(f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
+                       f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}")
+        typer.echo(f"report: {out / 'report.html'}")
+
+
 @data_app.command("make-adherence")
 def make_adherence(
     out: Annotated[Path, typer.Option("--out", help="JSONL file to write.")],
     n: Annotated[int, typer.Option("--n")] = 20,
     turns: Annotated[int, typer.Option("--turns")] = 24,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    compliant_history: Annotated[bool, typer.Option("--compliant-history", help="Rewrite every stored reply to follow the instructions in force at its turn, as a capable assistant's history would.")] = False,
 ) -> None:
     """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at several depths.
 
-    Example: rea data make-adherence --n 20 --turns 24 --seed 0 --out suite.jsonl
+    Example: rea data make-adherence --n 20 --turns 24 --seed 0 --compliant-history --out suite.jsonl
     """
     from ..evals.suites import make_adherence_suite
 
     with reported_errors():
         try:
-            suite = make_adherence_suite(n=n, turns=turns, seed=seed)
+            suite = make_adherence_suite(n=n, turns=turns, seed=seed, compliant_history=compliant_history)
         except ValueError as exc:
             raise typer.BadParameter(str(exc))
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in suite), encoding="utf-8")
-        typer.echo(f"wrote {len(suite)} conversations to {out}")
+        typer.echo(f"wrote {len(suite)} conversations{' with compliant histories' if compliant_history else ''} to {out}")
 
 
 @data_app.command("make-state")

@@ -2,10 +2,15 @@
 
 Each exchange keeps the user text raw and the reply raw, plus a slot for the reply's latent
 vectors (filled by the compression adapter of the latent issue). For HCR, an exchange is
-embedded once, when stored, as a few *units*:
+embedded once, when stored, as a few *units*, by ``unit_mode``:
 
-    * the user text, whole (one unit);
-    * the reply, split into sentences grouped into at most ``max_reply_units`` consecutive chunks.
+    * ``exchange``: the whole exchange, user text and reply together (one unit; hybrid scorer);
+    * ``units``: the user text whole, then the reply's sentences grouped into at most
+      ``max_reply_units`` consecutive chunks (the first release's scorer);
+    * ``sentence``: every sentence of the user text and of the reply (the paper's unit).
+
+Beside the vectors, a BM25 index over each exchange's text grows with the memory (lexical half of
+the hybrid scorer); it is rebuilt from the texts when a session is loaded.
 
 All unit embeddings live in one contiguous, growing (N_units, dim) float32 matrix with the start
 row of each exchange, so scoring every exchange against a query is one matrix-vector product
@@ -21,7 +26,10 @@ from typing import Any
 import numpy as np
 
 from ..backends.base import Embedder
-from ..text import chunk_sentences
+from ..retrieval.lexical import BM25Index
+from ..text import chunk_sentences, split_sentences
+
+UNIT_MODES = ("exchange", "units", "sentence")
 
 
 @dataclass
@@ -35,8 +43,17 @@ class Exchange:
     user_latents: Any = None  # latents of the user text, only for the latent HCR scorer
     meta: dict = field(default_factory=dict)
 
-    def units(self, max_reply_units: int) -> list[str]:
-        """The texts embedded for retrieval: the user text, then the reply's sentence chunks."""
+    @property
+    def text(self) -> str:
+        """The exchange as one text (user then reply), as embedded and indexed whole."""
+        return f"{self.user}\n{self.reply}" if self.reply else self.user
+
+    def units(self, max_reply_units: int, mode: str = "units") -> list[str]:
+        """The texts embedded for retrieval under ``mode`` (see the module docstring); never empty."""
+        if mode == "exchange":
+            return [self.text]
+        if mode == "sentence":
+            return split_sentences(self.user) + split_sentences(self.reply) or [self.user]
         return [self.user] + chunk_sentences(self.reply, max_reply_units)
 
     def to_dict(self) -> dict:
@@ -63,8 +80,12 @@ def _decode_array(d: dict) -> np.ndarray:
 class EpisodicMemory:
     """Exchanges in turn order plus their unit embeddings, embedded once on arrival."""
 
-    def __init__(self, max_reply_units: int = 3):
+    def __init__(self, max_reply_units: int = 3, unit_mode: str = "units"):
+        if unit_mode not in UNIT_MODES:
+            raise ValueError(f"unit_mode must be one of {', '.join(UNIT_MODES)}; got {unit_mode!r}")
         self.max_reply_units = max_reply_units
+        self.unit_mode = unit_mode
+        self._lexical: BM25Index | None = None  # built on first use, then appended to
         self.exchanges: list[Exchange] = []
         self.embedder_name: str | None = None
         self._units = np.zeros((0, 0), dtype=np.float32)  # (capacity, dim) buffer; rows [: _n_units] used
@@ -87,6 +108,14 @@ class EpisodicMemory:
             self.ensure_embedded(embedder)
         return exchange
 
+    def use_unit_mode(self, mode: str) -> None:
+        """Switch how exchanges are cut into units; the vectors are re-embedded on the next ``ensure_embedded``."""
+        if mode not in UNIT_MODES:
+            raise ValueError(f"unit_mode must be one of {', '.join(UNIT_MODES)}; got {mode!r}")
+        if mode != self.unit_mode:
+            self.unit_mode = mode
+            self._reset_index()
+
     def ensure_embedded(self, embedder: Embedder) -> None:
         """Embed the exchanges not embedded yet (all of them if the embedder changed)."""
         if self.embedder_name not in (None, embedder.name):
@@ -95,7 +124,7 @@ class EpisodicMemory:
         pending = self.exchanges[self.n_embedded :]
         if not pending:
             return
-        unit_lists = [ex.units(self.max_reply_units) for ex in pending]
+        unit_lists = [ex.units(self.max_reply_units, self.unit_mode) for ex in pending]
         vectors = embedder.encode([u for units in unit_lists for u in units])  # (sum units, dim)
         counts = [len(units) for units in unit_lists]
         self._add_vectors(vectors, counts)
@@ -124,6 +153,8 @@ class EpisodicMemory:
     def truncate(self, n_exchanges: int) -> None:
         """Keep only the first ``n_exchanges`` exchanges and their embeddings (undo a failed turn)."""
         del self.exchanges[n_exchanges:]
+        if self._lexical is not None:
+            self._lexical.truncate(n_exchanges)
         if self.n_embedded > n_exchanges:
             self._n_units = self._starts[n_exchanges]
             del self._starts[n_exchanges:]
@@ -135,6 +166,14 @@ class EpisodicMemory:
         self._starts = []
         self._starts_array = None
 
+    def lexical_index(self) -> BM25Index:
+        """BM25 over every stored exchange's text, brought up to date with the memory."""
+        if self._lexical is None:
+            self._lexical = BM25Index()
+        if len(self._lexical) < len(self.exchanges):
+            self._lexical.add(ex.text for ex in self.exchanges[len(self._lexical) :])
+        return self._lexical
+
     def unit_index(self) -> tuple[np.ndarray, np.ndarray]:
         """(unit matrix (N_units, dim), start row of each exchange (N_exchanges,)) over embedded exchanges."""
         if self._starts_array is None:  # not per query: a 100k-entry list costs milliseconds to convert
@@ -145,15 +184,17 @@ class EpisodicMemory:
         units, starts = self.unit_index()
         index = None
         if self.n_embedded:
-            index = {"embedder": self.embedder_name, "units": _encode_array(units), "starts": starts.tolist()}
-        return {"max_reply_units": self.max_reply_units, "exchanges": [e.to_dict() for e in self.exchanges], "index": index}
+            index = {"embedder": self.embedder_name, "unit_mode": self.unit_mode, "units": _encode_array(units), "starts": starts.tolist()}
+        return {"max_reply_units": self.max_reply_units, "unit_mode": self.unit_mode, "exchanges": [e.to_dict() for e in self.exchanges], "index": index}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "EpisodicMemory":
-        memory = cls(max_reply_units=data.get("max_reply_units", 3))
+    def from_dict(cls, data: dict, unit_mode: str | None = None) -> "EpisodicMemory":
+        """Rebuild a memory; with another ``unit_mode`` than the file's, its vectors are dropped and re-embedded on use."""
+        saved_mode = data.get("unit_mode", "units")  # files written before unit modes used "units"
+        memory = cls(max_reply_units=data.get("max_reply_units", 3), unit_mode=unit_mode or saved_mode)
         memory.exchanges = [Exchange.from_dict(e) for e in data.get("exchanges", [])]
         index = data.get("index")
-        if index:
+        if index and index.get("unit_mode", "units") == memory.unit_mode:
             units, starts = _decode_array(index["units"]), list(index["starts"])
             counts = np.diff(starts + [len(units)]).tolist()
             memory.embedder_name = index["embedder"]

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 from ..compression.codec import LATENT_CLOSE, LATENT_OPEN, latent_message
 from ..memory.episodic import Exchange
 from ..prompts import fill, load_prompt
-from ..text import text_compress
+from ..text import extract_relevant, text_compress
 from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 
 CountTokens = Callable[[str], int]
@@ -27,7 +27,9 @@ def instruction_prefix(instructions: Sequence[str]) -> str:
     return fill(load_prompt("instruction_prefix"), instructions=items)
 
 
-def _exchange_segment(ex: Exchange, decision: Decision, count_tokens: CountTokens, text_compress_words: int, use_latents: bool) -> Segment:
+def _exchange_segment(
+    ex: Exchange, decision: Decision, count_tokens: CountTokens, text_compress_words: int, use_latents: bool, compressed_form: str, query: str
+) -> Segment:
     common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score)
     if decision.resolution is Resolution.OMIT:
         return Segment(tokens=0, user=ex.user, **common)
@@ -37,8 +39,12 @@ def _exchange_segment(ex: Exchange, decision: Decision, count_tokens: CountToken
         n = len(ex.latents)
         tokens = count_tokens(ex.user) + count_tokens(LATENT_OPEN + LATENT_CLOSE) + n
         return Segment(tokens=tokens, user=ex.user, reply_form=ReplyForm.LATENT, latent_vectors=n, **common)
-    else:  # no codec for this backbone: an extractive text stand-in, never called latent
-        form, reply = ReplyForm.TEXT_COMPRESSED, text_compress(ex.reply, text_compress_words)
+    else:  # no codec, or text chosen: an extractive text stand-in, never called latent
+        if compressed_form == "extractive":
+            reply = extract_relevant(ex.reply, query, text_compress_words)
+        else:
+            reply = text_compress(ex.reply, text_compress_words)
+        form = ReplyForm.TEXT_COMPRESSED
     return Segment(tokens=count_tokens(ex.user) + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common)
 
 
@@ -51,12 +57,16 @@ def build_prompt_plan(
     count_tokens: CountTokens,
     system_prompt: str = "",
     text_compress_words: int = 24,
+    compressed_form: str = "first_words",
+    im_placement: str = "system",
     use_latents: bool = False,
 ) -> PromptPlan:
     """Assemble the hybrid prompt plan. ``decisions`` pairs one-to-one with ``exchanges``.
 
     With ``use_latents``, a compressed exchange whose reply has latents takes them (ReplyForm.LATENT);
-    otherwise, and for exchanges not compressed yet, the reply is text-compressed.
+    otherwise, and for exchanges not compressed yet, the reply is text-compressed: its sentences
+    nearest the query (``extractive``) or its first words, within ``text_compress_words``.
+    With ``im_placement="query"`` the IM block is also restated just before the query.
     """
     if len(decisions) != len(exchanges):
         raise ValueError(f"{len(exchanges)} exchanges but {len(decisions)} decisions")
@@ -66,26 +76,33 @@ def build_prompt_plan(
     if instructions:
         prefix = instruction_prefix(instructions)
         segments.append(Segment(kind=SegmentKind.INSTRUCTIONS, tokens=count_tokens(prefix), text=prefix))
-    segments += [_exchange_segment(ex, d, count_tokens, text_compress_words, use_latents) for ex, d in zip(exchanges, decisions)]
+    segments += [
+        _exchange_segment(ex, d, count_tokens, text_compress_words, use_latents, compressed_form, query) for ex, d in zip(exchanges, decisions)
+    ]
+    if instructions and im_placement == "query":
+        restated = fill(load_prompt("instruction_reminder"), instructions="\n".join(f"{i}. {t}" for i, t in enumerate(instructions, 1)))
+        segments.append(Segment(kind=SegmentKind.INSTRUCTIONS, tokens=count_tokens(restated), text=restated))
     segments.append(Segment(kind=SegmentKind.QUERY, tokens=count_tokens(query), text=query))
     return PromptPlan(segments=tuple(segments))
 
 
 def render_messages(plan: PromptPlan) -> list[dict]:
-    """Chat messages for text generation: system + IM prefix (+ memory units) as the system message, then turns."""
-    system = "\n\n".join(
-        s.text
-        for s in plan.segments
-        if s.kind in (SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS)
-        or (s.kind is SegmentKind.MEMORY and s.resolution is not Resolution.OMIT)  # SeCom / COMEDY memory
-    )
+    """Chat messages for text generation: the leading system, IM and memory blocks as the system
+    message, then the turns; an IM block placed after the exchanges is restated in the query's message."""
+    lead = 0
+    while lead < len(plan.segments) and plan.segments[lead].kind in (SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS, SegmentKind.MEMORY):
+        lead += 1
+    system = "\n\n".join(s.text for s in plan.segments[:lead] if s.kind is not SegmentKind.MEMORY or s.resolution is not Resolution.OMIT)
     messages = [{"role": "system", "content": system}] if system else []
-    for seg in plan.segments:
+    reminder = ""
+    for seg in plan.segments[lead:]:
         if seg.kind is SegmentKind.EXCHANGE and seg.resolution is not Resolution.OMIT:
             reply = LATENT_REPLY if seg.reply_form is ReplyForm.LATENT else seg.reply
             messages += [{"role": "user", "content": seg.user}, {"role": "assistant", "content": reply}]
+        elif seg.kind is SegmentKind.INSTRUCTIONS:
+            reminder = seg.text + "\n\n"
         elif seg.kind is SegmentKind.QUERY:
-            messages.append({"role": "user", "content": seg.text})
+            messages.append({"role": "user", "content": reminder + seg.text})
     return messages
 
 

@@ -4,11 +4,15 @@
     tau_low <= score < tau_high  -> compressed (user text + compressed reply)
     score < tau_low              -> omit       (left out now; a later query can bring it back)
 
-Defaults tau_low = 0.5, tau_high = 0.7. When tau_low == tau_high nothing is compressed.
+The paper's thresholds are 0.5 / 0.7 for its scorer; ours are calibrated per scorer
+(``config.CALIBRATED_THRESHOLDS``). When tau_low == tau_high nothing is compressed. ``keep_recent``
+then lifts the latest exchanges to a floor: recent turns are the context of follow-ups and the
+demonstrations of the instructions in force.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -36,6 +40,31 @@ def plan_context(
     return tuple(
         Decision(turn=int(t), score=float(s), resolution=_BY_CODE[c]) for t, s, c in zip(turns, np.asarray(scores, dtype=np.float64), codes)
     )
+
+
+def keep_recent(decisions: Sequence[Decision], *, recent_raw: int = 0, recent_floor: int = 0) -> tuple[Decision, ...]:
+    """The latest ``recent_raw`` exchanges raw and the latest ``recent_floor`` at least compressed; scores kept."""
+    out = list(decisions)
+    n = len(out)
+    for i in range(max(0, n - max(recent_raw, recent_floor)), n):
+        floor = Resolution.RAW if i >= n - recent_raw else Resolution.COMPRESSED
+        if _RANK[out[i].resolution] < _RANK[floor]:
+            out[i] = replace(out[i], resolution=floor)
+    return tuple(out)
+
+
+def keep_best(decisions: Sequence[Decision], k: int) -> tuple[Decision, ...]:
+    """The ``k`` best-scored omitted exchanges lifted to compressed (ties: the later first): a
+    follow-up's referent ranks high far more often than it clears an absolute threshold."""
+    out = list(decisions)
+    omitted = [i for i, d in enumerate(out) if d.resolution is Resolution.OMIT]
+    ranked = sorted(omitted, key=lambda i: (-(out[i].score if out[i].score is not None else float("-inf")), -i))
+    for i in ranked[: max(0, k)]:
+        out[i] = replace(out[i], resolution=Resolution.COMPRESSED)
+    return tuple(out)
+
+
+_RANK = {Resolution.OMIT: 0, Resolution.COMPRESSED: 1, Resolution.RAW: 2}
 
 
 def fixed_decisions(turns: Sequence[int], resolution: Resolution, scores: Sequence[float | None] | None = None) -> tuple[Decision, ...]:

@@ -45,3 +45,22 @@ def latent_units(blocks: list[list[np.ndarray]]) -> tuple[np.ndarray, np.ndarray
 
 def unit_rows(a: np.ndarray) -> np.ndarray:
     return a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
+
+
+def fuse(dense: np.ndarray, lexical: np.ndarray, dense_weight: float) -> np.ndarray:
+    """Hybrid score: ``dense_weight`` x cosine (clipped at 0) + the rest x normalized BM25, in [0, 1].
+
+    Both parts are absolute (not ranks), so a threshold keeps its meaning from one query to the next.
+    """
+    return dense_weight * np.clip(dense, 0.0, 1.0) + (1.0 - dense_weight) * lexical
+
+
+def smooth_neighbors(scores: np.ndarray, weight: float) -> np.ndarray:
+    """Add ``weight`` x the better neighbour's score: an exchange next to a relevant one is context for it.
+
+    Clipped to 1 so the raw band stays reachable only by strong scores of the exchange's own.
+    """
+    if weight <= 0 or len(scores) < 2:
+        return scores
+    padded = np.pad(scores, 1, constant_values=0.0)
+    return np.minimum(scores + weight * np.maximum(padded[:-2], padded[2:]), 1.0)

@@ -48,8 +48,13 @@ class Strategy(ABC):
         return ChatSession(
             strategy=self.name,
             instructions=InstructionalMemory(self.config.im_capacity),
-            episodes=EpisodicMemory(self.config.max_reply_units),
+            episodes=EpisodicMemory(self.config.max_reply_units, self.config.unit_mode),
         )
+
+    @property
+    def score_label(self) -> str | None:
+        """What this strategy's decision scores are, when thresholds apply to them (None: no thresholds)."""
+        return None
 
     @property
     def uses_instructional_memory(self) -> bool:

@@ -16,12 +16,13 @@ import numpy as np
 from ..backends.base import Embedder, Generator
 from ..compression.background import background_for
 from ..compression.codec import DualLoRACodec
-from ..config import REAConfig
+from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
 from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
 from ..prompt.reconstruct import build_prompt_plan, latent_turns
-from ..retrieval.hcr import fixed_decisions, plan_context
-from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
+from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
+from ..retrieval.followup import carry_forward, is_follow_up
+from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
 from ..session import ChatSession
 from ..types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
 from .base import Strategy
@@ -86,6 +87,10 @@ class REAStrategy(Strategy):
     def uses_instructional_memory(self) -> bool:
         return self.config.use_im
 
+    @property
+    def score_label(self) -> str:
+        return scorer_label(self.config)
+
     def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:
         if not self.config.use_im:
             return None
@@ -105,10 +110,12 @@ class REAStrategy(Strategy):
         return recognition
 
     def score(self, session: ChatSession, query: str) -> np.ndarray:
-        """HCR score of every stored exchange for ``query`` (maximum pairwise cosine).
+        """HCR score of every stored exchange for ``query``, by ``config.scorer``.
 
-        The MiniLM scorer compares sentence embeddings of the query and each exchange's units;
-        the latent scorer (A.1) compares the query's latents with each exchange's user and reply latents.
+        Dense scorers take the maximum pairwise cosine between the query's vectors and each
+        exchange's units; ``hybrid`` fuses it with normalized BM25. The query is scored alone and
+        joined with the previous user turn(s) and inherits the previous turn's scores when it reads
+        as a follow-up (``retrieval.followup``). The latent scorer (A.1) compares codec latents.
         """
         episodes = session.episodes
         if not len(episodes):
@@ -116,9 +123,33 @@ class REAStrategy(Strategy):
         if self.latent_scoring:
             units, starts = latent_units([[ex.user_latents, ex.latents] for ex in episodes.exchanges])
             return max_pairwise_cosine(unit_rows(self.codec.compress(query)), units, starts)
+        cfg = self.config
+        follow_up = is_follow_up(query)
+        previous_users = [ex.user for ex in episodes.exchanges[-cfg.context_turns :]] if cfg.context_turns and follow_up else []
+        queries = [query] + (["\n".join(previous_users + [query])] if previous_users else [])
+        n_variants = len(queries)
+        carry = follow_up and cfg.follow_up_decay > 0
+        if carry:
+            queries.append(episodes.exchanges[-1].user)  # the previous turn's own query, for carry_forward
+        vectors = self.embedder.encode(queries)  # the only embedding done per turn
+        current = self._exchange_scores(episodes, vectors[:n_variants], queries[:n_variants])
+        if carry:
+            previous = self._exchange_scores(episodes, vectors[-1:], queries[-1:])[:-1]
+            current = carry_forward(current, previous, cfg.follow_up_decay)
+        return current
+
+    def _exchange_scores(self, episodes, query_vectors: np.ndarray, query_texts: Sequence[str]) -> np.ndarray:
+        """Scores of every exchange for a set of query variants (the best variant counts)."""
+        cfg = self.config
+        episodes.use_unit_mode(cfg.unit_mode)
         episodes.ensure_embedded(self.embedder)  # no-op unless the session was built without embeddings
         units, starts = episodes.unit_index()
-        return max_pairwise_cosine(self.embedder.encode([query]), units, starts)
+        scores = max_pairwise_cosine(query_vectors, units, starts)
+        if cfg.scorer == "hybrid":
+            index = episodes.lexical_index()
+            lexical = np.max([index.normalized(q) for q in query_texts], axis=0)
+            scores = fuse(scores, lexical, cfg.dense_weight)
+        return smooth_neighbors(scores, cfg.neighbor_weight)
 
     def replan(
         self,
@@ -139,6 +170,9 @@ class REAStrategy(Strategy):
                 tau_low=self.config.tau_low if tau_low is None else tau_low,
                 tau_high=self.config.tau_high if tau_high is None else tau_high,
             )
+            decisions = keep_recent(decisions, recent_raw=self.config.recent_raw, recent_floor=self.config.recent_floor)
+            if is_follow_up(query):  # a follow-up's referent ranks high even when its score is low
+                decisions = keep_best(decisions, self.config.follow_up_top_k)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
         plan = build_prompt_plan(
@@ -149,6 +183,8 @@ class REAStrategy(Strategy):
             count_tokens=self.generator.count_tokens,
             system_prompt=self.config.system_prompt,
             text_compress_words=self.config.text_compress_words,
+            compressed_form=self.config.compressed_form,
+            im_placement=self.config.im_placement,
             use_latents=self.uses_latents,
         )
         return plan, decisions
@@ -162,7 +198,7 @@ class REAStrategy(Strategy):
         """Re-decide the latest turn under other thresholds from its cached scores (live sliders)."""
         scores = np.array([d.score for d in last.decisions], dtype=np.float64)
         earlier = session.episodes.exchanges[: len(last.decisions)]
-        return self.replan(last.plan.segments[-1].text, earlier, session.instructions.texts(), scores, tau_low=tau_low, tau_high=tau_high)
+        return self.replan(last.plan.query, earlier, session.instructions.texts(), scores, tau_low=tau_low, tau_high=tau_high)
 
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         exchange = session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here

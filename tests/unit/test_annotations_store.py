@@ -89,7 +89,7 @@ def test_upgrade_creates_table_matching_model_and_is_idempotent(engine):
     assert unique["column_names"] == ["annotator", "conversation_id", "query_turn", "exchange_turn"]
     assert [ix["column_names"] for ix in inspector.get_indexes(TABLE)] == [["conversation_id"]]
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0002"]  # head: the studio tables came in 0002
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0003"]  # head: 0003 added the marks' conversation context
         # The hand-written migration and the model describe the same schema.
         assert compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}), Base.metadata) == []
 
@@ -142,9 +142,9 @@ def test_add_list_delete_export_round_trip(Session, tmp_path):
 
     out = tmp_path / "marks.jsonl"
     with Session() as session:
-        assert export_failure_marks_jsonl(session, out) == 2
+        assert export_failure_marks_jsonl(session, out, raw=True) == 2
         buffer = io.StringIO()
-        assert export_failure_marks_jsonl(session, buffer) == 2
+        assert export_failure_marks_jsonl(session, buffer, raw=True) == 2
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert buffer.getvalue() == out.read_text(encoding="utf-8")
     assert rows == [mark_to_dict(first), mark_to_dict(second)]

@@ -1,0 +1,387 @@
+"""Retrieval evaluation: does HCR keep the exchanges a query needs, and at what cost?
+
+Inputs (``load_cases``):
+    * conversation JSONL where a turn may carry ``"needed": [exchange indices]`` (0-based): that
+      turn's user text is a query over the exchanges before it (the Inspect tab's marks export and
+      the back-reference set ``benchmarks/data/backrefs.jsonl`` are in this format);
+    * the public LoCoMo JSON (``--format locomo``): a file or a folder of per-conversation files
+      (``speaker_a``, ``session_N`` lists of turns with ``dia_id``, ``qa`` with ``evidence``).
+      Turns pair into exchanges in order within each session, speaker names kept in the text; each
+      question is a query over the whole conversation; category 5 (adversarial) is skipped.
+
+Per policy it reports the share of queries whose needed exchanges are all kept (raw or
+compressed), per-exchange recall, kept exchanges and prompt tokens (absolute and as a share of
+the history), recall@k of the policy's ranking, and, for every REA scorer, a threshold sweep
+(recall against kept share). Baselines run in the same pass: BM25 (``bm25s``, the library SeCom
+uses), dense top-k over whole-exchange vectors, recency (the last k) and keep-all.
+
+``calibrate`` picks per scorer the highest tau_low whose kept set still reaches a recall target
+(the smallest kept share that does), and a tau_high at half that target in the raw band.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..config import REAConfig
+from ..data import parse_conversation, read_jsonl
+from ..errors import DataFormatError
+
+RECALL_KS = (5, 10, 25)
+SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
+BASELINE_K = 10
+
+# REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's calibrated ones.
+REA_POLICIES: dict[str, tuple[str, dict]] = {
+    "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
+    "rea-first-release": ("the first release's HCR: user text + reply chunks (MiniLM), paper thresholds 0.5/0.7, no follow-up awareness",
+                          {"scorer": "minilm", "tau_low": 0.5, "tau_high": 0.7, "context_turns": 0, "follow_up_decay": 0.0, "recent_raw": 0, "neighbor_weight": 0.0}),
+    "rea-minilm": ("user text + reply chunks (MiniLM), calibrated", {"scorer": "minilm"}),
+    "rea-exchange": ("whole exchange (MiniLM), calibrated", {"scorer": "exchange"}),
+    "rea-sentence": ("the paper's sentence-level max pairwise cosine, calibrated", {"scorer": "sentence"}),
+    "rea-hybrid-plain": ("hybrid without follow-up awareness or recency", {"scorer": "hybrid", "context_turns": 0, "follow_up_decay": 0.0, "recent_raw": 0}),
+}
+BASELINES = {
+    "bm25": f"BM25 (bm25s) top {BASELINE_K}",
+    "dense": f"whole-exchange MiniLM cosine top {BASELINE_K}",
+    "recency": f"the last {BASELINE_K} exchanges",
+    "keep-all": "every exchange raw (vanilla)",
+}
+DEFAULT_POLICIES = ("rea", "rea-first-release", "rea-minilm", "rea-exchange", "rea-sentence", "rea-hybrid-plain", "bm25", "dense", "recency", "keep-all")
+
+
+@dataclass(frozen=True)
+class RetrievalQuery:
+    position: int  # exchanges before the query (it sees exchanges 0 .. position-1)
+    text: str
+    needed: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RetrievalCase:
+    id: str
+    exchanges: tuple[tuple[str, str], ...]  # (user, reply)
+    queries: tuple[RetrievalQuery, ...]
+
+
+# -- loading ---------------------------------------------------------------------------------------
+
+
+def load_needed_jsonl(path: str | Path) -> list[RetrievalCase]:
+    """Conversation JSONL whose turns may carry ``needed``; every error names the file and line."""
+    cases = parse_needed_rows(read_jsonl(path))
+    if not cases:
+        raise DataFormatError(f"{path}: no turn carries \"needed\"; nothing to evaluate")
+    return cases
+
+
+def parse_needed_cases(objects: Sequence[dict], *, where: str) -> list[RetrievalCase]:
+    """Conversations already decoded (the Inspect tab's stored marks) as cases."""
+    return parse_needed_rows([(f"{where}: conversation {i}", obj) for i, obj in enumerate(objects)])
+
+
+def parse_needed_rows(rows) -> list[RetrievalCase]:
+    cases = []
+    for where, obj in rows:
+        conv = parse_conversation(obj, where=where)
+        exchanges, queries = [], []
+        for i, raw in enumerate(obj["turns"]):
+            needed = raw.get("needed")
+            if needed is not None:
+                if not isinstance(needed, list) or not needed or not all(isinstance(n, int) and not isinstance(n, bool) for n in needed):
+                    raise DataFormatError(f"{where}: turn {i} \"needed\" must be a non-empty list of exchange indices")
+                bad = [n for n in needed if not 0 <= n < i]
+                if bad:
+                    raise DataFormatError(f"{where}: turn {i} \"needed\" names exchange(s) {bad}, not before that turn (0-{i - 1})")
+                queries.append(RetrievalQuery(position=i, text=conv.turns[i].user, needed=tuple(sorted(set(needed)))))
+            exchanges.append((conv.turns[i].user, conv.turns[i].assistant or ""))
+        if queries:
+            cases.append(RetrievalCase(id=conv.id, exchanges=tuple(exchanges), queries=tuple(queries)))
+    return cases
+
+
+def _locomo_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    return text + (f" [shares a photo: {turn['blip_caption']}]" if turn.get("blip_caption") else "")
+
+
+def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
+    """One LoCoMo conversation as exchanges (turn pairs within each session) and its questions."""
+    if not isinstance(data, dict) or "qa" not in data or "session_1" not in data:
+        raise DataFormatError(f"{case_id}: not a LoCoMo conversation (expected \"session_1\" and \"qa\")")
+    exchanges: list[tuple[str, str]] = []
+    where: dict[str, int] = {}
+    sessions = sorted((int(m.group(1)), k) for k in data if (m := re.fullmatch(r"session_(\d+)", k)) and isinstance(data[k], list))
+    for _, key in sessions:
+        turns = data[key]
+        for i in range(0, len(turns), 2):
+            pair = turns[i : i + 2]
+            for t in pair:
+                where[t["dia_id"]] = len(exchanges)
+            exchanges.append((_locomo_text(pair[0]), _locomo_text(pair[1]) if len(pair) > 1 else ""))
+    queries = []
+    for q in data["qa"]:
+        if q.get("category") == 5:
+            continue
+        needed = sorted({where[e] for e in q.get("evidence", []) if e in where})
+        if needed:
+            queries.append(RetrievalQuery(position=len(exchanges), text=str(q["question"]), needed=tuple(needed)))
+    return RetrievalCase(id=case_id, exchanges=tuple(exchanges), queries=tuple(queries))
+
+
+def load_locomo(path: str | Path) -> list[RetrievalCase]:
+    """A LoCoMo file (one conversation or the release's list of them) or a folder of such files."""
+    path = Path(path)
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    if not files:
+        raise DataFormatError(f"{path}: no .json files")
+    cases = []
+    for f in files:
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DataFormatError(f"Cannot read LoCoMo file {f}: {exc}") from exc
+        items = data if isinstance(data, list) else [data]
+        for i, item in enumerate(items):
+            cid = str(item.get("sample_id", f"{f.stem}" if len(items) == 1 else f"{f.stem}-{i}")) if isinstance(item, dict) else f.stem
+            try:
+                cases.append(parse_locomo(item, cid))
+            except (KeyError, TypeError) as exc:
+                raise DataFormatError(f"{f}: conversation {i} is malformed ({type(exc).__name__}: {exc})") from exc
+    return cases
+
+
+def load_cases(path: str | Path, fmt: str = "jsonl") -> list[RetrievalCase]:
+    if fmt == "locomo":
+        return load_locomo(path)
+    if fmt == "jsonl":
+        return load_needed_jsonl(path)
+    raise DataFormatError(f"unknown format {fmt!r}; use jsonl or locomo")
+
+
+# -- metrics (pure) --------------------------------------------------------------------------------
+
+
+def recall_at(scores: np.ndarray, needed: Sequence[int], k: int) -> float:
+    """Share of the needed exchanges among the ``k`` best scores (ties: earlier first)."""
+    top = set(np.argsort(-np.asarray(scores), kind="stable")[:k].tolist())
+    return sum(n in top for n in needed) / len(needed)
+
+
+def query_record(kept: np.ndarray, raw: np.ndarray, scores: np.ndarray, needed: Sequence[int], prompt_tokens: int, history_tokens: int) -> dict:
+    """One query's measures; ``kept`` and ``raw`` are boolean masks over the exchanges it saw."""
+    n = len(kept)
+    hit = [bool(kept[i]) for i in needed]
+    return {
+        "all_kept": all(hit),
+        "recall": sum(hit) / len(needed),
+        "raw_recall": sum(bool(raw[i]) for i in needed) / len(needed),
+        "kept": int(kept.sum()),
+        "kept_share": float(kept.sum()) / n if n else 0.0,
+        "history": n,
+        "prompt_tokens": prompt_tokens,
+        "prompt_share": prompt_tokens / history_tokens if history_tokens else 1.0,
+        **{f"recall@{k}": recall_at(scores, needed, k) for k in RECALL_KS},
+    }
+
+
+def sweep_record(scores: np.ndarray, floor: np.ndarray, needed: Sequence[int]) -> dict:
+    """Kept count and all-needed-kept at each tau_low of ``SWEEP`` (``floor``: exchanges kept regardless)."""
+    s = np.asarray(scores)
+    kept = [(s >= t) | floor for t in SWEEP]
+    return {"kept": [int(k.sum()) for k in kept], "all": [bool(all(k[i] for i in needed)) for k in kept],
+            "raw_hits": [sum(bool(s[i] >= t) for i in needed) / len(needed) for t in SWEEP]}
+
+
+def summarize(records: list[dict]) -> dict:
+    if not records:
+        return {"queries": 0}
+    mean = lambda key: float(np.mean([r[key] for r in records]))  # noqa: E731
+    out = {"queries": len(records), "all_kept": mean("all_kept"), "recall": mean("recall"), "raw_recall": mean("raw_recall"),
+           "kept": mean("kept"), "kept_share": mean("kept_share"), "prompt_tokens": mean("prompt_tokens"), "prompt_share": mean("prompt_share")}
+    out.update({f"recall@{k}": mean(f"recall@{k}") for k in RECALL_KS})
+    sweeps = [r["sweep"] for r in records if "sweep" in r]
+    if sweeps:
+        history = np.array([r["history"] for r in records if "sweep" in r], dtype=float)
+        kept = np.array([s["kept"] for s in sweeps], dtype=float)
+        out["sweep"] = {"tau_low": list(SWEEP), "all_kept": np.mean([s["all"] for s in sweeps], axis=0).tolist(),
+                        "kept_share": (kept / np.maximum(history, 1)[:, None]).mean(axis=0).tolist(),
+                        "raw_recall": np.mean([s["raw_hits"] for s in sweeps], axis=0).tolist()}
+    return out
+
+
+def calibrate(sweep: dict, target: float) -> dict:
+    """Thresholds from a summary's sweep: tau_low is the highest grid value whose kept set still has
+    every needed exchange for ``target`` of the queries (the smallest kept share reaching it);
+    tau_high the highest whose raw band alone reaches ``target / 2`` of the needed exchanges."""
+    taus, all_kept, raw = sweep["tau_low"], sweep["all_kept"], sweep["raw_recall"]
+    ok = [t for t, a in zip(taus, all_kept) if a >= target]
+    tau_low = max(ok) if ok else min(taus)
+    high_ok = [t for t, r in zip(taus, raw) if r >= target / 2 and t >= tau_low]
+    tau_high = max(high_ok) if high_ok else tau_low
+    i = taus.index(tau_low)
+    return {"tau_low": tau_low, "tau_high": tau_high, "target": target, "reached": all_kept[i] >= target,
+            "all_kept": all_kept[i], "kept_share": sweep["kept_share"][i]}
+
+
+# -- running policies ------------------------------------------------------------------------------
+
+
+def policy_config(name: str, base: REAConfig) -> REAConfig:
+    """The config of an REA policy: the base config with the policy's overrides (thresholds re-calibrated
+    for another scorer unless the policy names them)."""
+    overrides = dict(REA_POLICIES[name][1])
+    if "scorer" in overrides and overrides["scorer"] != base.scorer:
+        overrides.setdefault("tau_low", None)
+        overrides.setdefault("tau_high", None)
+    return replace(base, **overrides)
+
+
+class CachedEmbedder:
+    """An Embedder that remembers every text it encoded: policies of one run share exchange texts,
+    so each is embedded once. Only for evaluation runs (memory grows with the data)."""
+
+    def __init__(self, embedder):
+        self.inner, self.name, self.dim = embedder, embedder.name, embedder.dim
+        self._cache: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            self._cache.update(zip(missing, self.inner.encode(missing)))
+        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, self.dim), dtype=np.float32)
+
+
+def _bm25s_scores(index_texts: list[str], query: str) -> np.ndarray:
+    from ..retrieval.topk import bm25_scores
+
+    return bm25_scores(query, index_texts)
+
+
+def rea_records(strategy, case: RetrievalCase, count=None, cum: np.ndarray | None = None) -> list[dict]:
+    """Every query of ``case`` through ``strategy``'s own scoring and planning (no generation): the
+    session grows exchange by exchange, so each query sees only what came before it."""
+    count = count or strategy.generator.count_tokens
+    if cum is None:
+        cum = np.concatenate([[0], np.cumsum([count(u) + count(r) for u, r in case.exchanges])])
+    cfg = strategy.config
+    recent = max(cfg.recent_raw, cfg.recent_floor)
+    session = strategy.new_session()
+    records = []
+    for q in sorted(case.queries, key=lambda q: q.position):
+        for user, reply in case.exchanges[len(session.episodes) : q.position]:
+            session.episodes.append(user, reply)
+        scores = strategy.score(session, q.text)
+        plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores)
+        codes = np.array([_CODE[d.resolution.value] for d in decisions], dtype=np.int8)
+        floor = np.zeros(len(codes), dtype=bool)
+        if recent:
+            floor[max(0, len(codes) - recent) :] = True
+        rec = query_record(codes > 0, codes == 2, scores, q.needed, plan.total_tokens, int(cum[q.position]) + count(q.text))
+        rec["sweep"] = sweep_record(scores, floor, q.needed)
+        records.append(rec)
+    return records
+
+
+_CODE = {"omit": 0, "compressed": 1, "raw": 2}
+
+
+def run_case(policy: str, case: RetrievalCase, models, config: REAConfig) -> list[dict]:
+    """Every query of ``case`` under ``policy``: REA's real strategy code, or a baseline."""
+    from ..strategies.rea import REAStrategy
+
+    count = models.generator.count_tokens
+    ex_tokens = np.array([count(u) + count(r) for u, r in case.exchanges], dtype=np.int64)
+    cum = np.concatenate([[0], np.cumsum(ex_tokens)])
+    records = []
+    if policy in REA_POLICIES:
+        strategy = REAStrategy(models.generator, models.embedder, policy_config(policy, config), recognizer=None, codec=None)
+        return rea_records(strategy, case, count, cum)
+    texts = [f"{u}\n{r}" if r else u for u, r in case.exchanges]
+    vectors = models.embedder.encode(texts) if policy == "dense" else None
+    for q in case.queries:
+        n = q.position
+        if policy == "keep-all":
+            scores = np.linspace(0.0, 1.0, n)  # ranking by recency; everything is kept
+            kept = np.ones(n, dtype=bool)
+        else:
+            if policy == "bm25":
+                scores = _bm25s_scores(texts[:n], q.text)
+            elif policy == "dense":
+                scores = vectors[:n] @ models.embedder.encode([q.text])[0]
+            elif policy == "recency":
+                scores = np.arange(n, dtype=float)
+            else:
+                raise ValueError(f"unknown policy {policy!r}")
+            kept = np.zeros(n, dtype=bool)
+            kept[np.argsort(-scores, kind="stable")[:BASELINE_K]] = True
+        tokens = int(ex_tokens[:n][kept].sum()) + count(q.text)
+        records.append(query_record(kept, kept, scores, q.needed, tokens, int(cum[n]) + count(q.text)))
+    return records
+
+
+def check_policies(names: Sequence[str]) -> list[str]:
+    unknown = [n for n in names if n not in REA_POLICIES and n not in BASELINES]
+    if unknown:
+        raise DataFormatError(f"unknown retrieval policy {', '.join(unknown)}; choose from {', '.join(list(REA_POLICIES) + list(BASELINES))}")
+    return list(names)
+
+
+def evaluate(models, config: REAConfig, cases: list[RetrievalCase], policies: Sequence[str], out_dir: str | Path, *,
+             dataset: str, calibrate_target: float | None = None) -> dict:
+    """Run every policy on every case (resumable), then write results.json and report.html."""
+    import plotly.graph_objects as go
+
+    from .report import write_report, write_results
+    from .runner import RecordStore, run_arms
+
+    policies = check_policies(policies)
+    models = replace(models, embedder=CachedEmbedder(models.embedder))
+    store = RecordStore(out_dir, {"task": "retrieval", "dataset": dataset, "embedder": models.embedder.name, "config": config.to_dict()})
+    run_arms(store, policies, cases, lambda p, case: run_case(p, case, models, config), label="retrieval")
+    ids = [c.id for c in cases]
+    per = {p: summarize(store.records(p, ids)) for p in policies}
+    describe = {**{k: v[0] for k, v in REA_POLICIES.items()}, **BASELINES}
+    results = {"task": "retrieval", "dataset": dataset, "conversations": len(cases), "queries": sum(len(c.queries) for c in cases),
+               "embedder": models.embedder.name, "config": config.to_dict(),
+               "policies": {p: {"describe": describe[p], **({"thresholds": _thresholds(p, config)} if p in REA_POLICIES else {}), **m} for p, m in per.items()}}
+    if calibrate_target is not None:
+        results["calibration"] = {p: {"scorer": policy_config(p, config).scorer, **calibrate(m["sweep"], calibrate_target)}
+                                  for p, m in per.items() if m.get("sweep")}
+    write_results(out_dir, results)
+
+    curve = go.Figure()
+    for p, m in per.items():
+        if m.get("sweep"):
+            curve.add_scatter(x=m["sweep"]["kept_share"], y=m["sweep"]["all_kept"], mode="lines+markers", name=p,
+                              text=[f"tau_low {t:.2f}" for t in m["sweep"]["tau_low"]], hovertemplate="%{text}<br>kept %{x:.1%}<br>all needed kept %{y:.1%}")
+        else:
+            curve.add_scatter(x=[m.get("kept_share", 0)], y=[m.get("all_kept", 0)], mode="markers", marker_symbol="diamond", marker_size=11, name=p)
+    curve.update_layout(title="All needed exchanges kept vs share of history kept (threshold sweep per REA scorer)",
+                        xaxis_title="mean share of earlier exchanges kept", yaxis_title="queries with every needed exchange kept",
+                        xaxis_range=[0, 1], yaxis_range=[0, 1])
+    bars = go.Figure()
+    for k in RECALL_KS:
+        bars.add_bar(x=list(per), y=[m.get(f"recall@{k}", 0) for m in per.values()], name=f"recall@{k}")
+    bars.update_layout(title="Ranking quality: needed exchanges among the top k", barmode="group", yaxis_range=[0, 1])
+    header = ["policy", "queries", "all kept", "recall", "kept", "kept share", "prompt tokens", "prompt share"] + [f"recall@{k}" for k in RECALL_KS]
+    rows = [[p, m.get("queries"), m.get("all_kept"), m.get("recall"), m.get("kept"), m.get("kept_share"), m.get("prompt_tokens"), m.get("prompt_share")]
+            + [m.get(f"recall@{k}") for k in RECALL_KS] for p, m in per.items()]
+    tables = [("Policies", header, rows)]
+    if calibrate_target is not None:
+        tables.append(("Calibrated thresholds", ["policy", "scorer", "tau_low", "tau_high", "all kept", "kept share", "target reached"],
+                       [[p, c["scorer"], c["tau_low"], c["tau_high"], c["all_kept"], c["kept_share"], c["reached"]] for p, c in results["calibration"].items()]))
+    write_report(out_dir, f"Retrieval ({dataset})", [curve, bars], tables,
+                 notes=f"{len(cases)} conversations, {results['queries']} queries, embedder {models.embedder.name}. Scores are each scorer's own scale.")
+    return results
+
+
+def _thresholds(policy: str, config: REAConfig) -> dict:
+    cfg = policy_config(policy, config)
+    return {"scorer": cfg.scorer, "tau_low": cfg.tau_low, "tau_high": cfg.tau_high}

@@ -1,0 +1,52 @@
+"""Follow-up awareness for HCR: queries that lean on an earlier turn ("make them shorter").
+
+A follow-up shares few words or meaning with what it refers to, so its own score misses the
+referent. Two remedies, both pure functions of text and scores (conversational search's
+contextualized query, and a carry-over of the previous turn's context):
+
+* the query is also scored joined with the previous user turn(s), keeping the better score;
+* when the query reads as a follow-up (anaphora, ordinal reference, ellipsis, edit imperative),
+  the previous turn's scores are carried forward, decayed, and the latest exchange is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_ANAPHORA = re.compile(
+    r"\b(it|its|them|they|those|these|that one|this one|the (first|second|third|fourth|fifth|last|other|same|previous|above|former|latter)\b"
+    r"|the (one|ones|list|idea|ideas|names|options|answer|code|text|story|poem|recipe|email|example|version|plan)\b"
+    r"|(first|second|third|last) (one|option|idea|name|point)|#\d|number \d|option \d|same (for|with|but|thing)|as well|too|instead|again|more|less"
+    r"|you (said|mentioned|gave|suggested|wrote|told)|earlier|before|above|previous)\b",
+    re.IGNORECASE,
+)
+_EDIT = re.compile(
+    r"^\s*(make|turn|rewrite|rephrase|shorten|expand|translate|change|add|remove|drop|double|halve|simplify|summari[sz]e|explain|continue|"
+    r"elaborate|fix|redo|try|give me (another|more|a different)|can you (make|add|translate|shorten|change|rewrite|do)|what about|how about|and\b|also\b|ok(ay)?,? (now|and)|now\b)",
+    re.IGNORECASE,
+)
+_SHORT_ELLIPSIS_WORDS = 5  # "and in Japanese?", "shorter?", "for kids?"
+
+
+def is_follow_up(text: str) -> bool:
+    """Whether ``text`` reads as depending on an earlier turn: a cheap rule, precision traded for recall."""
+    words = text.split()
+    if not words:
+        return False
+    if _EDIT.search(text) or _ANAPHORA.search(text):
+        return True
+    return len(words) <= _SHORT_ELLIPSIS_WORDS and text.rstrip().endswith("?") and not re.match(r"^\s*(who|what|when|where|why|how|which|is|are|do|does|can)\b(?! about)", text, re.IGNORECASE)
+
+
+def carry_forward(scores: np.ndarray, previous: np.ndarray, decay: float) -> np.ndarray:
+    """``max(scores, decay x previous)`` over the exchanges the previous turn saw; the latest exchange
+    (the previous turn itself) carries ``decay`` x 1, a perfect match of its own query.
+
+    ``previous`` holds the previous turn's scores over the first ``len(scores) - 1`` exchanges.
+    """
+    if decay <= 0 or not len(scores):
+        return scores
+    carried = np.append(np.asarray(previous, dtype=np.float64), 1.0)[: len(scores)]
+    return np.maximum(scores, decay * carried)
