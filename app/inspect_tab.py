@@ -42,7 +42,9 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     marks = gr.Dataframe(headers=MARK_COLUMNS, label="retrieval-failure marks", interactive=False, elem_id="inspect-marks")
     with gr.Row():
         export = gr.Button("Export marks (JSONL)")
+        recheck = gr.Button("Re-check marks with the current policy", elem_id="inspect-recheck")
         exported = gr.File(label="marks", visible=False)
+    recheck_result = gr.Markdown(elem_id="inspect-recheck-result")
 
     def pick_source(name: str | None, file, *, source: str):
         path = (engine.examples_dir / name) if source == "example" and name else (Path(file if isinstance(file, str) else file.name) if file else None)
@@ -98,6 +100,12 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
             return gr.File(visible=False)
         return gr.File(value=path, visible=True)
 
+    def recheck_marks(lo, hi):
+        try:
+            return ih.recheck_marks(engine, lo, hi)
+        except REAError as exc:
+            return f"**Re-check failed:** {exc}"
+
     def list_marks():
         try:
             return ih.marks_rows(engine)
@@ -112,4 +120,5 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn")
     mark.click(add_mark, inputs=[turn, needed, note, trace, tau_low, tau_high], outputs=[status, marks], api_name="mark_needed")
     export.click(export_marks, outputs=[exported], api_name="export_marks")
+    recheck.click(recheck_marks, inputs=[tau_low, tau_high], outputs=[recheck_result], concurrency_id="model", concurrency_limit=engine.concurrency, api_name="recheck_marks")
     return list_marks, [marks]

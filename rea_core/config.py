@@ -106,9 +106,13 @@ class REAConfig:
     )
     dense_weight: float = field(default=0.3, metadata={"help": "hybrid scorer: weight of the cosine; the rest goes to normalized BM25"})
     neighbor_weight: float = field(default=0.2, metadata={"help": "share of the better neighbouring exchange's score added to an exchange's own (0: off)"})
-    context_turns: int = field(default=1, metadata={"help": "follow-ups: also score the query joined with this many previous user turns, keeping the better score (0: off)"})
-    follow_up_decay: float = field(default=0.8, metadata={"help": "follow-ups: the previous turn's scores carried forward times this (0: off)"})
-    follow_up_top_k: int = field(default=2, metadata={"help": "follow-ups: the k best-scored exchanges are kept at least compressed, whatever their score"})
+    # Follow-up awareness. Defaults measured on the back-reference set (BENCHMARKS.md, "Retrieval"): the
+    # joined query and the carry-forward lowered recall there (the previous turn is often unrelated), so
+    # they are off; the referent prior and the best omitted exchange are on.
+    context_turns: int = field(default=0, metadata={"help": "follow-ups: also score the query joined with this many previous user turns, keeping the better score (0: off)"})
+    follow_up_decay: float = field(default=0.0, metadata={"help": "follow-ups: the previous turn's scores carried forward times this (0: off)"})
+    follow_up_prior: float = field(default=0.2, metadata={"help": "follow-ups: weight of the referent prior (recent exchanges that produced something) added to the score (0: off)"})
+    follow_up_top_k: int = field(default=1, metadata={"help": "follow-ups: the k best-scored exchanges are kept at least compressed, whatever their score"})
     recent_raw: int = field(default=1, metadata={"help": "the latest N exchanges are always kept raw: context for follow-ups and demonstrations of the instructions in force"})
     recent_floor: int = field(default=0, metadata={"help": "the latest N exchanges are kept at least compressed"})
     im_placement: str = field(default="system", metadata={"help": "Instructional Memory: 'system' (prefix, the paper) or 'query' (also restated next to the query)"})
@@ -157,8 +161,8 @@ class REAConfig:
         object.__setattr__(self, "tau_high", hi)
         _choice("im_placement", self.im_placement, IM_PLACEMENTS)
         _choice("compressed_form", self.compressed_form, COMPRESSED_FORMS)
-        if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0:
-            raise ValueError("dense_weight, neighbor_weight and follow_up_decay must lie in [0, 1]")
+        if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0 or not 0.0 <= self.follow_up_prior <= 1.0:
+            raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
         if self.context_turns < 0 or self.recent_raw < 0 or self.recent_floor < 0 or self.follow_up_top_k < 0:
             raise ValueError("context_turns, recent_raw, recent_floor and follow_up_top_k must not be negative")
         if self.im_capacity < 1:

@@ -50,3 +50,23 @@ def carry_forward(scores: np.ndarray, previous: np.ndarray, decay: float) -> np.
         return scores
     carried = np.append(np.asarray(previous, dtype=np.float64), 1.0)[: len(scores)]
     return np.maximum(scores, decay * carried)
+
+
+_PRODUCE = re.compile(
+    r"^\s*(please\s+)?(can you\s+|could you\s+)?(give me|write|list|suggest|create|generate|draft|compose|make|come up with|name|plan|recommend|"
+    r"brainstorm|outline|design|propose|tell me (a|some|\d+)|i need (a|some|\d+))\b",
+    re.IGNORECASE,
+)
+_LIST_LINE = re.compile(r"^\s*(\d+[.)]|[-*•])\s+\S", re.MULTILINE)
+_INLINE_LIST = re.compile(r":\s*[^.:]+,[^.:]+\band\b")  # "three houseplants: a fig, a snake plant and a pothos"
+
+
+def referent_prior(exchanges, recency: float = 0.9) -> np.ndarray:
+    """How likely each exchange is what a follow-up points back to, before reading the follow-up:
+    1 for an exchange that produced or introduced things (a request to write, list, suggest...; a
+    reply with a list; items introduced after a colon), 0.5 otherwise, times ``recency`` per exchange back (anaphora resolves to the salient
+    recent artifact). Pure, from the stored texts."""
+    n = len(exchanges)
+    prior = np.array([1.0 if _PRODUCE.match(ex.user) or len(_LIST_LINE.findall(ex.reply)) >= 2 or _INLINE_LIST.search(ex.text) else 0.5
+                      for ex in exchanges])
+    return prior * recency ** np.arange(n - 1, -1, -1, dtype=np.float64)

@@ -21,7 +21,7 @@ from ..memory.episodic import Exchange
 from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
 from ..prompt.reconstruct import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
-from ..retrieval.followup import carry_forward, is_follow_up
+from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
 from ..session import ChatSession
 from ..types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
@@ -136,6 +136,8 @@ class REAStrategy(Strategy):
         if carry:
             previous = self._exchange_scores(episodes, vectors[-1:], queries[-1:])[:-1]
             current = carry_forward(current, previous, cfg.follow_up_decay)
+        if follow_up and cfg.follow_up_prior > 0:
+            current = np.minimum(current + cfg.follow_up_prior * referent_prior(episodes.exchanges), 1.0)
         return current
 
     def _exchange_scores(self, episodes, query_vectors: np.ndarray, query_texts: Sequence[str]) -> np.ndarray:
@@ -147,8 +149,7 @@ class REAStrategy(Strategy):
         scores = max_pairwise_cosine(query_vectors, units, starts)
         if cfg.scorer == "hybrid":
             index = episodes.lexical_index()
-            lexical = np.max([index.normalized(q) for q in query_texts], axis=0)
-            scores = fuse(scores, lexical, cfg.dense_weight)
+            scores = fuse(scores, np.max([index.normalized(q) for q in query_texts], axis=0), cfg.dense_weight)
         return smooth_neighbors(scores, cfg.neighbor_weight)
 
     def replan(

@@ -118,16 +118,20 @@ def test_inspector_traces_and_stores_marks(client, tmp_path):
     traced = client.predict("h3-pronoun-needs-omitted-turn", 0.5, 0.7, api_name="/trace")
     assert "Traced 4 turns" in json.dumps(traced)
     shown = client.predict(3, api_name="/show_turn")
-    decisions = shown[1]["data"]
-    assert [row[2] for row in decisions][0] == "omit"
-    out = client.predict(3, 0, "needs the plants", 0.5, 0.7, api_name="/mark_needed")
-    assert "Marked: turn 3 needed omitted exchange 0" in out[0]
+    decisions = [row[2] for row in shown[1]["data"]]
+    assert decisions[0] != "omit"  # "water them" keeps the houseplants (follow-up awareness; the first release omitted it)
+    omitted = decisions.index("omit")
+    out = client.predict(3, omitted, "needs the plants", 0.5, 0.7, api_name="/mark_needed")
+    assert f"Marked: turn 3 needed omitted exchange {omitted}" in out[0]
     rows = out[1]["data"]
-    assert any(r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 3 and r[4] == 0 and r[6] == "needs the plants" for r in rows)
+    assert any(r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 3 and r[4] == omitted and r[6] == "needs the plants" for r in rows)
     exported = client.predict(api_name="/export_marks")
     path = exported["value"] if isinstance(exported, dict) else exported
-    lines = [json.loads(x) for x in open(path, encoding="utf-8")]
-    assert any(m["exchange_turn"] == 0 and m["query_text"] == "How often should I water them?" for m in lines)
+    lines = [json.loads(x) for x in open(path, encoding="utf-8")]  # conversations with "needed": rea eval retrieval's input
+    (case,) = [c for c in lines if c["id"] == "h3-pronoun-needs-omitted-turn"]
+    assert case["turns"][3]["user"] == "How often should I water them?" and case["turns"][3]["needed"] == [omitted]
+    rechecked = client.predict(0.5, 0.7, api_name="/recheck_marks")
+    assert "of 1** marked queries" in rechecked and "hybrid scorer" in rechecked
 
 
 def test_malformed_upload_names_the_line(client, tmp_path):

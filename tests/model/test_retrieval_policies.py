@@ -1,0 +1,86 @@
+"""HCR scoring options on the real packaged embedder, the marks-to-benchmark loop, and the defaults the app uses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from rea_core import REAConfig, Resolution, default_thresholds
+from rea_core.evals import retrieval as R
+from rea_core.strategies.rea import REAStrategy
+
+HISTORY = [
+    ("Give me three names for a coffee shop by the sea.", "1. Tide & Bean 2. Harbor Roast 3. Saltwater Cafe"),
+    ("How many moons does Mars have?", "Mars has two moons, Phobos and Deimos."),
+    ("Any tips for sleeping better?", "Keep a regular schedule, avoid screens late and keep the room cool."),
+    ("What is a good stretch for the lower back?", "Try the child's pose: kneel, sit back on your heels and reach forward."),
+]
+
+
+def strategy(models, **overrides) -> REAStrategy:
+    return REAStrategy(models.generator, models.embedder, REAConfig(**overrides), recognizer=None, codec=None)
+
+
+def decisions_for(s: REAStrategy, query: str, history=HISTORY):
+    session = s.new_session()
+    for user, reply in history:
+        session.episodes.append(user, reply)
+    _, decisions = s.replan(query, session.episodes.exchanges, (), s.score(session, query))
+    return decisions
+
+
+@pytest.mark.parametrize("scorer", ["hybrid", "exchange", "minilm", "sentence"])
+def test_each_scorer_keeps_the_exchange_a_direct_question_needs(models, scorer):
+    decisions = decisions_for(strategy(models, scorer=scorer, recent_raw=0), "Which moons orbit Mars, Phobos and what else?")
+    best = max(decisions, key=lambda d: d.score)
+    assert best.turn == 1 and best.resolution is not Resolution.OMIT
+    assert decisions[0].resolution is Resolution.OMIT  # the coffee-shop names are not needed here
+
+
+def test_only_follow_up_awareness_keeps_the_referent_of_a_follow_up(models):
+    query = "Make them sound more playful."
+    plain = decisions_for(strategy(models, follow_up_top_k=0, recent_raw=1), query)
+    aware = decisions_for(strategy(models, recent_raw=1), query)
+    assert plain[0].resolution is Resolution.OMIT  # its own score misses "them" = the names
+    assert aware[0].resolution is not Resolution.OMIT
+    assert aware[-1].resolution is Resolution.RAW  # the latest exchange is kept raw (recent_raw)
+
+
+def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
+    from annotations import create_db_engine, export_failure_marks_jsonl, session_factory, upgrade
+    from annotations.store import add_failure_mark
+
+    url = f"sqlite:///{tmp_path / 'marks.db'}"
+    upgrade(url)
+    Session = session_factory(create_db_engine(url))
+    turns = [{"user": u, "assistant": r} for u, r in HISTORY] + [{"user": "Make them sound more playful.", "assistant": "Sure!"}]
+    with Session() as session:
+        add_failure_mark(session, annotator="ana", conversation_id="cafe", query_turn=4, exchange_turn=0, query_text=turns[4]["user"],
+                         exchange_user=turns[0]["user"], exchange_reply=turns[0]["assistant"], score=0.1, tau_low=0.5, tau_high=0.7,
+                         source="test.jsonl", context=json.dumps(turns))
+        out = tmp_path / "marks.jsonl"
+        assert export_failure_marks_jsonl(session, out) == 1
+    (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert row["turns"][4]["needed"] == [0] and row["id"] == "cafe"
+    cases = R.load_needed_jsonl(out)
+    results = R.evaluate(models, REAConfig(), cases, ["rea", "rea-first-release", "recency"], tmp_path / "run", dataset="marks")
+    assert results["policies"]["rea"]["all_kept"] == 1.0
+    assert results["policies"]["rea-first-release"]["all_kept"] == 0.0  # the miss that was marked
+    assert (tmp_path / "run" / "report.html").exists()
+
+
+def test_app_and_cli_use_the_calibrated_defaults(models, tmp_path):
+    from app.main import hcr_line
+    from app.state import AppEngine
+    from rea_core.cli.common import config_from_options
+
+    cli = config_from_options(tau_low=None, tau_high=None)
+    engine = AppEngine(models=models, config=REAConfig(), database_url=f"sqlite:///{tmp_path / 'a.db'}")
+    rea = engine.strategy("rea").config
+    for cfg in (cli, rea):
+        assert (cfg.tau_low, cfg.tau_high) == default_thresholds(cfg.scorer)
+    assert f"tau_low {cli.tau_low:.2f}" in hcr_line(cli) and cli.scorer in hcr_line(cli)
+    latent = replace(cli, scorer="latent", tau_low=None, tau_high=None)
+    assert (latent.tau_low, latent.tau_high) == default_thresholds("latent")
