@@ -6,7 +6,11 @@ exchange (3 units on average). Per query it times
     * score:  ``max_pairwise_cosine`` (one matrix-vector product + segmented max),
     * decide: the vectorized ``decide`` (codes for raw / compressed / omit),
     * decisions: ``plan_context`` building one ``Decision`` object per exchange (what a turn returns).
-Targets on the 2-core dev machine: score + decide under 5 ms at 10k and under 50 ms at 100k.
+    * hybrid: the default scorer, whole-exchange cosine (one unit per exchange) fused with
+      normalized BM25 over synthetic exchange texts (Zipf-distributed words, 60 per exchange,
+      8-word queries), neighbour smoothing and decisions.
+Targets on the 2-core dev machine: score + decide under 5 ms at 10k and under 50 ms at 100k,
+hybrid included.
 
 Run: .venv/bin/python benchmarks/hcr_scoring.py [--sizes 1000 10000 100000] [--query-units 1]
 """
@@ -20,6 +24,8 @@ import time
 import numpy as np
 
 from rea_core import EpisodicMemory, decide, max_pairwise_cosine, plan_context
+from rea_core.retrieval.lexical import BM25Index
+from rea_core.retrieval.scoring import fuse, smooth_neighbors
 
 
 def build_memory(n_exchanges: int, dim: int, rng: np.random.Generator) -> EpisodicMemory:
@@ -51,7 +57,10 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"query units: {args.query_units}, dim {args.dim}, {args.repeats} queries per size (median / p95, ms)")
-    print(f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} {'+Decision objs':>15}")
+    print(f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} {'+Decision objs':>15} {'hybrid+decide':>15}")
+    vocab = [f"w{i}" for i in range(20_000)]
+    zipf = 1.0 / np.arange(1, len(vocab) + 1)
+    zipf /= zipf.sum()
     for n in args.sizes:
         memory = build_memory(n, args.dim, rng)
         units, starts = memory.unit_index()
@@ -69,11 +78,24 @@ def main() -> None:
         def score_plan():
             return plan_context(turns, score(), tau_low=0.5, tau_high=0.7)
 
+        exchange_vectors = rng.standard_normal((n, args.dim), dtype=np.float32)
+        exchange_vectors /= np.linalg.norm(exchange_vectors, axis=1, keepdims=True)
+        exchange_starts = np.arange(n, dtype=np.int64)
+        words = rng.choice(len(vocab), size=(n, 60), p=zipf)
+        lexical = BM25Index()
+        lexical.add(" ".join(vocab[w] for w in row) for row in words)
+        texts = [" ".join(vocab[w] for w in rng.choice(len(vocab), size=8, p=zipf)) for _ in range(len(queries))]
+
+        def hybrid_decide():
+            i = next(it) % len(queries)
+            dense = max_pairwise_cosine(queries[i], exchange_vectors, exchange_starts)
+            return decide(smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), tau_low=0.2, tau_high=0.35)
+
         cols = []
-        for fn in (score, score_decide, score_plan):
+        for fn in (score, score_decide, score_plan, hybrid_decide):
             ms = timed(fn, args.repeats)
             cols.append(f"{statistics.median(ms):7.2f} / {np.percentile(ms, 95):5.2f}")
-        print(f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} {cols[0]:>15} {cols[1]:>15} {cols[2]:>15}")
+        print(f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} {cols[0]:>15} {cols[1]:>15} {cols[2]:>15} {cols[3]:>15}")
 
 
 if __name__ == "__main__":

@@ -25,13 +25,13 @@ import numpy as np
 from ..evals.report import write_report, write_results
 from ..memory.episodic import EpisodicMemory
 from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
-from ..text import text_compress
+from ..text import extract_relevant, text_compress
 from .codec import LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, latent_message
 from .data import Session
 
 log = logging.getLogger(__name__)
 
-FORMS = ("raw", "latent", "text", "user", "omit")  # "user": the user text with an empty reply (a control)
+FORMS = ("raw", "latent", "text", "extractive", "user", "omit")  # "user": the user text with an empty reply (a control)
 
 
 def rouge_l_f1(prediction: str, reference: str) -> float:
@@ -67,11 +67,16 @@ def probe_turns(n_turns: int, per_session: int) -> list[int]:
     return sorted({candidates[i] for i in picks})
 
 
-def exchange_messages(prev: dict, form: str, words: int) -> tuple[list[dict], str]:
-    """Messages for the previous exchange in ``form`` and the reply text standing in (for token counts)."""
+def exchange_messages(prev: dict, form: str, words: int, query: str = "") -> tuple[list[dict], str]:
+    """Messages for the previous exchange in ``form`` and the reply text standing in (for token counts).
+
+    ``text`` is the reply's first ``words`` words; ``extractive`` its sentences nearest ``query`` within them."""
     if form == "omit":
         return [], ""
-    reply = {"raw": prev["reply"], "latent": latent_message(), "text": text_compress(prev["reply"], words), "user": ""}[form]
+    if form == "extractive":
+        reply = extract_relevant(prev["reply"], query, words)
+    else:
+        reply = {"raw": prev["reply"], "latent": latent_message(), "text": text_compress(prev["reply"], words), "user": ""}[form]
     return [{"role": "user", "content": prev["user"]}, {"role": "assistant", "content": reply}], reply
 
 
@@ -114,7 +119,7 @@ def evaluate_compression(
             prev, cur = turns[i - 1], turns[i]
             row = {"session": session.id, "turn": i}
             for form in FORMS:
-                hist, stand_in = exchange_messages(prev, form, text_compress_words)
+                hist, stand_in = exchange_messages(prev, form, text_compress_words, cur["user"])
                 blocks = [latents_of(session, i - 1)] if form == "latent" else []
                 messages = system + hist + [{"role": "user", "content": cur["user"]}]
                 row[f"nll_{form}"], row["target_tokens"], _ = codec.target_nll(messages, blocks, cur["reply"], max_target_tokens=max_target_tokens)
@@ -177,9 +182,9 @@ def summarize(rows: list[dict], recon: list[dict], retrieval: list[dict]) -> dic
     results: dict = {"probes": len(rows), "mean_nll": mean, "mean_nll_base": base, "mean_tokens": tokens}
     if rows:
         results["gap_nats"] = mean["omit"] - mean["raw"]
-        results["gap_recovered"] = {f: gap_recovered(mean["omit"], mean[f], mean["raw"]) for f in ("latent", "text", "user")}
+        results["gap_recovered"] = {f: gap_recovered(mean["omit"], mean[f], mean["raw"]) for f in ("latent", "text", "extractive", "user")}
         # What the reply's stand-in adds beyond its user text: the user-only-to-raw gap recovered.
-        results["reply_gap_recovered"] = {f: gap_recovered(mean["user"], mean[f], mean["raw"]) for f in ("latent", "text")}
+        results["reply_gap_recovered"] = {f: gap_recovered(mean["user"], mean[f], mean["raw"]) for f in ("latent", "text", "extractive")}
         results["target_met"] = (results["gap_recovered"]["latent"] or 0) >= 0.5
     if recon:
         results["reconstruction_rouge_l"] = float(np.mean([r["rouge_l"] for r in recon]))
@@ -202,7 +207,7 @@ def figures(results: dict) -> list:
 
     figs = []
     if results.get("mean_nll"):
-        labels = {"raw": "raw reply", "latent": "latent (8 vectors)", "text": "text-compressed", "user": "user text only", "omit": "omitted"}
+        labels = {"raw": "raw reply", "latent": "latent (8 vectors)", "text": "text-compressed (first words)", "extractive": "text-compressed (extractive)", "user": "user text only", "omit": "omitted"}
         nll = go.Figure(go.Bar(x=[labels[f] for f in FORMS], y=[results["mean_nll"][f] for f in FORMS],
                                text=[f"{results['mean_nll'][f]:.3f}" for f in FORMS], textposition="outside"))
         nll.update_layout(title="NLL of the next reply by form of the previous reply (generation adapter)", yaxis_title="mean NLL (nats/token)")

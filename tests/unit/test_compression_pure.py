@@ -67,8 +67,8 @@ def test_latent_units_layout_and_scoring():
 
 
 def test_summarize_scorers_against_oracle():
-    rows = [{"nll_raw": 1.0, "nll_latent": 2.0, "nll_text": 2.5, "nll_user": 2.5, "nll_omit": 3.0, "nll_raw_base": 1.0, "nll_omit_base": 3.0,
-             "tokens_raw": 100, "tokens_latent": 20, "tokens_text": 40, "tokens_user": 10, "tokens_omit": 0}]
+    rows = [{"nll_raw": 1.0, "nll_latent": 2.0, "nll_text": 2.5, "nll_extractive": 2.2, "nll_user": 2.5, "nll_omit": 3.0, "nll_raw_base": 1.0, "nll_omit_base": 3.0,
+             "tokens_raw": 100, "tokens_latent": 20, "tokens_text": 40, "tokens_extractive": 30, "tokens_user": 10, "tokens_omit": 0}]
     retrieval = [{"candidates": [0, 1, 2], "nll_gain": [0.1, 0.5, 0.0], "minilm": [0.2, 0.9, 0.1], "latent": [0.9, 0.1, 0.2]}]
     r = summarize(rows, [], retrieval)
     assert r["gap_recovered"]["latent"] == pytest.approx(0.5) and r["target_met"]
