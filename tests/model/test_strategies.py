@@ -1,6 +1,10 @@
 """REA and vanilla on the real packaged models: bad input, replay, recognizer stage 2, sessions."""
 
+from dataclasses import replace
+
 import numpy as np
+
+
 import pytest
 
 from rea_core import ChatSession, InputError, REAConfig, Resolution, SegmentKind, build_strategy
@@ -71,6 +75,7 @@ def test_scores_follow_hcr_thresholds(rea, models):
     scores = rea.score(session, "Tell me more about my fiddle-leaf fig and snake plant.")
     lo = float(scores.max()) - 1e-6
     exchanges = session.episodes.exchanges
+    rea = rea.with_config(replace(rea.config, recent_raw=0))  # thresholds alone, no recency floor
     _, decisions = rea.replan("q", exchanges, [], scores, tau_low=lo, tau_high=lo)
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
     _, decisions = rea.replan("q", exchanges, [], scores, tau_low=1.0, tau_high=1.0)
