@@ -84,8 +84,8 @@ def apply_active(engine: AppEngine) -> str:
     active = _guard(run)
     recognizer = engine.strategy("rea").recognizer
     if active is None:
-        recognizer.use_trained(None)
-        return "packaged"
+        recognizer.use_trained(None)  # back to the packaged stage 2 (the shipped trained classifier by default)
+        return f"packaged ({recognizer.stage2} stage 2)"
     recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
     return f"version {active.id}"
 
@@ -111,3 +111,11 @@ def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
 
     _guard(run)
     return f"Recognizer in use: {apply_active(engine)}."
+
+
+def provenance(engine: AppEngine) -> str:
+    """Where the packaged stage 2 comes from: label set, counts, held-out metrics (one line)."""
+    from rea_core.memory.default_recognizer import provenance_line
+
+    shipped, _ = engine.strategy("rea").recognizer.packaged
+    return provenance_line(shipped)

@@ -7,6 +7,7 @@ Environment variables (all optional):
     REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (defaults 0.5 and 0.7).
     REA_SCORER          HCR scorer: ``minilm`` (default) or ``latent`` (needs a codec).
     REA_CODEC           latent codec: ``auto`` (the one shipped for the backbone), ``none``, or a folder.
+    REA_RECOGNIZER_STAGE2   recognizer stage 2: ``trained`` (the shipped classifier, default) or ``llm`` (few-shot).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ DEFAULT_TAU_LOW = 0.5  # seed 000, section 3.4 and appendix F
 DEFAULT_TAU_HIGH = 0.7
 DEFAULT_MAX_MESSAGE_CHARS = 32_000
 HCR_SCORERS = ("minilm", "latent")
+RECOGNIZER_STAGE2 = ("trained", "llm")
 
 
 def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
@@ -66,6 +68,10 @@ class REAConfig:
     text_compress_words: int = field(default=24, metadata={"help": "words kept by the text-compressed reply stand-in"})
     latent_replies: bool = field(default=True, metadata={"help": "compressed replies as latent vectors when a codec is loaded (off: text-compressed)"})
     scorer: str = field(default="minilm", metadata={"help": "HCR scorer: 'minilm' (sentence embeddings) or 'latent' (codec latents, A.1)"})
+    recognizer_stage2: str = field(
+        default="trained",
+        metadata={"help": "recognizer stage 2: 'trained' (the shipped embedding classifier, issue 16) or 'llm' (the few-shot prompt on the recognizer model)"},
+    )
     system_prompt: str = field(
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
@@ -100,6 +106,7 @@ class REAConfig:
         object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
         if self.scorer not in HCR_SCORERS:
             raise ValueError(f"scorer must be one of {', '.join(HCR_SCORERS)}; got {self.scorer!r}")
+        _choice("recognizer_stage2", self.recognizer_stage2, RECOGNIZER_STAGE2)
         _choice("secom_segmenter", self.secom_segmenter, SECOM_SEGMENTERS)
         _choice("secom_compressor", self.secom_compressor, SECOM_COMPRESSORS)
         _choice("secom_retriever", self.secom_retriever, SECOM_RETRIEVERS)
@@ -133,5 +140,7 @@ class REAConfig:
                 env[name] = float(raw)
         if os.environ.get("REA_SCORER"):
             env["scorer"] = os.environ["REA_SCORER"]
+        if os.environ.get("REA_RECOGNIZER_STAGE2"):
+            env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)

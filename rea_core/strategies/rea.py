@@ -18,7 +18,7 @@ from ..compression.background import background_for
 from ..compression.codec import DualLoRACodec
 from ..config import REAConfig
 from ..memory.episodic import Exchange
-from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
+from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer
 from ..prompt.reconstruct import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, plan_context
 from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
@@ -46,7 +46,8 @@ class REAStrategy(Strategy):
 
     @classmethod
     def from_models(cls, models, config: REAConfig) -> "REAStrategy":
-        return cls(models.generator, models.embedder, config, recognizer=InstructionRecognizer(models.recognizer_model), codec=models.codec)
+        recognizer = build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
+        return cls(models.generator, models.embedder, config, recognizer=recognizer, codec=models.codec)
 
     # -- latent replies (section 3.2) --------------------------------------------------------------
 
