@@ -81,9 +81,21 @@ REVOKE_CUES = _rx(
     r"\bstop (answering|responding|replying|writing|using|doing|starting|beginning|ending|adding|including|speaking|talking|calling me)\b",
     r"\bno longer (need|have) to\b",
     r"\b(don't|do not) need to .{1,60}\b(any ?more|any longer)\b",
-    r"\b(forget|ignore|drop|cancel) (about )?(my|the|that|those|these|all|any) (earlier |previous |prior |last |old )?(instructions?|rules?|constraints?|requests?)\b",
+    r"\b(forget|ignore|drop|cancel) (about )?(my|the|that|those|these|all|any)( of)?( my| the| those| these)? (earlier |previous |prior |last |old )?(instructions?|rules?|constraints?|requests?)\b",
     r"\bgo back to (normal|your usual|the usual)\b",
+    r"\bforget (what|everything|all) (I|I've|I have) (said|told you|asked)\b",
+    r"\b(forget|ignore|drop|ditch|lose|cancel) (about )?(the|my|that|this) .{1,40}\b(thing|rule|instruction|request|bit|part|voice|accent|persona|act|style|format)\b",
+    r"\bstop (shouting|yelling|saying|putting|signing|formatting|calling|that|it)\b",
 )
+
+# The user swaps a standing instruction for another ("actually, use capitals again"); acted on
+# only when Instructional Memory holds an entry it refers to (``is_replacement``, REAStrategy).
+REPLACE_CUES = _rx(
+    r"^\W*(actually|on second thought|scratch that|change of plans?|wait)\b",
+    r"\b(go|switch|change|get) back to\b",
+    r"\b(again|instead)\b",
+)
+_REDO = re.compile(r"\b(it|that|this|them) (again|instead)\b|\btry again\b|\bonce again\b", re.IGNORECASE)
 
 
 def _matches(rules: list[tuple[str, re.Pattern]], text: str) -> list[str]:
@@ -108,6 +120,17 @@ def rule_stage(text: str) -> tuple[str | None, tuple[str, ...]]:
     if cues:
         return None, cues
     return OTHER, ()
+
+
+def is_replacement(text: str) -> bool:
+    """A wish that replaces an earlier standing instruction rather than adding one.
+
+    Needs a replacement cue and a directive, and is not a redo of one reply ("write it again",
+    "try again") or a question.
+    """
+    if _REDO.search(text) or text.strip().endswith("?") or not _matches(REPLACE_CUES, text):
+        return False
+    return bool(_matches(DIRECTIVE_CUES, text) or _matches(CONSTRAINT_CUES, text) or re.search(r"\b(go|switch|change|get) back to\b", text, re.I))
 
 
 @dataclass
