@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib import resources
 
 from typing import TYPE_CHECKING
 
 from ..backends.base import Embedder, Generator
+from ..backends.threads import torch_threads
 from ..types import Recognition
 from .gate import gate_cues
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from .trained_recognizer import TrainedRecognizer
 
 GLOBAL, REVOKE, OTHER = "global", "revoke", "other"
+SINGLE_THREAD_MAX = 4  # deferred inputs embedded on one torch thread: faster for tiny batches (backends/threads.py)
 
 
 def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
@@ -176,7 +179,8 @@ class InstructionRecognizer:
                 deferred.append(i)
                 cues_of[i] = cues
         if deferred and self.trained is not None and self.config.use_classifier:
-            p = self.trained.p_global([texts[i][: self.config.max_chars] for i in deferred], self.embedder)
+            with torch_threads(1) if len(deferred) <= SINGLE_THREAD_MAX else nullcontext():
+                p = self.trained.p_global([texts[i][: self.config.max_chars] for i in deferred], self.embedder)
             for i, p_global in zip(deferred, p.tolist()):
                 label = GLOBAL if p_global >= self.trained.threshold else OTHER
                 out[i] = Recognition(label=label, score=p_global, stage="trained", cues=cues_of[i])
