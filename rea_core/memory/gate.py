@@ -46,6 +46,9 @@ GATE_FAMILIES: dict[str, re.Pattern] = {
         r"\byou (must|should|shall|need to|have to|are to|will|'ll|can|could|may|might want to)\b",
         r"\b(please|pls|plz|make sure|be sure|ensure|avoid|stop|skip|don'?t|do not|no more|only|stick to|switch to|prefer\w*|rather|instead|i'?d like you|i want you|i need you|let'?s)\b",
         r"\b(reply|replies|replying|respond\w*|responses?|answer(s|ing)?|talk(ing)? to me|speak(ing)? to me|write to me|with me|to me)\b",
+        # a short command opening the message: "Keep it PG.", "Be nice.", "Less fluff.", "Stay on topic."
+        # (style verbs only: task verbs such as "write", "give", "make" open one-off requests)
+        r"^\W*(keep|be|stay|cut|tone|mind|less|more|no|loosen|chill|quit|drop|speak|sound|act|omit|lose|ditch|lay off|switch)\b",
     ),
     # Tone, register, persona.
     "tone_persona": _family(
