@@ -38,7 +38,7 @@ GATE_FAMILIES: dict[str, re.Pattern] = {
         r"\bthroughout\b|\bwhile we (chat|talk)\b|\bin general\b|\bby default\b|\bfrom (here|now|this point|today|then)\b",
         r"\b(this|our|the) (whole |entire )?(conversation|chat|session|discussion|thread)\b",
         r"\bgoing forward\b|\bhenceforth\b|\bfrom here\b|\b(in|for) (the )?future\b|\b(any ?more|any longer)\b|\bfor good\b|\buntil\b",
-        r"\bkeep (that|this|it) in mind\b|\bremember (that|to|this)\b|\bnote that\b|\bfyi\b|\bjust so you know\b|\bheads up\b",
+        r"\bstanding\b|\brules?\b|\bhabit\b|\bkeep (that|this|it) in mind\b|\bremember (that|to|this)\b|\bnote that\b|\bfyi\b|\bjust so you know\b|\bheads up\b",
         r"\b(always|never|ever|usually|generally|consistently|each time|every time)\b",
     ),
     # Directives at the assistant, however they are phrased.
@@ -57,7 +57,7 @@ GATE_FAMILIES: dict[str, re.Pattern] = {
     ),
     # Format, layout, typography, units.
     "format": _family(
-        r"\b(format\w*|bullet\w*|numbered|lists?|tables?|markdown|json|yaml|xml|html|csv|bold|italics?|headings?|headers?|code|backticks?|emojis?|emoticons?|caps|capitals|capital letters?|capitali[sz]\w*|lower ?case|upper ?case|title ?case|punctuation|commas?|exclamation\w*|quotes?|quotation|spelling|british|american|grammar)\b",
+        r"\b(outputs?|whitespace|spaces?|format\w*|bullet\w*|numbered|lists?|tables?|markdown|json|yaml|xml|html|csv|bold|italics?|headings?|headers?|code|backticks?|emojis?|emoticons?|caps|capitals|capital letters?|capitali[sz]\w*|lower ?case|upper ?case|title ?case|punctuation|commas?|exclamation\w*|quotes?|quotation|spelling|british|american|grammar)\b",
         r"\b(units?|metric|imperial|celsius|fahrenheit|kelvin|currency|dollars?|euros?|pounds?|yen|dates?|yyyy|mm|dd|time ?zones?|cet|utc|gmt|24-hour|12-hour|am/pm|decimal\w*|numbers?|numerals?|digits?)\b",
         r"\b(summary|summaries|tl;?dr|disclaimer|citations?|sources?|references?|footnotes?|examples?|explanations?|steps?|outline|prose|paragraphs?|sentences?|words?|lines?|letters?|characters?|syllables?)\b",
     ),
