@@ -3,8 +3,9 @@
 The paper's stage 2 is a few-shot LLM; its precision (0.6182) is the recognizer's weak side. This
 module fits a small classifier on sentence embeddings of labeled inputs (global / task /
 ordinary), so annotators' labels can replace the LLM where the rule filter defers. The model is
-multinomial logistic regression on the packaged embedder's unit vectors: a handful of numbers,
-saved as JSON (no pickle), quick to train on CPU. `evaluate_scores` gives the metrics seed 000
+multinomial logistic regression on the packaged embedder's unit vectors plus, by default, the
+lexical features of ``recognizer_features.py`` (cue flags, hashed n-grams; issue 16): a few
+thousand numbers, saved as JSON (no pickle), quick to train on CPU. `evaluate_scores` gives the metrics seed 000
 reports in Table 9 (precision, recall, F1 on the class *global*) plus a confusion matrix and a
 precision-recall curve.
 
