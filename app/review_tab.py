@@ -13,7 +13,7 @@ from . import review_handlers as rh
 from .state import AppEngine
 from .views.recognizer_charts import confusion, metrics_bars, pr_curves
 
-PACKAGED = "packaged (no trained version)"
+PACKAGED = "packaged (shipped trained classifier, no studio version)"
 
 
 def _pick(metrics: dict) -> dict | None:

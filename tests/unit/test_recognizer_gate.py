@@ -68,3 +68,13 @@ def test_gate_pass_rate_of_globals_on_every_labeled_set(path):
     globals_ = [r["text"] for r in rows if r["label"] == "global"]
     stopped = [t for t in globals_ if rule_stage(t)[0] in (OTHER, REVOKE)]
     assert globals_ and 1 - len(stopped) / len(globals_) >= 0.98, stopped
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("actually, use capitals again", True), ("Go back to writing in English.", True), ("Actually, reply in English again.", True),
+    ("Write it again but shorter.", False), ("Can you say that again?", False), ("Use capitals.", False),
+])
+def test_replacement_needs_a_cue_and_a_directive_and_is_not_a_redo(text, expected):
+    from rea_core.memory.recognizer import is_replacement
+
+    assert is_replacement(text) is expected
