@@ -219,24 +219,34 @@ class QueueItem:
     score: float | None
 
 
-def next_item(session: Session, annotator: str) -> QueueItem | None:
-    """The annotator's next item: nobody-labeled first, then the recognizer's least sure.
+def _open_query(session: Session, annotator: str):
+    """Items this annotator may still label: fewer labels than needed (2 for the double-annotated
+    share, else 1), not adjudicated, neither labeled nor skipped by them. Returns (query, label count)."""
+    who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
+    n = _label_count()
+    query = select(Item).where(n < case((Item.double, 2), else_=1), ~exists().where(Adjudication.item_id == Item.id))
+    if who is not None:
+        query = query.where(
+            ~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
+            ~exists().where(LabelEvent.item_id == Item.id, LabelEvent.annotator_id == who, LabelEvent.action == "skip", LabelEvent.undone.is_(False)),
+        )
+    return query, n
 
-    An item is offered while it has fewer labels than it needs (2 for the double-annotated
-    share, else 1), is not adjudicated, and this annotator has neither labeled nor skipped it.
-    """
+
+def next_item(session: Session, annotator: str) -> QueueItem | None:
+    """The annotator's next item: nobody-labeled first, then the recognizer's least sure."""
     with reading(session):
-        who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
-        n = _label_count()
-        query = select(Item).where(n < case((Item.double, 2), else_=1), ~exists().where(Adjudication.item_id == Item.id))
-        if who is not None:
-            query = query.where(
-                ~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
-                ~exists().where(LabelEvent.item_id == Item.id, LabelEvent.annotator_id == who, LabelEvent.action == "skip", LabelEvent.undone.is_(False)),
-            )
+        query, n = _open_query(session, annotator)
         query = query.order_by(n, func.abs(func.coalesce(Item.score, 0.5) - 0.5), Item.id).limit(1)
         item = session.scalars(query).first()
         return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
+
+
+def open_items(session: Session, annotator: str, limit: int = 5000) -> list[QueueItem]:
+    """Every item still in the annotator's queue (oldest first), for the triage queue modes."""
+    with reading(session):
+        query, _ = _open_query(session, annotator)
+        return [QueueItem(i.id, i.text, i.source, i.context, i.score) for i in session.scalars(query.order_by(Item.id).limit(limit))]
 
 
 def get_item(session: Session, item_id: int) -> QueueItem | None:

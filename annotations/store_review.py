@@ -129,6 +129,11 @@ def export_rows(session: Session, *, labeled_only: bool = False) -> list[dict[st
     return rows
 
 
+def labeled_rows(session: Session) -> list[tuple[str, str, str]]:
+    """(text, final label, source) of every item with a final label: recall and precision per source."""
+    return [(r["text"], r["final_label"], r["source"] or "unknown") for r in export_rows(session, labeled_only=True) if r["final_label"]]
+
+
 def training_data(session: Session) -> tuple[list[str], list[str]]:
     """Texts and final labels (adjudicated, else majority; ties left out) for recognizer training."""
     rows = [r for r in export_rows(session, labeled_only=True) if r["final_label"]]

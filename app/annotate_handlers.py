@@ -69,20 +69,40 @@ def item_html(item, score: float | None) -> str:
             f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>")
 
 
-def next_view(engine: AppEngine, who: Identity, item_id: int | None = None) -> tuple[Shown | None, str, str]:
-    """(state, item HTML, progress Markdown) for the annotator's next item (or a given one, after undo)."""
-    from annotations import store_items
+def next_view(engine: AppEngine, who: Identity, item_id: int | None = None, mode: str = "default") -> tuple[Shown | None, str, str]:
+    """(state, item HTML, progress Markdown) for the annotator's next item (or a given one, after undo).
+
+    ``mode`` is a queue mode of ``annotations.triage``: "default", "likely missed" (stage 1
+    stopped it, the trained classifier says global) or "likely false alarm" (stored as global,
+    looks task or ordinary); the triage modes use the REA column's recognizer.
+    """
+    from annotations import store_items, triage
+
+    if mode not in triage.QUEUE_MODES:
+        raise REAError(f"unknown queue mode {mode!r}; choose one of {', '.join(triage.QUEUE_MODES)}")
 
     def run():
+        reason = ""
         with engine.db() as session:
-            item = store_items.get_item(session, item_id) if item_id is not None else store_items.next_item(session, who.name)
+            if item_id is not None:
+                item = store_items.get_item(session, item_id)
+            elif mode == triage.DEFAULT:
+                item = store_items.next_item(session, who.name)
+            else:
+                found = triage.next_in_mode(session, who.name, mode, engine.strategy("rea").recognizer)
+                item, reason = (found.item, found.reason) if found else (None, "")
             p = store_items.progress(session, who.name)
-        return item, p
+        return item, p, reason
 
-    item, p = _guard(run)
+    try:
+        item, p, reason = _guard(run)
+    except ValueError as exc:  # no trained stage 2 to triage with
+        raise REAError(str(exc)) from exc
     shown = None if item is None else Shown(item.id, time.monotonic(), item.score)
     progress = (f"**{html.escape(who.name)}** ({who.role}): {p.mine} labeled, {p.my_left} left in your queue · "
                 f"team: {p.team_done} / {p.team_total} labels")
+    if mode != "default":
+        progress += f" · queue: **{mode}**" + (f" ({html.escape(reason)})" if reason else " (nothing left in this mode)")
     return shown, item_html(item, item.score if item else None), progress
 
 

@@ -6,6 +6,8 @@ shown here (they stay hidden until adjudication, in the Review tab).
 
 import gradio as gr
 
+from rea_core import REAError
+
 from . import annotate_auth as auth
 from . import annotate_handlers as ah
 from .state import AppEngine
@@ -21,6 +23,9 @@ def build_annotate_tab(engine: AppEngine):
     who_md = gr.Markdown(elem_id="annotate-who")
     with gr.Accordion("Guideline", open=False):
         gr.Markdown(ah.guideline())
+    mode = gr.Radio(["default", "likely missed", "likely false alarm"], value="default", label="queue",
+                    info="likely missed: stage 1 stopped it but the trained classifier says global; likely false alarm: stored as global but looks task or ordinary",
+                    elem_id="annotate-mode")
     item = gr.HTML(elem_id="annotate-item")
     with gr.Row():
         buttons = {value: gr.Button(text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary")
@@ -45,7 +50,7 @@ def build_annotate_tab(engine: AppEngine):
             return {status: f"**Database error:** {exc}", who_md: f"Signed in as **{who.name}**."}
         return {shown: state, item: html, progress: prog, status: "", who_md: f"Signed in as **{who.name}** ({who.role})."}
 
-    def act(value: str, state, text: str, request: gr.Request, profile: gr.OAuthProfile | None):
+    def act(value: str, state, text: str, queue: str, request: gr.Request, profile: gr.OAuthProfile | None):
         who = auth.identity(request, profile)  # checked on every write, on the server
         if who is None:
             return refused("**Not saved:** sign in first.")
@@ -57,8 +62,8 @@ def build_annotate_tab(engine: AppEngine):
             gr.Warning("The label was NOT saved: the database is locked or down.")
             return {status: f"**Not saved, try again:** {exc}"}
         try:
-            new_state, html, prog = ah.next_view(engine, who)
-        except ah.LabelNotSaved as exc:
+            new_state, html, prog = ah.next_view(engine, who, mode=queue or "default")
+        except REAError as exc:
             return {status: f"{message} **Could not load the next item:** {exc}"}
         return {shown: new_state, item: html, progress: prog, status: message, note: ""}
 
@@ -77,11 +82,22 @@ def build_annotate_tab(engine: AppEngine):
         return {shown: new_state, item: html, progress: prog, status: f"Undone: {what} on item {undone.item_id}."}
 
     def handler_for(value: str):
-        def handler(state, text, request: gr.Request, profile: gr.OAuthProfile | None):
-            return act(value, state, text, request, profile)
+        def handler(state, text, queue, request: gr.Request, profile: gr.OAuthProfile | None):
+            return act(value, state, text, queue, request, profile)
         return handler
 
+    def change_mode(queue: str, request: gr.Request, profile: gr.OAuthProfile | None):
+        who = auth.identity(request, profile)
+        if who is None:
+            return refused("Sign in to label.")
+        try:
+            state, html, prog = ah.next_view(engine, who, mode=queue or "default")
+        except REAError as exc:
+            return {status: f"**Could not load the queue:** {exc}"}
+        return {shown: state, item: html, progress: prog, status: ""}
+
     for value, button in buttons.items():
-        button.click(handler_for(value), inputs=[shown, note], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once")
+        button.click(handler_for(value), inputs=[shown, note, mode], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once")
+    mode.input(change_mode, inputs=[mode], outputs=outputs, api_name="annotate_mode", concurrency_id="model", concurrency_limit=engine.concurrency)
     undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once")
     return on_load, outputs

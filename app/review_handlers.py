@@ -84,20 +84,54 @@ def apply_active(engine: AppEngine) -> str:
     active = _guard(run)
     recognizer = engine.strategy("rea").recognizer
     if active is None:
-        recognizer.use_trained(None)
-        return "packaged"
+        recognizer.use_trained(None)  # back to the packaged stage 2 (the shipped trained classifier by default)
+        return f"packaged ({recognizer.stage2} stage 2)"
     recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
     return f"version {active.id}"
 
 
 def train(engine: AppEngine, who: Identity) -> str:
+    """Train a version from the labels and put it in use; say how many earlier misses it catches."""
     if who.role != "adjudicator":
         raise REAError("only adjudicators may train and switch the recognizer")
+    import copy
+
+    from annotations import store_review, triage
     from annotations.training import train_from_store
+
+    recognizer = engine.strategy("rea").recognizer
+    before = copy.copy(recognizer)  # the recognizer in use until now (its stage 2 is not changed by training)
+
+    def labeled():
+        with engine.db() as session:
+            return [t for t, lab, _ in store_review.labeled_rows(session) if lab == "global"]
 
     version = _guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name))
     apply_active(engine)
-    return f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use."
+    missed, caught = triage.caught_misses(before, recognizer, _guard(labeled))
+    return (f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use. "
+            f"Of the {missed} labeled global inputs the previous recognizer missed, it catches {caught}.")
+
+
+def source_metrics_markdown(engine: AppEngine) -> str:
+    """Recall and precision of the recognizer in use, per label source of the final labels."""
+    from annotations import store_review, triage
+
+    def rows():
+        with engine.db() as session:
+            return store_review.labeled_rows(session)
+
+    found = _guard(rows)
+    if not found:
+        return "No final labels yet: recall and precision per source appear once items are labeled."
+    by_source = triage.metrics_by_source(engine.strategy("rea").recognizer, found)
+    lines = ["| label source | labeled | global | recall | precision | missed | false alarms |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for source, m in by_source.items():
+        (_, fp), (fn, _) = m["confusion"]
+        recall = f"{m['recall']:.3f}" if m["positives"] else "-"
+        precision = f"{m['precision']:.3f}" if m["positives"] or fp else "-"
+        lines.append(f"| {html.escape(source)} | {m['n']} | {m['positives']} | {recall} | {precision} | {fn} | {fp} |")
+    return "Recognizer in use, per label source (the whole recognizer: stage 1, then stage 2):\n\n" + "\n".join(lines)
 
 
 def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
@@ -111,3 +145,11 @@ def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
 
     _guard(run)
     return f"Recognizer in use: {apply_active(engine)}."
+
+
+def provenance(engine: AppEngine) -> str:
+    """Where the packaged stage 2 comes from: label set, counts, held-out metrics (one line)."""
+    from rea_core.memory.default_recognizer import provenance_line
+
+    shipped, _ = engine.strategy("rea").recognizer.packaged
+    return provenance_line(shipped)

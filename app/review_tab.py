@@ -13,7 +13,7 @@ from . import review_handlers as rh
 from .state import AppEngine
 from .views.recognizer_charts import confusion, metrics_bars, pr_curves
 
-PACKAGED = "packaged (no trained version)"
+PACKAGED = "packaged (shipped trained classifier, no studio version)"
 
 
 def _pick(metrics: dict) -> dict | None:
@@ -47,7 +47,9 @@ def build_review_tab(engine: AppEngine):
         refresh = gr.Button("Refresh", elem_id="review-refresh")
         train_btn = gr.Button("Train recognizer", variant="primary", elem_id="review-train")
     status = gr.Markdown(elem_id="review-status")
+    shipped = gr.Markdown(elem_id="review-provenance")
     stats = gr.Markdown(elem_id="review-stats")
+    per_source = gr.Markdown(elem_id="review-per-source")
     with gr.Accordion("Disagreements (adjudicators)", open=True):
         table = gr.Dataframe(headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements")
         with gr.Row():
@@ -62,7 +64,7 @@ def build_review_tab(engine: AppEngine):
         bars = gr.Plot(show_label=False, elem_id="review-metrics")
         curve = gr.Plot(show_label=False, elem_id="review-pr")
         matrix = gr.Plot(show_label=False, elem_id="review-confusion")
-    outputs = [status, stats, table, version, bars, curve, matrix, chart_note]
+    outputs = [status, stats, table, version, bars, curve, matrix, chart_note, shipped, per_source]
 
     def view(request: gr.Request, profile: gr.OAuthProfile | None, selected=None, message: str = ""):
         who = auth.identity(request, profile)
@@ -75,7 +77,8 @@ def build_review_tab(engine: AppEngine):
             choices = [(PACKAGED, 0)] + [(f"version {v.id}{' (in use)' if v.active else ''}", v.id) for v in found]
             return {status: message or f"Recognizer in use: {in_use}.", stats: rh.stats_markdown(engine), table: rh.disagreement_rows(engine, who),
                     version: gr.Dropdown(choices=choices, value=selected if selected is not None else next((v.id for v in found if v.active), 0)),
-                    bars: b, curve: c, matrix: m, chart_note: note}
+                    bars: b, curve: c, matrix: m, chart_note: note, shipped: rh.provenance(engine),
+                    per_source: rh.source_metrics_markdown(engine)}
         except REAError as exc:
             return {status: f"**Database error:** {exc}"}
 

@@ -7,6 +7,7 @@ Environment variables (all optional):
     REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (default: the values calibrated for the scorer).
     REA_SCORER          HCR scorer: ``hybrid`` (default), ``exchange``, ``minilm``, ``sentence``, or ``latent`` (needs a codec).
     REA_CODEC           latent codec: ``auto`` (the one shipped for the backbone), ``none``, or a folder.
+    REA_RECOGNIZER_STAGE2   recognizer stage 2: ``trained`` (the shipped classifier, default) or ``llm`` (few-shot).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def scorer_label(config: "REAConfig") -> str:
 def default_thresholds(scorer: str) -> tuple[float, float]:
     """The calibrated (tau_low, tau_high) of ``scorer``: what the app and CLI use unless told otherwise."""
     return CALIBRATED_THRESHOLDS.get(scorer, (PAPER_TAU_LOW, PAPER_TAU_HIGH))
+RECOGNIZER_STAGE2 = ("trained", "llm")
 
 
 def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
@@ -120,6 +122,10 @@ class REAConfig:
         default="extractive",
         metadata={"help": "text-compressed reply: 'extractive' (the reply's sentences nearest the query, within text_compress_words) or 'first_words'"},
     )
+    recognizer_stage2: str = field(
+        default="trained",
+        metadata={"help": "recognizer stage 2: 'trained' (the shipped embedding classifier, issue 16) or 'llm' (the few-shot prompt on the recognizer model)"},
+    )
     system_prompt: str = field(
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
@@ -170,6 +176,7 @@ class REAConfig:
         if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
             raise ValueError("max_message_chars, max_new_tokens and max_reply_units must be positive")
         object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
+        _choice("recognizer_stage2", self.recognizer_stage2, RECOGNIZER_STAGE2)
         _choice("secom_segmenter", self.secom_segmenter, SECOM_SEGMENTERS)
         _choice("secom_compressor", self.secom_compressor, SECOM_COMPRESSORS)
         _choice("secom_retriever", self.secom_retriever, SECOM_RETRIEVERS)
@@ -210,5 +217,7 @@ class REAConfig:
                 env[name] = float(raw)
         if os.environ.get("REA_SCORER"):
             env["scorer"] = os.environ["REA_SCORER"]
+        if os.environ.get("REA_RECOGNIZER_STAGE2"):
+            env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)

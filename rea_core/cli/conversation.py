@@ -19,6 +19,7 @@ from .options import (
     NoHCROpt,
     NoIMOpt,
     RecognizerModelOpt,
+    Stage2Opt,
     TauHighOpt,
     TauLowOpt,
 )
@@ -120,24 +121,30 @@ def recognize(
     text: Annotated[str, typer.Argument(help="The user input to classify.")],
     model: ModelOpt = DEFAULT_MODEL,
     rules_only: Annotated[bool, typer.Option("--rules-only", help="Stage 1 only; no model is loaded.")] = False,
+    stage2: Stage2Opt = "trained",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Is TEXT a global instruction? Shows the label, score and the stage that decided.
 
     Example: rea recognize "From now on, answer in lowercase."
     """
-    from ..memory.recognizer import InstructionRecognizer, rule_stage
+    from ..memory.recognizer import InstructionRecognizer, build_recognizer, rule_stage
     from ..text import validate_message
 
     with reported_errors():
         validate_message(text, 32_000)
-        classifier = None
-        if not rules_only and rule_stage(text)[0] is None:  # the model is loaded only when stage 2 must decide
-            from ..backends import load_generator
-
+        recognizer = InstructionRecognizer(None)
+        if not rules_only and rule_stage(text)[0] is None:  # models are loaded only when stage 2 must decide
             quiet_libraries()
-            classifier = load_generator(model)
-        result = InstructionRecognizer(classifier).recognize(text)
+            if stage2 == "llm":
+                from ..backends import load_generator
+
+                recognizer = build_recognizer(load_generator(model), None, "llm")
+            else:
+                from ..backends import load_embedder
+
+                recognizer = build_recognizer(None, load_embedder("packaged"), stage2)
+        result = recognizer.recognize(text)
         if as_json:
             typer.echo(json.dumps(result.to_dict()))
         else:

@@ -10,7 +10,7 @@ import typer
 
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
 from .common import config_from_options, load_pipeline, reported_errors, split_names
-from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
+from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, Stage2Opt, TauHighOpt, TauLowOpt
 
 eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation, retrieval.", no_args_is_help=True)
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
@@ -176,24 +176,31 @@ def recognizer(
     data: Annotated[Optional[Path], typer.Option("--data", help="Labeled JSONL (text, label); default: the shipped validation set.")] = None,
     model: ModelOpt = DEFAULT_MODEL,
     rules_only: Annotated[bool, typer.Option("--rules-only", help="Stage 1 only.")] = False,
+    stage2: Stage2Opt = "trained",
     limit: LimitOpt = None,
 ) -> None:
     """Recognizer precision, recall, F1, accuracy and confusion matrix (global vs not).
 
     Example: rea eval recognizer --out runs/recognizer
+    Example: rea eval recognizer --stage2 llm --out runs/recognizer-llm
     """
     from ..evals import recognizer_eval as task
-    from ..memory.recognizer import InstructionRecognizer
+    from ..memory.recognizer import InstructionRecognizer, build_recognizer
 
     with reported_errors():
         rows = task.load_labeled(data or task.default_validation_path())[:limit]
-        classifier = None
-        if not rules_only:
+        if rules_only:
+            recognizer, name = InstructionRecognizer(None), "rules only"
+        elif stage2 == "llm":
             from ..backends import load_generator
 
             classifier = load_generator(model)
-        name = "rules only" if rules_only else f"rules + few-shot {classifier.name}"
-        _print_summary(task.evaluate(InstructionRecognizer(classifier), rows, out, name=name))
+            recognizer, name = build_recognizer(classifier, None, "llm"), f"rules + few-shot {classifier.name}"
+        else:
+            from ..backends import load_embedder
+
+            recognizer, name = build_recognizer(None, load_embedder("packaged"), stage2), "rules + shipped trained classifier"
+        _print_summary(task.evaluate(recognizer, rows, out, name=name))
 
 
 @eval_app.command()

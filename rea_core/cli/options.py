@@ -35,3 +35,7 @@ NoHCROpt = Annotated[bool, typer.Option("--no-hcr", help="Ablation: REA without 
 
 DEFAULT_MODEL = os.environ.get("REA_MODEL", "packaged")
 DEFAULT_EMBEDDER = os.environ.get("REA_EMBEDDER", "packaged")
+Stage2Opt = Annotated[
+    str,
+    typer.Option("--stage2", envvar="REA_RECOGNIZER_STAGE2", help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' (few-shot on the model)."),
+]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -44,11 +44,18 @@ def recognizer(db: DbOpt = None,
                activate: Annotated[bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")] = True,
                created_by: Annotated[str, typer.Option("--by", help="Recorded as the version's author.")] = "cli",
                embedder: Annotated[str, typer.Option("--embedder", envvar="REA_EMBEDDER", help="Sentence embedder ('packaged': all-MiniLM-L6-v2).")] = "packaged",
-               as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False) -> None:
+               as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
+               labels: Annotated[Optional[Path], typer.Option("--labels", help="Train from this label-set JSONL (text, label, split) instead of the database.")] = None,
+               out: Annotated[Optional[Path], typer.Option("--out", help="With --labels: where to write the trained recognizer JSON.")] = None,
+               test: Annotated[Optional[list[str]], typer.Option("--test", help="With --labels: NAME=FILE, an extra labeled JSONL to report (repeatable).")] = None) -> None:
     """Fit the recognizer's stage 2 on the labels; measure on held-out and validation sets.
 
     Example: rea train recognizer --db postgresql+psycopg://user:pass@host/rea
+    Example: rea train recognizer --labels rea_core/data/recognizer_train.jsonl --out rea_core/data/recognizer_default.json --test fresh=rea_core/data/recognizer_fresh_test.jsonl
     """
+    if labels is not None:
+        _train_from_file(labels, out, test or [], embedder, as_json)
+        return
     from annotations import StoreError
     from annotations.training import train_from_store
     from rea_core.backends import load_embedder
@@ -67,6 +74,39 @@ def recognizer(db: DbOpt = None,
         return
     typer.echo(f"recognizer version {version.id} saved{' and active' if version.active else ''}")
     print_metrics(version.metrics)
+
+
+def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedder: str, as_json: bool) -> None:
+    """The shipped default's training: no database; the file's own split decides train and held-out."""
+    from rea_core.backends import load_embedder
+    from rea_core.memory.default_recognizer import load_label_set, train_default
+
+    from .common import quiet_libraries, reported_errors
+
+    with reported_errors():
+        if out is None:
+            raise typer.BadParameter("--labels needs --out")
+        named = {}
+        for spec in tests:
+            name, sep, path = spec.partition("=")
+            if not sep or not name or not path:
+                raise typer.BadParameter(f"--test takes NAME=FILE, got {spec!r}")
+            named[name] = load_label_set(path)
+        rows = load_label_set(labels)
+        quiet_libraries()
+        result = train_default(rows, load_embedder(embedder), label_set=labels.name, tests=named)
+        result.model.save(out)
+        if as_json:
+            typer.echo(json.dumps(result.metrics))
+            return
+        m = result.metrics
+        typer.echo(f"wrote {out}: trained on {m['n_train']} labels, threshold {m['threshold']:.3f} (cross-validated on train)")
+        typer.echo(_line("train, out-of-fold", m["cv_train"]))
+        typer.echo(_line("held-out (pipeline)", m["heldout"]["pipeline"]))
+        for source, sm in m["heldout_by_source"].items():
+            typer.echo(_line(f"  held-out {source}", sm))
+        for name, tm in m["tests"].items():
+            typer.echo(_line(f"test {name} (pipeline)", tm["pipeline"]))
 
 
 @app.command()

@@ -6,13 +6,18 @@ Policy:
     * capped at ``capacity`` entries: past it the oldest entry is dropped (a newer instruction is
       likelier to reflect what the user wants now);
     * user-editable: ``add`` and ``remove`` by position; ``revoke`` drops the entry a revocation
-      message ("you can stop answering in lowercase") refers to.
+      message ("you can stop answering in lowercase", "forget what I said about lowercase",
+      "stop doing that": the latest) refers to, and ``replace`` swaps the entry a replacement
+      ("actually, use capitals again") refers to; both pick it by shared words, then by
+      embedding similarity when the caller passes one (issue 16).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
 
 from ..text import normalize
 from ..types import InstructionEntry
@@ -22,11 +27,43 @@ _STOPWORDS = frozenset(
     "a an the and or to of in on for with you your my me i it is are be do does don't not no can could "
     "please now from stop anymore longer need have has that this those these any more just".split()
 )
+# Words of the revocation or replacement itself, not of what it refers to ("forget what I said about lowercase").
+_REFERENCE_STOPWORDS = _STOPWORDS | frozenset(
+    "forget forgot ignore drop ditch lose cancel doing said told asked about what earlier before previous again actually instead "
+    "back go switch change get answer answers answering reply replies replying respond responding response responses use using "
+    "write writing talk talking speak speaking start starting all will would should ok okay wait thought second scratch "
+    "you're we let's us there then way".split()
+)
 _REVOKE_ALL = re.compile(r"\b(all|every|any) (of )?(my |the |those |these )?(previous |earlier |prior )?(instructions|rules|constraints)\b|\bgo back to (normal|your usual)\b")
+SIMILARITY_FLOOR = 0.3  # cosine below which an entry is not taken as the referent (MiniLM, issue 16's revocation set)
+
+# (message, entry texts) -> (n_entries,) cosine similarities; built from an Embedder by the strategy.
+Similarity = Callable[[str, Sequence[str]], np.ndarray]
 
 
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.casefold()) if w not in _STOPWORDS and len(w) > 1}
+def _content_words(text: str, stopwords: frozenset[str] = _STOPWORDS) -> set[str]:
+    return {w for w in _WORD.findall(text.casefold()) if w not in stopwords and len(w) > 1}
+
+
+def referent(message: str, texts: Sequence[str], similarity: Similarity | None = None, *, latest_if_none: bool = True) -> int | None:
+    """Index of the entry ``message`` refers to, or None.
+
+    Shared content words count first, cosine similarity (when given) breaks ties and finds
+    paraphrases ("stop shouting" -> "WRITE IN ALL CAPS"); an entry needs a shared word or a
+    similarity of at least SIMILARITY_FLOOR. A message with no words of its own ("you can stop
+    doing that") refers to the latest entry when ``latest_if_none``.
+    """
+    if not texts:
+        return None
+    words = _content_words(message, _REFERENCE_STOPWORDS)
+    if not words:
+        return len(texts) - 1 if latest_if_none else None
+    overlaps = np.array([len(words & _content_words(t, _REFERENCE_STOPWORDS)) for t in texts], dtype=np.float64)
+    sims = np.asarray(similarity(message, texts), dtype=np.float64) if similarity is not None else np.zeros(len(texts))
+    eligible = (overlaps > 0) | (sims >= SIMILARITY_FLOOR)
+    if not eligible.any():
+        return None
+    return int(np.argmax(np.where(eligible, overlaps + sims, -np.inf)))
 
 
 class InstructionalMemory:
@@ -71,17 +108,29 @@ class InstructionalMemory:
             raise IndexError(f"No instruction at position {index}; Instructional Memory holds {len(self._entries)}.")
         return self._entries.pop(index)
 
-    def revoke(self, message: str) -> list[InstructionEntry]:
-        """Drop what a revocation message refers to: everything for "all my instructions",
-        else the entry sharing the most content words with it (none if no word is shared)."""
+    def revoke(self, message: str, similarity: Similarity | None = None) -> list[InstructionEntry]:
+        """Drop what a revocation message refers to: everything for "all my instructions", else
+        the entry ``referent`` picks (the latest for "stop doing that"; none if nothing matches)."""
         if _REVOKE_ALL.search(message.casefold()):
             removed, self._entries = self._entries, []
             return removed
-        words = _content_words(message)
-        overlaps = [len(words & _content_words(e.text)) for e in self._entries]
-        if not overlaps or max(overlaps) == 0:
-            return []
-        return [self._entries.pop(overlaps.index(max(overlaps)))]
+        index = referent(message, self.texts(), similarity)
+        return [] if index is None else [self._entries.pop(index)]
+
+    def replace(self, entry: InstructionEntry, similarity: Similarity | None = None) -> InstructionEntry | None:
+        """Swap the entry ``entry.text`` refers to ("actually, use capitals again") for ``entry``.
+
+        Returns the replaced entry; None (and nothing added) when no entry is referred to, so the
+        caller can treat the message as an ordinary input.
+        """
+        index = referent(entry.text, self.texts(), similarity, latest_if_none=False)
+        if index is None:
+            return None
+        old = self._entries.pop(index)
+        if not self.add(entry):
+            self._entries.insert(index, old)
+            return None
+        return old
 
     def restore(self, entries: Iterable[InstructionEntry]) -> None:
         """Put back a snapshot taken from ``entries`` (used to undo a failed turn)."""

@@ -3,8 +3,9 @@
 The paper's stage 2 is a few-shot LLM; its precision (0.6182) is the recognizer's weak side. This
 module fits a small classifier on sentence embeddings of labeled inputs (global / task /
 ordinary), so annotators' labels can replace the LLM where the rule filter defers. The model is
-multinomial logistic regression on the packaged embedder's unit vectors: a handful of numbers,
-saved as JSON (no pickle), quick to train on CPU. `evaluate_scores` gives the metrics seed 000
+multinomial logistic regression on the packaged embedder's unit vectors plus, by default, the
+lexical features of ``recognizer_features.py`` (cue flags, hashed n-grams; issue 16): a few
+thousand numbers, saved as JSON (no pickle), quick to train on CPU. `evaluate_scores` gives the metrics seed 000
 reports in Table 9 (precision, recall, F1 on the class *global*) plus a confusion matrix and a
 precision-recall curve.
 
@@ -29,6 +30,8 @@ from ..errors import InputError
 LABELS = ("global", "task", "ordinary")
 GLOBAL = "global"
 PR_POINTS = 101  # PR curves are stored at most this many points, so a version's metrics stay small
+KIND_EMBEDDING, KIND_LEXICAL = "logreg-embeddings", "logreg-embeddings-lexical"
+N_HASH = 4096  # hashed uni/bigram columns: enough for scope words, small enough to ship as JSON (issue 16)
 
 
 def normalize_text(text: str) -> str:
@@ -38,14 +41,16 @@ def normalize_text(text: str) -> str:
 
 @dataclass
 class TrainedRecognizer:
-    """Logistic regression over sentence embeddings; ``p_global`` is its stage-2 score.
+    """Logistic regression over sentence embeddings (and lexical features); ``p_global`` is its stage-2 score.
 
     Attributes:
         embedder_name: The embedder the weights belong to; another one would give meaningless scores.
         classes: Class names, in the row order of ``coef``.
-        coef: (n_classes, dim) weights.
+        coef: (n_classes, n_features) weights: embedding dims first, then ``recognizer_features`` columns.
         intercept: (n_classes,) biases.
         threshold: P(global) at or above which stage 2 says global.
+        n_hash: Hashed n-gram columns after the embedding (0: embedding only, the first studio format).
+        provenance: Where the weights came from (label set, counts, split, metrics), shown in the app.
     """
 
     embedder_name: str
@@ -53,19 +58,30 @@ class TrainedRecognizer:
     coef: np.ndarray
     intercept: np.ndarray
     threshold: float = 0.5
+    n_hash: int = 0
+    provenance: dict[str, Any] = field(default_factory=dict)
 
-    def proba(self, embeddings: np.ndarray) -> np.ndarray:
-        """(n, n_classes) class probabilities for (n, dim) embeddings (softmax of the logits)."""
-        logits = embeddings @ self.coef.T + self.intercept  # (n, n_classes)
+    def features(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
+        """(n, n_features) inputs of the model: the unit embedding, then (when used) the lexical features."""
+        X = embedder.encode(list(texts)).astype(np.float64)  # (n, dim)
+        if not self.n_hash:
+            return X
+        from .recognizer_features import lexical_features
+
+        return np.hstack([X, lexical_features(texts, self.n_hash)])  # (n, dim + cues + n_hash)
+
+    def proba(self, features: np.ndarray) -> np.ndarray:
+        """(n, n_classes) class probabilities for (n, n_features) inputs (softmax of the logits)."""
+        logits = features @ self.coef.T + self.intercept  # (n, n_classes)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return exp / exp.sum(axis=1, keepdims=True)
 
-    def p_global_embedded(self, embeddings: np.ndarray) -> np.ndarray:
-        """(n,) P(global) for precomputed embeddings; 0 when no training label was global."""
+    def p_global_features(self, features: np.ndarray) -> np.ndarray:
+        """(n,) P(global) for precomputed features; 0 when no training label was global."""
         if GLOBAL not in self.classes:
-            return np.zeros(len(embeddings), dtype=np.float64)
-        return self.proba(embeddings)[:, self.classes.index(GLOBAL)]
+            return np.zeros(len(features), dtype=np.float64)
+        return self.proba(features)[:, self.classes.index(GLOBAL)]
 
     def p_global(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
         """(n,) P(global) of raw texts, embedded with ``embedder`` (must be the training one)."""
@@ -73,19 +89,23 @@ class TrainedRecognizer:
             raise InputError(f"this recognizer was trained on embedder {self.embedder_name!r}, not {embedder.name!r}")
         if not texts:
             return np.zeros(0)
-        return self.p_global_embedded(embedder.encode(list(texts)))
+        return self.p_global_features(self.features(texts, embedder))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "logreg-embeddings", "embedder_name": self.embedder_name, "classes": list(self.classes),
-                "coef": self.coef.tolist(), "intercept": self.intercept.tolist(), "threshold": self.threshold}
+        return {"kind": KIND_LEXICAL if self.n_hash else KIND_EMBEDDING, "embedder_name": self.embedder_name,
+                "classes": list(self.classes), "coef": np.round(self.coef, 6).tolist(), "intercept": np.round(self.intercept, 6).tolist(),
+                "threshold": self.threshold, "n_hash": self.n_hash, "provenance": self.provenance}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainedRecognizer":
-        if data.get("kind") != "logreg-embeddings":
+        if data.get("kind") not in (KIND_EMBEDDING, KIND_LEXICAL):
             raise InputError(f"not a trained recognizer file (kind={data.get('kind')!r})")
-        return cls(embedder_name=data["embedder_name"], classes=list(data["classes"]),
-                   coef=np.asarray(data["coef"], dtype=np.float64), intercept=np.asarray(data["intercept"], dtype=np.float64),
-                   threshold=float(data.get("threshold", 0.5)))
+        model = cls(embedder_name=data["embedder_name"], classes=list(data["classes"]),
+                    coef=np.asarray(data["coef"], dtype=np.float64), intercept=np.asarray(data["intercept"], dtype=np.float64),
+                    threshold=float(data.get("threshold", 0.5)), n_hash=int(data.get("n_hash", 0)), provenance=dict(data.get("provenance") or {}))
+        if model.coef.ndim != 2 or model.coef.shape[0] != len(model.classes) or model.intercept.shape != (len(model.classes),):
+            raise InputError(f"trained recognizer weights do not fit its {len(model.classes)} classes (coef {model.coef.shape})")
+        return model
 
     def save(self, path: str | os.PathLike[str]) -> None:
         with open(path, "w", encoding="utf-8") as handle:
@@ -105,20 +125,31 @@ class TrainingResult:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def fit(texts: Sequence[str], labels: Sequence[str], embedder: Embedder, *, seed: int = 0) -> TrainedRecognizer:
-    """Fit the classifier. Classes are weighted by inverse frequency: globals are rare (D.1)."""
-    from sklearn.linear_model import LogisticRegression
+def fit(texts: Sequence[str], labels: Sequence[str], embedder: Embedder, *, seed: int = 0, n_hash: int = N_HASH,
+        C: float = 4.0, sample_weight: Sequence[float] | None = None) -> TrainedRecognizer:
+    """Fit the classifier. Classes are weighted by inverse frequency: globals are rare (D.1).
 
+    ``n_hash`` > 0 adds the lexical features of ``recognizer_features`` (cue flags and hashed
+    n-grams) beside the embedding; 0 fits on the embedding alone.
+    """
     classes = sorted(set(labels))
     if len(classes) < 2:
         raise InputError(f"training needs at least two different labels; got only {classes}")
-    X = embedder.encode(list(texts)).astype(np.float64)  # (n, dim)
-    clf = LogisticRegression(C=4.0, class_weight="balanced", max_iter=2000, random_state=seed).fit(X, list(labels))
+    shell = TrainedRecognizer(embedder_name=embedder.name, classes=classes, coef=np.zeros((0, 0)), intercept=np.zeros(0), n_hash=n_hash)
+    return fit_features(shell.features(texts, embedder), labels, embedder.name, n_hash=n_hash, seed=seed, C=C, sample_weight=sample_weight)
+
+
+def fit_features(X: np.ndarray, labels: Sequence[str], embedder_name: str, *, n_hash: int, seed: int = 0, C: float = 4.0,
+                 sample_weight: Sequence[float] | None = None) -> TrainedRecognizer:
+    """Fit on precomputed (n, n_features) inputs: lets cross-validation featurize once."""
+    from sklearn.linear_model import LogisticRegression
+
+    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, random_state=seed).fit(X, list(labels), sample_weight=sample_weight)
     coef, intercept = clf.coef_, clf.intercept_
     if len(clf.classes_) == 2:  # sklearn keeps one row for two classes; softmax([-z/2, z/2]) == sigmoid(z)
         coef = np.vstack([-coef[0] / 2, coef[0] / 2])
         intercept = np.array([-intercept[0] / 2, intercept[0] / 2])
-    return TrainedRecognizer(embedder_name=embedder.name, classes=[str(c) for c in clf.classes_], coef=coef, intercept=intercept)
+    return TrainedRecognizer(embedder_name=embedder_name, classes=[str(c) for c in clf.classes_], coef=coef, intercept=intercept, n_hash=n_hash)
 
 
 def evaluate_scores(gold: Sequence[str], scores: Sequence[float], threshold: float = 0.5) -> dict[str, Any]:
@@ -153,26 +184,17 @@ def evaluate_scores(gold: Sequence[str], scores: Sequence[float], threshold: flo
 
 
 def pipeline_scores(texts: Sequence[str], model: TrainedRecognizer | None, embedder: Embedder | None) -> np.ndarray:
-    """Scores of the whole recognizer: the rule stage, then ``model`` where the rules defer.
+    """Scores of the whole recognizer as the app runs it: stage 1, then ``model`` where stage 1 defers.
 
-    With ``model=None`` this is the rules-only recognizer (deferred inputs are not global),
-    the baseline a first trained version is compared with.
+    The decision is ``InstructionRecognizer.recognize_many``'s, so these metrics describe the code
+    that runs. With ``model=None`` this is the rules-only recognizer (deferred inputs are not
+    global), the baseline a first trained version is compared with. A revocation scores 0: it is
+    not a new global instruction.
     """
-    from .recognizer import GLOBAL as RULE_GLOBAL, REVOKE, rule_stage
+    from .recognizer import REVOKE, InstructionRecognizer
 
-    scores = np.zeros(len(texts))
-    deferred = []
-    for i, text in enumerate(texts):
-        label, _ = rule_stage(text)
-        if label is None:
-            deferred.append(i)
-        elif label in (RULE_GLOBAL,):
-            scores[i] = 1.0
-        elif label == REVOKE:
-            scores[i] = 0.0  # a revocation is not a new global instruction
-    if model is not None and deferred:
-        scores[deferred] = model.p_global([texts[i] for i in deferred], embedder)
-    return scores
+    recognizer = InstructionRecognizer(None, trained=model, embedder=embedder)
+    return np.array([0.0 if r.label == REVOKE else r.score for r in recognizer.recognize_many(list(texts))], dtype=np.float64)
 
 
 def evaluate_model(model: TrainedRecognizer | None, texts: Sequence[str], gold: Sequence[str], embedder: Embedder | None) -> dict[str, Any]:

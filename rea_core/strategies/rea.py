@@ -9,6 +9,7 @@ give the rows of Table 4: ``use_im`` (IM and recognizer), ``use_hcr`` (off: ever
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..compression.background import background_for
 from ..compression.codec import DualLoRACodec
 from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
-from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer
+from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer, is_replacement
 from ..prompt.reconstruct import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
 from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
@@ -47,7 +48,8 @@ class REAStrategy(Strategy):
 
     @classmethod
     def from_models(cls, models, config: REAConfig) -> "REAStrategy":
-        return cls(models.generator, models.embedder, config, recognizer=InstructionRecognizer(models.recognizer_model), codec=models.codec)
+        recognizer = build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
+        return cls(models.generator, models.embedder, config, recognizer=recognizer, codec=models.codec)
 
     # -- latent replies (section 3.2) --------------------------------------------------------------
 
@@ -95,19 +97,21 @@ class REAStrategy(Strategy):
         if not self.config.use_im:
             return None
         recognition = self.recognizer.recognize(user_text)
-        if recognition.label == GLOBAL:
-            session.instructions.add(
-                InstructionEntry(
-                    text=user_text.strip(),
-                    turn=session.n_turns,
-                    source="recognizer",
-                    stage=recognition.stage,
-                    score=recognition.score,
-                )
-            )
-        elif recognition.label == REVOKE:
-            session.instructions.revoke(user_text)
+        entry = InstructionEntry(text=user_text.strip(), turn=session.n_turns, source="recognizer", stage=recognition.stage, score=recognition.score)
+        if recognition.label == REVOKE:
+            session.instructions.revoke(user_text, self._similarity)
+        elif len(session.instructions) and is_replacement(user_text) and session.instructions.replace(
+                replace(entry, stage="replacement", score=1.0), self._similarity):
+            # "actually, use capitals again": global because it swaps a held instruction (issue 16)
+            recognition = Recognition(label=GLOBAL, score=1.0, stage="replacement", cues=(*recognition.cues, "replaces an instruction"))
+        elif recognition.label == GLOBAL:
+            session.instructions.add(entry)
         return recognition
+
+    def _similarity(self, message: str, texts) -> np.ndarray:
+        """(n,) cosine of ``message`` with each text: picks the instruction a revocation refers to."""
+        vectors = self.embedder.encode([message, *texts])  # (1 + n, dim), unit rows
+        return vectors[1:] @ vectors[0]
 
     def score(self, session: ChatSession, query: str) -> np.ndarray:
         """HCR score of every stored exchange for ``query``, by ``config.scorer``.

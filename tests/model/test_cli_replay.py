@@ -27,7 +27,14 @@ def test_replay_json_one_object_per_turn(examples_dir):
 
 
 def test_recognize_with_classifier():
-    proc = run_rea("recognize", "--json", "Always answer in French.")
+    proc = run_rea("recognize", "--json", "--stage2", "llm", "Always answer in French.")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["stage"] == "classifier" and 0 <= out["score"] <= 1
+
+
+def test_recognize_uses_the_shipped_trained_stage_two_by_default():
+    proc = run_rea("recognize", "--json", "Keep a formal tone with me throughout our conversation.")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["stage"] == "trained" and out["label"] == "global" and "gate:tone_persona" in out["cues"]

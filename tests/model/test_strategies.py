@@ -105,8 +105,12 @@ def test_revocation_removes_instruction(rea):
     assert result.recognition.label == "revoke" and session.instructions.texts() == []
 
 
-def test_classifier_stage_decides_ambiguous_input(rea):
+def test_trained_stage_two_is_the_default_and_the_llm_stays_available(rea, models):
+    # Issue 16 changed the default stage 2 from the few-shot LLM to the shipped trained classifier.
     rec = rea.recognizer.recognize("Always answer in French.")
+    assert rec.stage == "trained" and rec.label == "global" and rec.score >= rea.recognizer.trained.threshold
+    llm = build_strategy("rea", models, REAConfig(max_new_tokens=24, recognizer_stage2="llm"))
+    rec = llm.recognizer.recognize("Always answer in French.")
     assert rec.stage == "classifier" and 0.0 <= rec.score <= 1.0 and rec.label in ("global", "other")
 
 

@@ -48,3 +48,13 @@ def test_recognize_rules_only_and_empty_input():
     assert json.loads(result.output)["label"] == "global"
     result = runner.invoke(app, ["recognize", "   "])
     assert result.exit_code == 2 and "empty" in result.output
+
+
+def test_train_recognizer_from_a_label_file_reports_bad_input(tmp_path):
+    missing = runner.invoke(app, ["train", "recognizer", "--labels", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "r.json")])
+    assert missing.exit_code == 2 and "no such label-set file" in missing.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "Always answer in French.", "label": "global", "split": "later"}\n')
+    result = runner.invoke(app, ["train", "recognizer", "--labels", str(bad), "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 2 and "bad.jsonl:1" in result.output and "split" in result.output
+    assert not (tmp_path / "r.json").exists()

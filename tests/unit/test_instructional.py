@@ -45,3 +45,15 @@ def test_round_trip():
     im = InstructionalMemory(capacity=3, entries=[InstructionEntry("Be brief.", 2, "recognizer", "classifier", 0.81)])
     again = InstructionalMemory.from_dict(im.to_dict())
     assert again.entries == im.entries and again.capacity == 3
+
+
+def test_referent_by_shared_words_or_the_latest_when_none_is_named():
+    from rea_core.memory.instructional import referent
+
+    texts = ["From now on, answer in lowercase.", "Always reply like a pirate would.", "Use metric units in every answer."]
+    assert referent("forget what I said about lowercase", texts) == 0
+    assert referent("Stop talking like a pirate.", texts) == 1
+    assert referent("You can stop doing that.", texts) == 2  # no words of its own: the latest
+    assert referent("You can stop doing that.", texts, latest_if_none=False) is None
+    assert referent("forget what I said about the weather", texts) is None  # no shared word, no similarity given
+    assert referent("stop that", []) is None
