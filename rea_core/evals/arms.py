@@ -74,7 +74,11 @@ ABLATIONS: dict[str, Arm] = {
         Arm("all-raw", "EM + IM, every reply kept raw (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.RAW)),
         Arm("all-omitted", "EM + IM, every reply discarded (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.OMIT)),
         Arm("rea-text-compressed", "REA with compressed replies as text even where a latent codec is loaded", _rea_with(latent_replies=False)),
-        Arm("rea-latent-scorer", "REA scoring HCR with the codec's latent vectors instead of MiniLM (A.1)", _rea_with(scorer="latent")),
+        Arm("rea-latent-scorer", "REA scoring HCR with the codec's latent vectors instead of MiniLM (A.1)", _rea_with(scorer="latent", tau_low=None, tau_high=None)),
+        Arm("rea-im-query", "REA with Instructional Memory also restated next to the query", _rea_with(im_placement="query")),
+        Arm("rea-first-release", "REA with the first release's HCR (MiniLM units, 0.5/0.7, no follow-up awareness or recency)",
+            _rea_with(scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, follow_up_top_k=0, follow_up_prior=0.0, neighbor_weight=0.0,
+                      compressed_form="first_words")),
     )
 }
 

@@ -1,0 +1,52 @@
+"""Benchmark: REA's prompt size against vanilla's at the probe turns of an adherence suite, no generation.
+
+Each conversation is replayed through both strategies with its stored replies (probe turns, which
+carry none, store an empty reply), and the templated prompt length is read at every probe turn,
+the positions the adherence eval generates at. Prints the mean REA/vanilla prompt ratio for probes
+at turn >= --from-turn and the share of retained exchanges.
+
+Run: .venv/bin/python benchmarks/prompt_share.py --data suite.jsonl [--from-turn 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def main() -> None:
+    from rea_core import REAConfig, build_strategy, load_models
+    from rea_core.evals.adherence import load_cases
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--from-turn", type=int, default=20)
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    cases = load_cases(args.data)[: args.limit]
+    models = load_models(codec=os.environ.get("REA_CODEC", "auto"))
+    ratios, kept = [], []
+    for case in cases:
+        tokens = {}
+        for name in ("vanilla", "rea"):
+            strategy = build_strategy(name, models, REAConfig())
+            session = strategy.new_session()
+            for i, turn in enumerate(case.conversation.turns):
+                result = strategy.respond(session, turn.user, reply=turn.assistant or "")
+                if i in case.probe_turns and i >= args.from_turn:
+                    tokens.setdefault(name, []).append(result.prompt_tokens)
+                    if name == "rea":
+                        kept.append(sum(d.resolution.value != "omit" for d in result.decisions) / max(1, len(result.decisions)))
+            strategy.flush(session)
+        ratios += [r / v for r, v in zip(tokens.get("rea", []), tokens.get("vanilla", []))]
+    print(f"{len(cases)} conversations, {len(ratios)} probes at turn >= {args.from_turn}")
+    print(f"REA / vanilla prompt tokens: mean {np.mean(ratios):.3f}, max {np.max(ratios):.3f}")
+    print(f"REA keeps {np.mean(kept):.1%} of earlier exchanges (raw or compressed) at those probes")
+
+
+if __name__ == "__main__":
+    main()
