@@ -72,6 +72,30 @@ def identity(request: gr.Request | None, profile: gr.OAuthProfile | None) -> Ide
     return Identity(name, role_of(name)) if name else None
 
 
+def mark_author(request: gr.Request | None, profile: gr.OAuthProfile | None) -> str | None:
+    """Whose Inspect mark this is: the signed-in name (Hugging Face users under their own), or
+    "anonymous" only where no sign-in is configured at all; None (refused) on a signed-in
+    deployment without a login. Resolved on every call, like every other write."""
+    who = identity(request, profile)
+    if who is not None:
+        return who.name
+    return None if sign_in_configured() else "anonymous"
+
+
+def require_adjudicator(who: Identity | None) -> Identity:
+    """The caller, if the server's current configuration makes them an adjudicator.
+
+    Why here and not the database: the stored role is only refreshed at sign-in, so a person
+    removed from ``REA_ADJUDICATORS`` would keep it until their next page load.
+
+    Raises:
+        PermissionError: Not signed in, or not an adjudicator now.
+    """
+    if who is None or who.role != "adjudicator":
+        raise PermissionError("only adjudicators (REA_ADJUDICATORS, or role adjudicator in REA_AUTH_FILE) may do this")
+    return who
+
+
 NOT_CONFIGURED = (
     "**Sign-in is not enabled, so labels cannot be saved.** Locally, start the app with accounts: "
     "`REA_AUTH='alice:secret1,bob:secret2' REA_ADJUDICATORS=alice rea app` (or `REA_AUTH_FILE` with lines "

@@ -8,6 +8,7 @@ A locked or down database raises ``LabelNotSaved``: the tab keeps the item and s
 from __future__ import annotations
 
 import html
+import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -17,6 +18,7 @@ from rea_core import REAError
 from .annotate_auth import Identity
 from .state import AppEngine
 
+logger = logging.getLogger(__name__)
 KEY_LABELS = {"1": "global", "2": "task", "3": "ordinary"}
 
 
@@ -37,13 +39,20 @@ def guideline() -> str:
     return resources.files("annotations").joinpath("guideline.md").read_text(encoding="utf-8")
 
 
+def visitor_safe(exc: Exception) -> str:
+    """What a visitor may read about a database failure: the outcome, never the host or user.
+    The full message (host, no password) goes to the server log for the operator."""
+    logger.warning("annotations database: %s", exc)
+    return getattr(exc, "visitor_message", "The annotations database is unavailable. Try again later.")
+
+
 def _guard(fn):
     from annotations import StoreError
 
     try:
         return fn()
     except StoreError as exc:
-        raise LabelNotSaved(str(exc)) from exc
+        raise LabelNotSaved(visitor_safe(exc)) from exc
 
 
 def sign_in(engine: AppEngine, who: Identity) -> None:

@@ -166,6 +166,6 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     tau_high.change(on_thresholds("high"), inputs=[*thresholds, cols], outputs=[*thresholds, tau_note, *view_outputs], trigger_mode="always_last", concurrency_limit=None, api_name="set_tau_high")
     for side in SIDES:
         ui["strategy"][side].change(change_strategy(side), inputs=[ui["strategy"][side], cols, *thresholds], outputs=[cols, *view_outputs], api_name=f"set_strategy_{side}")
-        ui["im_add"][side].click(im_edit(side, handlers.im_add), inputs=[ui["im_text"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_add_{side}")
+        ui["im_add"][side].click(im_edit(side, lambda column, text: handlers.im_add(column, text, max_chars=engine.config.max_message_chars)), inputs=[ui["im_text"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_add_{side}")
         ui["im_remove"][side].click(im_edit(side, handlers.im_remove), inputs=[ui["im_pos"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_remove_{side}")
     return init, [cols, *view_outputs]

@@ -24,26 +24,38 @@ def _store():
 
 
 def _guard(fn):
-    """Run a store call; a locked or unreachable database becomes one clear MarkError."""
+    """Run a store call; a locked or unreachable database becomes one clear MarkError (no host named)."""
     from annotations import StoreError
+
+    from .annotate_handlers import visitor_safe
 
     try:
         return fn()
     except StoreError as exc:
-        raise MarkError(str(exc)) from exc
+        raise MarkError(visitor_safe(exc)) from exc
 
 
 def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, note: str, tau_low: float, tau_high: float, *, annotator: str | None) -> str:
+    """Store one mark under ``annotator`` (``annotate_auth.mark_author``: None means refused).
+
+    Indices come from the request, so they are checked here, not trusted from the page.
+    """
+    if not annotator:
+        raise MarkError("sign in to mark exchanges: this deployment stores marks under the signed-in name")
     source, trace = traced
+    if not 0 <= query_turn < len(trace.turns):
+        raise MarkError(f"no query turn {query_turn}; this trace has turns 0 to {len(trace.turns) - 1}")
     turn = trace.turns[query_turn]
-    decision = next(d for d in turn.decisions if d.turn == exchange_turn)
+    decision = next((d for d in turn.decisions if d.turn == exchange_turn), None)
+    if decision is None:
+        raise MarkError(f"turn {query_turn} made no decision about exchange {exchange_turn}")
     needed = trace.turns[exchange_turn]
 
     def write():
         with engine.db() as session:
             return _store().add_failure_mark(
                 session,
-                annotator=annotator or "anonymous",
+                annotator=annotator,
                 conversation_id=trace.conversation_id,
                 query_turn=query_turn,
                 exchange_turn=exchange_turn,

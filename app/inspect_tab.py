@@ -3,15 +3,15 @@ exchange score heatmap and the decisions, and mark omitted exchanges an answer n
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import gradio as gr
 
 from rea_core import REAError, load_conversations, trace_conversation
 
+from . import annotate_auth as auth
 from .state import AppEngine
-from .views.charts import score_heatmap
+from .views.charts import heatmap_window, score_heatmap
 from .views.prompt import render_prompt_view
 
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
@@ -48,8 +48,11 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         path = (engine.examples_dir / name) if source == "example" and name else (Path(file if isinstance(file, str) else file.name) if file else None)
         if path is None:
             return {status: ""}
+        if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
+            return {status: "Pick one of the bundled example files.", conversation: gr.Dropdown(choices=[], value=None)}
         try:
-            convs = load_conversations(path, max_chars=engine.config.max_message_chars)
+            engine.limits.check_file_size(path)
+            convs = load_conversations(path, max_chars=engine.config.max_message_chars, max_turns=engine.limits.max_turns)
         except REAError as exc:
             return {status: f"**Cannot load {path.name}:** {exc}", conversation: gr.Dropdown(choices=[], value=None)}
         ids = [c.id for c in convs]
@@ -60,7 +63,10 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         if not loaded or not conv_id:
             return {status: "Pick a file and a conversation first."}
         source, convs = loaded
-        (conv,) = [c for c in convs if c.id == conv_id]
+        found = [c for c in convs if c.id == conv_id]
+        if not found:
+            return {status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
+        (conv,) = found
         try:
             result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv)
         except REAError as exc:
@@ -73,32 +79,39 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         if not traced:
             return {prompt: render_prompt_view(None)}
         _, result = traced
-        index = min(int(index), len(result.turns) - 1)
+        index = max(0, min(int(index), len(result.turns) - 1))
         t = result.turns[index]
         users = [x.user for x in result.turns]
         rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value, users[d.turn]] for d in t.decisions]
         omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
-        return {heatmap: score_heatmap(result.score_matrix(), users, selected_turn=index), decisions: rows,
+        first, last = heatmap_window(len(users), index, engine.limits.heatmap_rows)  # bounded work per slider move
+        matrix = result.score_matrix(first, last)
+        return {heatmap: score_heatmap(matrix, users, selected_turn=index, first_row=first), decisions: rows,
                 prompt: render_prompt_view(t.plan, title=f"turn {index}"), needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}
 
-    def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request):
+    def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request, profile: gr.OAuthProfile | None):
         if not traced or exchange_turn is None:
             return {status: "Trace a conversation and pick an omitted exchange first."}
         try:
-            message = ih.mark_needed(engine, traced, int(index), int(exchange_turn), text or "", lo, hi, annotator=getattr(request, "username", None))
+            message = ih.mark_needed(engine, traced, int(index), int(exchange_turn), text or "", lo, hi, annotator=auth.mark_author(request, profile))
         except REAError as exc:
             return {status: f"**Not saved:** {exc}"}
         return {status: message, marks: ih.marks_rows(engine)}
 
-    def export_marks():
+    def export_marks(request: gr.Request, profile: gr.OAuthProfile | None):
+        if auth.mark_author(request, profile) is None:
+            gr.Warning("Sign in to export marks.")
+            return gr.File(visible=False)
         try:
-            path = ih.export_marks(engine, tempfile.mkdtemp(prefix="rea-marks-"))
+            path = ih.export_marks(engine, engine.downloads.new_dir("rea-marks-"))
         except REAError as exc:
             gr.Warning(str(exc))
             return gr.File(visible=False)
         return gr.File(value=path, visible=True)
 
-    def list_marks():
+    def list_marks(request: gr.Request, profile: gr.OAuthProfile | None):
+        if auth.mark_author(request, profile) is None:
+            return []  # annotators' names and notes are for signed-in people
         try:
             return ih.marks_rows(engine)
         except REAError as exc:

@@ -7,7 +7,7 @@ import html
 
 from rea_core import REAError
 
-from .annotate_auth import Identity
+from .annotate_auth import Identity, require_adjudicator
 from .annotate_handlers import _guard
 from .state import AppEngine
 
@@ -47,11 +47,24 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
     return [[d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""] for d in _guard(run)]
 
 
+def _adjudicator(who: Identity | None) -> Identity:
+    try:
+        return require_adjudicator(who)
+    except PermissionError as exc:
+        raise REAError(str(exc)) from exc
+
+
 def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
-    from annotations import store_review
+    """Checked against the current configuration on every call; the stored role is brought in
+    line with it first, so the store's own check agrees."""
+    from annotations import store_items, store_review
     from annotations.store_items import AccessError
 
+    who = _adjudicator(who)
+
     def run():
+        with engine.db() as session:
+            store_items.ensure_annotator(session, who.name, who.role)
         with engine.db() as session:
             store_review.adjudicate(session, item_id, label, who.name)
 
@@ -72,27 +85,42 @@ def versions(engine: AppEngine):
     return _guard(run)
 
 
-def apply_active(engine: AppEngine) -> str:
-    """Point the app's REA recognizer at the active trained version (or the packaged one)."""
+def _active(engine: AppEngine):
     from annotations import store_review
-    from annotations.training import load_version
 
     def run():
         with engine.db() as session:
             return store_review.active_version(session)
 
-    active = _guard(run)
-    recognizer = engine.strategy("rea").recognizer
-    if active is None:
-        recognizer.use_trained(None)
-        return "packaged"
-    recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
-    return f"version {active.id}"
+    return _guard(run)
+
+
+def active_name(engine: AppEngine) -> str:
+    """Which recognizer version the database marks active; reads only (a page load swaps nothing)."""
+    active = _active(engine)
+    return "packaged" if active is None else f"version {active.id}"
+
+
+def apply_active(engine: AppEngine) -> str:
+    """Point the app's REA recognizer at the active trained version (or the packaged one).
+
+    The only place the shared recognizer changes: at startup, after training and after "Use this
+    version", each under ``engine.recognizer_lock``, so two switches never interleave.
+    """
+    from annotations.training import load_version
+
+    with engine.recognizer_lock:
+        active = _active(engine)
+        recognizer = engine.strategy("rea").recognizer
+        if active is None:
+            recognizer.use_trained(None)
+            return "packaged"
+        recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
+        return f"version {active.id}"
 
 
 def train(engine: AppEngine, who: Identity) -> str:
-    if who.role != "adjudicator":
-        raise REAError("only adjudicators may train and switch the recognizer")
+    who = _adjudicator(who)
     from annotations.training import train_from_store
 
     version = _guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name))
@@ -101,8 +129,7 @@ def train(engine: AppEngine, who: Identity) -> str:
 
 
 def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
-    if who.role != "adjudicator":
-        raise REAError("only adjudicators may train and switch the recognizer")
+    who = _adjudicator(who)
     from annotations import store_review
 
     def run():

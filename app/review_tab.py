@@ -69,7 +69,7 @@ def build_review_tab(engine: AppEngine):
         if who is None:
             return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in to review."}
         try:
-            in_use = rh.apply_active(engine)
+            in_use = rh.active_name(engine)  # applied at startup and on switches only, never on a page load
             found = rh.versions(engine)
             b, c, m, note = _charts(found, selected)
             choices = [(PACKAGED, 0)] + [(f"version {v.id}{' (in use)' if v.active else ''}", v.id) for v in found]

@@ -35,14 +35,16 @@ class RetrievalTrace:
     conversation_id: str
     turns: tuple[TurnTrace, ...]
 
-    def score_matrix(self) -> np.ndarray:
-        """(T, T) scores: row = query turn, column = earlier exchange; NaN on and above the diagonal."""
-        n = len(self.turns)
-        matrix = np.full((n, n), np.nan)
-        for t in self.turns:
+    def score_matrix(self, first: int = 0, last: int | None = None) -> np.ndarray:
+        """(last - first, last) scores of query turns [first, last): row = query turn, column =
+        earlier exchange; NaN on and above the diagonal. The default is the whole (T, T) matrix;
+        a window keeps the work per view bounded on long conversations."""
+        last = len(self.turns) if last is None else last
+        matrix = np.full((max(0, last - first), max(0, last)), np.nan)  # (rows, exchanges)
+        for t in self.turns[first:last]:
             for d in t.decisions:
                 if d.score is not None:
-                    matrix[t.turn, d.turn] = d.score
+                    matrix[t.turn - first, d.turn] = d.score
         return matrix
 
 
