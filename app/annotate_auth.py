@@ -11,6 +11,8 @@ from pathlib import Path
 
 import gradio as gr
 
+from rea_core import REAError
+
 
 @dataclass(frozen=True)
 class Identity:
@@ -22,17 +24,41 @@ def _split(value: str | None) -> list[str]:
     return [x.strip() for x in (value or "").split(",") if x.strip()]
 
 
+ROLES = ("annotator", "adjudicator")
+
+
+class AuthConfigError(REAError, ValueError):
+    """REA_AUTH / REA_AUTH_FILE cannot be read; ``rea app`` stops with this one line."""
+
+
+def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
+    """(name, password, role) from ``name:password`` (REA_AUTH: the password may hold ':') or
+    ``name:password[:role]`` (REA_AUTH_FILE: with a ':' in the password, end the line with the role)."""
+    name, sep, rest = entry.strip().partition(":")
+    role = "annotator"
+    if with_role and ":" in rest:
+        rest, _, role = rest.rpartition(":")
+        if role not in ROLES:
+            raise AuthConfigError(f"REA_AUTH_FILE: {name!r} has unknown role {role!r}; use one of {', '.join(ROLES)} "
+                             "(a password containing ':' needs the role written after it)")
+    if not sep or not name.strip() or not rest:
+        raise AuthConfigError("REA_AUTH entries are name:password, REA_AUTH_FILE lines name:password[:role]")
+    return name.strip(), rest, role
+
+
 def local_accounts() -> list[tuple[str, str, str]]:
-    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``)."""
-    accounts: list[tuple[str, str, str]] = []
+    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``).
+
+    Raises:
+        ValueError: A malformed entry or an unknown role (never silently an annotator).
+    """
     path = os.environ.get("REA_AUTH_FILE")
-    lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
-    for entry in [x for x in lines if x.strip() and not x.lstrip().startswith("#")] + _split(os.environ.get("REA_AUTH")):
-        parts = entry.strip().split(":")
-        if len(parts) < 2 or not parts[0] or not parts[1]:
-            raise ValueError("REA_AUTH / REA_AUTH_FILE entries are name:password[:role]")
-        accounts.append((parts[0], parts[1], parts[2] if len(parts) > 2 and parts[2] else "annotator"))
-    return accounts
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AuthConfigError(f"REA_AUTH_FILE {path}: cannot be read ({exc})") from exc
+    accounts = [_account(x, with_role=True) for x in lines if x.strip() and not x.lstrip().startswith("#")]
+    return accounts + [_account(x, with_role=False) for x in _split(os.environ.get("REA_AUTH"))]
 
 
 def gradio_auth() -> list[tuple[str, str]] | None:

@@ -122,7 +122,7 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     upload.upload(lambda f: pick_source(None, f, source="upload"), inputs=[upload], outputs=[conversations, conversation, status], api_name="inspect_upload")
     run.click(run_trace, inputs=[conversation, conversations, tau_low, tau_high], outputs=[trace, turn, status, heatmap, decisions, prompt, needed],
               concurrency_id="model", concurrency_limit=engine.concurrency, api_name="trace")
-    turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn")
+    turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn", api_visibility="undocumented")
     mark.click(add_mark, inputs=[turn, needed, note, trace, tau_low, tau_high], outputs=[status, marks], api_name="mark_needed")
     export.click(export_marks, outputs=[exported], api_name="export_marks")
     return list_marks, [marks]
