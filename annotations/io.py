@@ -147,6 +147,7 @@ def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> 
                 reader = csv.DictReader(handle)
                 if not reader.fieldnames or "text" not in reader.fieldnames:
                     raise ImportFormatError(f"{name}:1: the header needs a 'text' column")
+                number = reader.line_num
                 for data in reader:
                     number = reader.line_num
                     data = {k: restore_cell(v) for k, v in data.items() if k is not None}  # extra unnamed cells dropped

@@ -11,7 +11,7 @@ from rea_core import REAError, load_conversations, trace_conversation
 
 from . import annotate_auth as auth
 from .state import AppEngine
-from .views.charts import heatmap_window, score_heatmap
+from .views.charts import trace_heatmap
 from .views.prompt import render_prompt_view
 
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
@@ -84,9 +84,7 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         users = [x.user for x in result.turns]
         rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value, users[d.turn]] for d in t.decisions]
         omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
-        first, last = heatmap_window(len(users), index, engine.limits.heatmap_rows)  # bounded work per slider move
-        matrix = result.score_matrix(first, last)
-        return {heatmap: score_heatmap(matrix, users, selected_turn=index, first_row=first), decisions: rows,
+        return {heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), decisions: rows,
                 prompt: render_prompt_view(t.plan, title=f"turn {index}"), needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}
 
     def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request, profile: gr.OAuthProfile | None):

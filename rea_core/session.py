@@ -98,7 +98,7 @@ class ChatSession:
                                           f"(k x {n_latent}, {hidden}) with 1 <= k <= {max_chunks}")
         if self.instructions.capacity > max_instructions:
             raise DataFormatError(f"Instructional Memory capacity {self.instructions.capacity} is over this app's {max_instructions}")
-        for entry in self.instructions.entries():
+        for entry in self.instructions.entries:
             if not isinstance(entry.text, str) or not entry.text.strip() or len(entry.text) > max_chars:
                 raise DataFormatError(f"an instruction is empty, not text or over {max_chars:,} characters")
         units, _ = self.episodes.unit_index()

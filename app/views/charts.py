@@ -50,6 +50,13 @@ def heatmap_window(n_turns: int, selected: int, rows: int) -> tuple[int, int]:
     return first, min(n_turns, first + rows)
 
 
+def trace_heatmap(trace, selected: int, rows: int) -> go.Figure:
+    """The Inspect heatmap of a ``RetrievalTrace`` at the selected query turn: at most ``rows``
+    query turns around it, as plain numbers (bounded work on every slider move)."""
+    first, last = heatmap_window(len(trace.turns), selected, rows)
+    return score_heatmap(trace.score_matrix(first, last), [t.user for t in trace.turns], selected_turn=selected, first_row=first)
+
+
 def score_heatmap(matrix: np.ndarray, users: list[str], *, selected_turn: int | None = None, first_row: int = 0) -> go.Figure:
     """Query turn (rows) x earlier exchange (columns) HCR scores; the selected query row is outlined.
 
