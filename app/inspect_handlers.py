@@ -6,11 +6,13 @@ from pathlib import Path
 
 from rea_core import REAError
 
+from .annotate_handlers import NOTE_MAX_CHARS, storable, visitor_safe
 from .state import AppEngine
 
 
 class MarkError(REAError):
-    """A mark that could not be stored (database locked or down); the message says so."""
+    """A mark that was refused (no sign-in, a turn that does not exist) or not stored (database
+    locked or down); the message says which, for a visitor."""
 
 
 def bundled_files(engine: AppEngine) -> list[str]:
@@ -26,8 +28,6 @@ def _store():
 def _guard(fn):
     """Run a store call; a locked or unreachable database becomes one clear MarkError (no host named)."""
     from annotations import StoreError
-
-    from .annotate_handlers import visitor_safe
 
     try:
         return fn()
@@ -59,13 +59,13 @@ def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, 
                 conversation_id=trace.conversation_id,
                 query_turn=query_turn,
                 exchange_turn=exchange_turn,
-                query_text=turn.user,
-                exchange_user=needed.user,
-                exchange_reply=needed.reply,
+                query_text=storable(turn.user),
+                exchange_user=storable(needed.user),
+                exchange_reply=storable(needed.reply),
                 score=decision.score,
                 tau_low=tau_low,
                 tau_high=tau_high,
-                note=note,
+                note=storable(note, NOTE_MAX_CHARS),
                 source=source,
             )
 

@@ -159,3 +159,34 @@ def test_compare_columns_run_comedy_and_secom(client):
     assert "User Description:" in out[PROMPT0] and "COMEDY:" in out[PROMPT0]
     assert "secom: input of the latest reply" in out[PROMPT1] and "SeCom:" in out[PROMPT1] and "rea-memory" in out[PROMPT1]
     assert out[ERR0] == "" and out[ERR0 + 1] == ""
+
+
+def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, monkeypatch):
+    """Issue 14: the role comes from the current configuration on every call, not from the
+    database row refreshed when the Annotate tab loads (gradio_client runs no load events)."""
+    from annotations import store_items as si
+    from annotations import store_review as sr
+    from annotations.io import ImportRow
+    from app.main import launch
+    from app.state import AppEngine
+    from conftest import _free_port
+
+    monkeypatch.setenv("REA_AUTH", "alice:pw-alice")
+    monkeypatch.setenv("REA_ADJUDICATORS", "alice")
+    engine = AppEngine(models=models, database_url=f"sqlite:///{tmp_path / 'auth.db'}")
+    with engine.db() as session:
+        si.import_rows(session, [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])], source="t")
+    with engine.db() as session:
+        si.ensure_annotator(session, "alice", "adjudicator")  # as her last Annotate page load stored it
+        (item,) = [d.item_id for d in sr.disagreements(session)]
+    port = _free_port()
+    demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
+    try:
+        client = Client(f"http://127.0.0.1:{port}/", auth=("alice", "pw-alice"), verbose=False)
+        assert "adjudicated as global" in client.predict(item, "global", api_name="/review_adjudicate")[0]
+        monkeypatch.setenv("REA_ADJUDICATORS", "")  # removed from the configuration, no reload anywhere
+        assert "only adjudicators" in client.predict(item, "task", api_name="/review_adjudicate")[0]
+        with engine.db() as session:
+            assert [r["adjudicated"] for r in sr.export_rows(session)] == ["global"]
+    finally:
+        demo.close()
