@@ -184,6 +184,10 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
                            embed_dim=engine.models.embedder.dim, latent_shape=engine.latent_shape())
         except DataFormatError as exc:
             raise DataFormatError(f"{name}, column {side + 1}: {exc}") from exc
+        cost = engine.strategy(s.strategy).catch_up_cost(s)  # would run under the shared model lock at the next Send
+        if cost > limits.max_catch_up:
+            raise DataFormatError(f"{name}, column {side + 1}: the file lacks {cost} embeddings or latents, over the {limits.max_catch_up} "
+                                  "a loaded conversation may need (REA_MAX_CATCH_UP); save it from an app with the same models")
     return [ColumnState(strategy=s.strategy, session=s) for s in sessions]
 
 

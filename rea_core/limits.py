@@ -28,6 +28,7 @@ class Limits:
 
     max_upload_mb: float = field(default=10.0, metadata={"env": "REA_MAX_UPLOAD_MB", "help": "largest uploaded file (Gradio refuses bigger ones)"})
     max_turns: int = field(default=2000, metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"})
+    max_catch_up: int = field(default=64, metadata={"env": "REA_MAX_CATCH_UP", "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)"})
     queue_size: int = field(default=64, metadata={"env": "REA_QUEUE_SIZE", "help": "requests waiting in the app's queue; more are told the app is busy"})
     heatmap_rows: int = field(default=60, metadata={"env": "REA_HEATMAP_ROWS", "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)"})
     temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable"})
