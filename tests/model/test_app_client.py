@@ -190,3 +190,17 @@ def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, mon
             assert [r["adjudicated"] for r in sr.export_rows(session)] == ["global"]
     finally:
         demo.close()
+
+
+def test_upload_over_the_size_limit_is_refused_and_ui_endpoints_are_unlisted(client, tmp_path):
+    """Issue 14: Gradio refuses a file over REA_MAX_UPLOAD_MB (10 MB) before a handler reads it, and
+    endpoints that only drive the page are not on the API page."""
+    big = tmp_path / "big.jsonl"
+    line = json.dumps({"id": "a", "turns": [{"user": "hi " * 1000}]}) + "\n"
+    big.write_text(line * (11 * 2**20 // len(line) + 1))
+    with pytest.raises(Exception, match="(?i)size|large|413"):
+        client.predict(handle_file(str(big)), api_name="/inspect_upload")
+    listed = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
+    assert "/accept_message" in listed and "/review_adjudicate" in listed
+    for hidden in ("/set_tau_low", "/show_turn", "/im_add_0", "/review_version", "/init"):
+        assert hidden not in listed
