@@ -119,7 +119,7 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     example.change(lambda n: pick_source(n, None, source="example"), inputs=[example], outputs=[conversations, conversation, status], api_name="inspect_example")
     upload.upload(lambda f: pick_source(None, f, source="upload"), inputs=[upload], outputs=[conversations, conversation, status], api_name="inspect_upload")
     run.click(run_trace, inputs=[conversation, conversations, tau_low, tau_high], outputs=[trace, turn, status, heatmap, decisions, prompt, needed],
-              concurrency_id="model", concurrency_limit=engine.concurrency, api_name="trace")
+              concurrency_id="trace", concurrency_limit=1, api_name="trace")  # one trace at a time, beside (not in) the chat queue
     turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn", api_visibility="undocumented")
     mark.click(add_mark, inputs=[turn, needed, note, trace, tau_low, tau_high], outputs=[status, marks], api_name="mark_needed")
     export.click(export_marks, outputs=[exported], api_name="export_marks")

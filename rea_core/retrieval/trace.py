@@ -7,7 +7,7 @@ researcher can see which earlier exchange an answer needed but did not get.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,12 +48,22 @@ class RetrievalTrace:
         return matrix
 
 
-def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False) -> RetrievalTrace:
+def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False,
+                       latents: bool | None = None) -> RetrievalTrace:
     """Replay ``conversation`` through ``strategy`` and record every turn's retrieval decisions.
 
     Turns without an assistant reply are generated when ``generate_missing``, else stored empty
     (retrieval then sees only their user text).
+
+    ``latents`` (default: only when replies are generated or the latent scorer decides): latent
+    replies cost one codec pass per exchange under the shared generator lock (minutes for a long
+    upload, blocking every other user) and change no decision of the MiniLM scorer, so a trace of
+    given replies skips them and its plans show compressed exchanges as text-compressed.
     """
+    if latents is None:
+        latents = generate_missing or strategy.config.scorer == "latent"
+    if not latents and strategy.config.latent_replies:
+        strategy = strategy.with_config(replace(strategy.config, latent_replies=False))
     session = strategy.new_session()
     traces = []
     for turn in conversation.turns:

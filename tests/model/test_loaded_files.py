@@ -61,3 +61,21 @@ def test_file_over_the_turn_limit_and_wrong_latents_refused(engine, tmp_path):
     data["columns"][0]["episodes"]["exchanges"][1]["latents"] = _encode_array(np.ones((3, 5), dtype=np.float32))
     with pytest.raises(DataFormatError, match=r"column 1: turn 1: latents have shape \(3, 5\)"):
         _load(engine, tmp_path, data)
+
+
+def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
+    """Inspect's trace of an upload: latents would cost one codec pass per exchange under the shared
+    generator lock and change no MiniLM decision, so none are computed; decisions stay the same."""
+    from rea_core import Conversation, Turn, trace_conversation
+    from rea_core.types import ReplyForm
+
+    conv = Conversation(id="c", turns=tuple(Turn(user=f"Tell me about topic {i}, the garden.", assistant=f"Topic {i}: plants need water.")
+                                            for i in range(5)))
+    strategy = engine.strategy("rea", tau_low=0.0, tau_high=1.0)  # every earlier exchange compressed
+    fast = trace_conversation(strategy, conv)
+    forms = {s.reply_form for t in fast.turns for s in t.plan.segments if s.turn is not None}
+    assert forms == {ReplyForm.TEXT_COMPRESSED}
+    if engine.latent_shape() is not None:
+        full = trace_conversation(strategy, conv, latents=True)
+        assert ReplyForm.LATENT in {s.reply_form for t in full.turns for s in t.plan.segments if s.turn is not None}
+        assert [d for t in full.turns for d in t.decisions] == [d for t in fast.turns for d in t.decisions]
