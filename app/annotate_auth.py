@@ -31,6 +31,10 @@ class AuthConfigError(REAError, ValueError):
     """REA_AUTH / REA_AUTH_FILE cannot be read; ``rea app`` stops with this one line."""
 
 
+class AccessDenied(REAError, PermissionError):
+    """The caller may not do this under the server's current configuration."""
+
+
 def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
     """(name, password, role) from ``name:password`` (REA_AUTH: the password may hold ':') or
     ``name:password[:role]`` (REA_AUTH_FILE: with a ':' in the password, end the line with the role)."""
@@ -115,10 +119,10 @@ def require_adjudicator(who: Identity | None) -> Identity:
     removed from ``REA_ADJUDICATORS`` would keep it until their next page load.
 
     Raises:
-        PermissionError: Not signed in, or not an adjudicator now.
+        AccessDenied: Not signed in, or not an adjudicator now.
     """
     if who is None or who.role != "adjudicator":
-        raise PermissionError("only adjudicators (REA_ADJUDICATORS, or role adjudicator in REA_AUTH_FILE) may do this")
+        raise AccessDenied("only adjudicators (REA_ADJUDICATORS, or role adjudicator in REA_AUTH_FILE) may do this")
     return who
 
 

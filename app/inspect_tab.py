@@ -8,6 +8,7 @@ from pathlib import Path
 import gradio as gr
 
 from rea_core import REAError, load_conversations, trace_conversation
+from rea_core.limits import DutyCycle
 
 from . import annotate_auth as auth
 from .state import AppEngine
@@ -59,7 +60,7 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         return {conversations: (path.name, convs), conversation: gr.Dropdown(choices=ids, value=ids[0]),
                 status: f"{len(ids)} conversation(s) in {path.name}."}
 
-    def run_trace(conv_id, loaded, lo, hi):
+    def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
         if not loaded or not conv_id:
             return {status: "Pick a file and a conversation first."}
         source, convs = loaded
@@ -68,7 +69,13 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
             return {status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
         (conv,) = found
         try:
-            result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv)
+            pace = DutyCycle(engine.limits.trace_share)  # a long trace leaves CPU to the chats
+
+            def on_turn(done, total):
+                progress((done, total), desc="tracing", unit="turns")
+                pace()
+
+            result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv, on_turn=on_turn)
         except REAError as exc:
             return {status: f"**Trace failed:** {exc}"}
         last = len(result.turns) - 1

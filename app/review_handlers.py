@@ -47,20 +47,13 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
     return [[d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""] for d in _guard(run)]
 
 
-def _adjudicator(who: Identity | None) -> Identity:
-    try:
-        return require_adjudicator(who)
-    except PermissionError as exc:
-        raise REAError(str(exc)) from exc
-
-
 def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
     """Checked against the current configuration on every call; the stored role is brought in
     line with it first, so the store's own check agrees."""
     from annotations import store_items, store_review
     from annotations.store_items import AccessError
 
-    who = _adjudicator(who)
+    who = require_adjudicator(who)
 
     def run():
         with engine.db() as session:
@@ -120,7 +113,7 @@ def apply_active(engine: AppEngine) -> str:
 
 
 def train(engine: AppEngine, who: Identity) -> str:
-    who = _adjudicator(who)
+    who = require_adjudicator(who)
     from annotations.training import train_from_store
 
     version = _guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name))
@@ -129,7 +122,7 @@ def train(engine: AppEngine, who: Identity) -> str:
 
 
 def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
-    who = _adjudicator(who)
+    who = require_adjudicator(who)
     from annotations import store_review
 
     def run():

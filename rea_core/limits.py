@@ -14,10 +14,11 @@ Example:
 from __future__ import annotations
 
 import os
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields
 from threading import Lock
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from .errors import REAError
 
@@ -30,6 +31,7 @@ class Limits:
     max_turns: int = field(default=2000, metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"})
     max_catch_up: int = field(default=64, metadata={"env": "REA_MAX_CATCH_UP", "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)"})
     queue_size: int = field(default=64, metadata={"env": "REA_QUEUE_SIZE", "help": "requests waiting in the app's queue; more are told the app is busy"})
+    trace_share: float = field(default=0.5, metadata={"env": "REA_TRACE_SHARE", "help": "most of the wall time an Inspect trace computes; it pauses the rest so chats keep the CPU"})
     heatmap_rows: int = field(default=60, metadata={"env": "REA_HEATMAP_ROWS", "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)"})
     temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable"})
 
@@ -73,8 +75,8 @@ class Limits:
                 value = kind(raw)
             except ValueError:
                 raise REAError(f"{f.metadata['env']}={raw!r} is not a {'number' if kind is float else 'whole number'}") from None
-            if value <= 0:
-                raise REAError(f"{f.metadata['env']} must be positive; got {raw}")
+            if value <= 0 or (f.name == "trace_share" and value > 1):
+                raise REAError(f"{f.metadata['env']} must be positive{' and at most 1' if f.name == 'trace_share' else ''}; got {raw}")
             values[f.name] = value
         return cls(**values)
 
@@ -82,6 +84,26 @@ class Limits:
     def table(cls) -> list[tuple[str, str, Any]]:
         """(env var, meaning, default) rows, the source of the README table."""
         return [(f.metadata["env"], f.metadata["help"], f.default) for f in fields(cls)]
+
+
+class DutyCycle:
+    """Pace a long background job so it computes at most ``share`` of the wall time.
+
+    Why: on a CPU-only machine a trace of a long upload competes with every chat for the same
+    cores; sleeping ``busy * (1 - share) / share`` after each step leaves the rest to them.
+    Call it after every step (it fits ``trace_conversation``'s ``on_turn``).
+    """
+
+    def __init__(self, share: float, sleep: Callable[[float], None] = time.sleep):
+        self.share = share
+        self._sleep = sleep
+        self._mark = time.perf_counter()
+
+    def __call__(self, *_progress) -> None:
+        busy = time.perf_counter() - self._mark
+        if self.share < 1:
+            self._sleep(busy * (1 - self.share) / self.share)
+        self._mark = time.perf_counter()
 
 
 class LRUCache:

@@ -8,6 +8,7 @@ researcher can see which earlier exchange an answer needed but did not get.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class RetrievalTrace:
 
 
 def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False,
-                       latents: bool | None = None) -> RetrievalTrace:
+                       latents: bool | None = None, on_turn: Callable[[int, int], None] | None = None) -> RetrievalTrace:
     """Replay ``conversation`` through ``strategy`` and record every turn's retrieval decisions.
 
     Turns without an assistant reply are generated when ``generate_missing``, else stored empty
@@ -59,6 +60,9 @@ def trace_conversation(strategy, conversation: Conversation, *, generate_missing
     replies cost one codec pass per exchange under the shared generator lock (minutes for a long
     upload, blocking every other user) and change no decision of the MiniLM scorer, so a trace of
     given replies skips them and its plans show compressed exchanges as text-compressed.
+
+    ``on_turn(done, total)`` is called after every turn: progress for a UI, or a pause that keeps a
+    long trace from taking all of a shared machine.
     """
     if latents is None:
         latents = generate_missing or strategy.config.scorer == "latent"
@@ -66,7 +70,7 @@ def trace_conversation(strategy, conversation: Conversation, *, generate_missing
         strategy = strategy.with_config(replace(strategy.config, latent_replies=False))
     session = strategy.new_session()
     traces = []
-    for turn in conversation.turns:
+    for done, turn in enumerate(conversation.turns, 1):
         given = turn.assistant if turn.assistant is not None else (None if generate_missing else "")
         result = strategy.respond(session, turn.user, reply=given)
         traces.append(
@@ -81,4 +85,6 @@ def trace_conversation(strategy, conversation: Conversation, *, generate_missing
                 recognition=result.recognition,
             )
         )
+        if on_turn is not None:
+            on_turn(done, len(conversation.turns))
     return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces))

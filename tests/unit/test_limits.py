@@ -146,3 +146,26 @@ def test_secom_cache_lives_in_the_session_and_is_not_saved():
     session.scratch["secom_dense"] = LRUCache(2)
     assert "scratch" not in session.to_dict()
     assert ChatSession.from_dict(session.to_dict()).scratch == {}
+
+
+def test_readme_limits_table_lists_every_limit():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### Limits"):readme.index("## Evaluations")]
+    for env, _, default in Limits.table():
+        assert f"| `{env}` |" in table and f"| {default:g} |" in table, env
+
+
+def test_duty_cycle_pauses_in_proportion_to_work():
+    from rea_core.limits import DutyCycle
+
+    slept: list[float] = []
+    pace = DutyCycle(0.25, sleep=slept.append)
+    time.sleep(0.02)
+    pace(1, 10)
+    assert 0.05 <= slept[0] < 0.5  # three times the ~20 ms of work
+    DutyCycle(1.0, sleep=slept.append)(2, 10)
+    assert len(slept) == 1  # a share of 1 never pauses
+    with pytest.raises(REAError, match="REA_TRACE_SHARE must be positive and at most 1"):
+        Limits.from_env({"REA_TRACE_SHARE": "1.5"})
