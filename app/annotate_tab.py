@@ -82,6 +82,7 @@ def build_annotate_tab(engine: AppEngine):
         return handler
 
     for value, button in buttons.items():
-        button.click(handler_for(value), inputs=[shown, note], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once")
-    undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once")
+        button.click(handler_for(value), inputs=[shown, note], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once",
+                     api_visibility="undocumented")  # acts on the item this page shows: UI only, still checked per call
+    undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once", api_visibility="undocumented")
     return on_load, outputs

@@ -21,8 +21,9 @@ MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn"
 def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> None:
     from . import inspect_handlers as ih
 
-    conversations = gr.State(None)  # (source name, [Conversation]) for this browser session
-    trace = gr.State(None)
+    # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
+    conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)  # (source name, [Conversation])
+    trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
 
     with gr.Row():
         example = gr.Dropdown(ih.bundled_files(engine), label="bundled example file", value=None, elem_id="inspect-example")

@@ -8,7 +8,7 @@ bound the server enforces (and how to raise it) without hunting through the app.
 Example:
     >>> limits = Limits.from_env()
     >>> limits.max_turns
-    2000
+    1000
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ class Limits:
     """Server-side bounds; the defaults keep one request at a few seconds and tens of MB on a CPU."""
 
     max_upload_mb: float = field(default=10.0, metadata={"env": "REA_MAX_UPLOAD_MB", "help": "largest uploaded file (Gradio refuses bigger ones)"})
-    max_turns: int = field(default=2000, metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"})
+    # A trace keeps every turn's plan: about 24 MB of Python heap at 300 turns, growing with the
+    # square of the turns (about 270 MB at 1,000), held in the tracing visitor's session state.
+    max_turns: int = field(default=1000, metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"})
     max_catch_up: int = field(default=64, metadata={"env": "REA_MAX_CATCH_UP", "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)"})
     queue_size: int = field(default=64, metadata={"env": "REA_QUEUE_SIZE", "help": "requests waiting in the app's queue; more are told the app is busy"})
     trace_share: float = field(default=0.5, metadata={"env": "REA_TRACE_SHARE", "help": "most of the wall time an Inspect trace computes; it pauses the rest so chats keep the CPU"})
     heatmap_rows: int = field(default=60, metadata={"env": "REA_HEATMAP_ROWS", "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)"})
-    temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable"})
+    temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable, and an unused Inspect trace in its session"})
 
     @property
     def max_upload_bytes(self) -> int:

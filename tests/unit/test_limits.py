@@ -19,7 +19,7 @@ from rea_core.types import Decision, PromptPlan, Resolution
 def test_limits_from_env_and_bad_values():
     limits = Limits.from_env({"REA_MAX_TURNS": "50", "REA_MAX_UPLOAD_MB": "0.5"})
     assert limits.max_turns == 50 and limits.max_upload_bytes == 512 * 1024
-    assert Limits.from_env({}).max_turns == 2000
+    assert Limits.from_env({}).max_turns == 1000
     with pytest.raises(REAError, match="REA_QUEUE_SIZE"):
         Limits.from_env({"REA_QUEUE_SIZE": "many"})
     with pytest.raises(REAError, match="REA_MAX_TURNS must be positive"):
