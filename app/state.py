@@ -55,6 +55,7 @@ class AppEngine:
         """Load the models named by flags or REA_* env vars (packaged offline models by default)."""
         from rea_core import load_models
 
+        overrides.setdefault("limits", Limits.from_env())  # a bad REA_* limit stops here, before minutes of model loading
         models = load_models(
             overrides.pop("model", None) or os.environ.get("REA_MODEL", "packaged"),
             overrides.pop("embedder", None) or os.environ.get("REA_EMBEDDER", "packaged"),
@@ -68,7 +69,6 @@ class AppEngine:
         )
         database_url = overrides.pop("database_url", None) or os.environ.get("REA_DATABASE_URL")
         concurrency = overrides.pop("concurrency", None) or int(os.environ.get("REA_APP_CONCURRENCY", "1"))
-        overrides.setdefault("limits", Limits.from_env())
         return cls(models=models, config=config, database_url=database_url, concurrency=concurrency, **overrides)
 
     def strategy_names(self) -> list[str]:

@@ -126,3 +126,9 @@ def test_replay_refuses_more_turns_than_the_limit(tmp_path, monkeypatch):
     path = tmp_path / "long.jsonl"
     path.write_text(json.dumps({"id": "a", "turns": [{"user": f"hi {i}"} for i in range(4)]}) + "\n")
     _one_error_line(runner.invoke(app, ["replay", str(path), "--model", "/no/such/model"]), "long.jsonl:1: 4 turns, over the limit of 3")
+
+
+def test_app_with_a_malformed_limit_stops_before_loading_models():
+    result = runner.invoke(app, ["app", "--model", "/no/such/model"], env={"REA_MAX_TURNS": "lots"})
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.strip().splitlines()[-1] == "error: REA_MAX_TURNS='lots' is not a whole number"
