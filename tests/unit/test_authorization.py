@@ -17,16 +17,23 @@ from app.state import AppEngine
 from rea_core import REAError
 from rea_core.retrieval.trace import RetrievalTrace, TurnTrace
 from rea_core.types import Decision, PromptPlan, Resolution
+from test_annotation_studio import _postgres_url
 
 SIGN_IN_VARS = ("REA_AUTH", "REA_AUTH_FILE", "REA_ADJUDICATORS", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID")
 
 
-@pytest.fixture
-def engine(tmp_path, monkeypatch):
-    """The app's engine on a fresh SQLite file; no model is needed by the store-facing handlers."""
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def engine(request, tmp_path, monkeypatch):
+    """The app's engine on a fresh SQLite file or PostgreSQL database; no model is needed by the
+    store-facing handlers."""
     for name in SIGN_IN_VARS:
         monkeypatch.delenv(name, raising=False)
-    return AppEngine(models=None, database_url=f"sqlite:///{tmp_path / 'app.db'}")
+    if request.param == "sqlite":
+        yield AppEngine(models=None, database_url=f"sqlite:///{tmp_path / 'app.db'}")
+        return
+    database = _postgres_url()  # a throwaway database, dropped after the test
+    yield AppEngine(models=None, database_url=next(database))
+    next(database, None)
 
 
 def _disagreement(engine) -> int:
@@ -102,6 +109,16 @@ def test_anonymous_marks_allowed_without_sign_in(engine):
     assert auth.mark_author(gr.Request(), None) == "anonymous"
     ih.mark_needed(engine, _trace(), 1, 0, "", 0.5, 0.7, annotator="anonymous")
     assert [row[1] for row in _marks(engine)] == ["anonymous"]
+
+
+def test_nul_characters_in_marks_are_not_sent_to_the_database(engine):
+    """PostgreSQL refuses NUL in text; a note or a loaded conversation's text may carry one."""
+    plan = PromptPlan(segments=())
+    turns = tuple(TurnTrace(turn=t, user=f"user\x00 {t}", reply="a\x00b", generated=False, plan=plan, recognition=None, instructions=(),
+                            decisions=tuple(Decision(j, 0.1, Resolution.OMIT) for j in range(t))) for t in range(2))
+    ih.mark_needed(engine, ("f.jsonl", RetrievalTrace(conversation_id="c", turns=turns)), 1, 0, "note\x00" + "x" * 5000, 0.5, 0.7, annotator="anonymous")
+    (row,) = _marks(engine)
+    assert row[6] == ("note" + "x" * 5000)[:2000]
 
 
 def test_crafted_turn_indices_are_clear_errors(engine):
