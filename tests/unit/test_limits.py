@@ -169,3 +169,18 @@ def test_duty_cycle_pauses_in_proportion_to_work():
     assert len(slept) == 1  # a share of 1 never pauses
     with pytest.raises(REAError, match="REA_TRACE_SHARE must be positive and at most 1"):
         Limits.from_env({"REA_TRACE_SHARE": "1.5"})
+
+
+def test_loaded_log_fields_are_escaped_and_manual_instructions_limited():
+    from app import handlers
+    from app.state import ColumnState
+
+    session = ChatSession(strategy="vanilla")
+    session.episodes.append("hello", "hi there")
+    session.log.append({"turn": 0, "prompt_tokens": "<img src=x onerror=alert(1)>", "decisions": {}})
+    column = ColumnState(strategy="vanilla", session=session)
+    reply = handlers.chat_messages(column)[1]["content"]
+    assert "<img" not in reply and "&lt;img src=x onerror=alert(1)&gt;" in reply
+    assert handlers.im_add(column, "x" * 101, max_chars=100).startswith("Not added: The message has 101 characters")
+    assert len(session.instructions) == 0
+    assert handlers.im_remove(column, float("nan")) == "Give a whole number."
