@@ -17,10 +17,11 @@ import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from threading import Lock
 from typing import Any, Callable, Hashable
 
-from .errors import REAError
+from .errors import DataFormatError, REAError
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,6 @@ class Limits:
         Raises:
             DataFormatError: The file is too large, naming it and the variable that raises the limit.
         """
-        from pathlib import Path
-
-        from .errors import DataFormatError
-
         try:
             size = Path(path).stat().st_size
         except OSError as exc:
