@@ -42,9 +42,10 @@ def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
     role = "annotator"
     if with_role and ":" in rest:
         rest, _, role = rest.rpartition(":")
+        role = role or "annotator"  # "name:password:" as before
         if role not in ROLES:
             raise AuthConfigError(f"REA_AUTH_FILE: {name!r} has unknown role {role!r}; use one of {', '.join(ROLES)} "
-                             "(a password containing ':' needs the role written after it)")
+                                  "(a password containing ':' needs the role written after it)")
     if not sep or not name.strip() or not rest:
         raise AuthConfigError("REA_AUTH entries are name:password, REA_AUTH_FILE lines name:password[:role]")
     return name.strip(), rest, role
@@ -54,7 +55,7 @@ def local_accounts() -> list[tuple[str, str, str]]:
     """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``).
 
     Raises:
-        ValueError: A malformed entry or an unknown role (never silently an annotator).
+        AuthConfigError: An unreadable file, a malformed entry or an unknown role (never silently an annotator).
     """
     path = os.environ.get("REA_AUTH_FILE")
     try:
