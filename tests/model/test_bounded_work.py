@@ -1,6 +1,7 @@
-"""Compare's "Load conversation" on the real packaged models (issue 14): a file is held to the
-limits a typed conversation meets before anything of it is used, and a file whose catch-up work
-(embeddings, latents) would hold the shared models for long is refused."""
+"""Bounded work per request on the real packaged models (issue 14): Compare's "Load conversation"
+holds a file to the limits a typed conversation meets and refuses one whose catch-up work
+(embeddings, latents) would hold the shared models for long; Inspect's trace runs no codec; SeCom's
+retrieval cache lives in the session and stays bounded."""
 
 import json
 
@@ -79,3 +80,19 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
         full = trace_conversation(strategy, conv, latents=True)
         assert ReplyForm.LATENT in {s.reply_form for t in full.turns for s in t.plan.segments if s.turn is not None}
         assert [d for t in full.turns for d in t.decisions] == [d for t in fast.turns for d in t.decisions]
+
+
+def test_secom_dense_cache_is_per_session_and_bounded(models):
+    from rea_core import build_strategy
+
+    secom = build_strategy("secom", models, REAConfig(secom_retriever="dense", secom_cache_entries=2, secom_segmenter="embedding", secom_compressor="none",
+                                                      secom_segment_window=2, max_new_tokens=8))
+    first, second = secom.new_session(), secom.new_session()
+    for i in range(6):
+        secom.respond(first, f"Fact {i}: my cat number {i} likes fish.", reply=f"Noted fact {i}.")
+    secom.respond(second, "Hello there.", reply="Hi.")
+    secom.respond(second, "What do you know?", reply="Little.")
+    cache = first.scratch["secom_dense"]
+    assert 0 < len(cache) <= 2
+    assert second.scratch.get("secom_dense") is not cache  # one session's units never reach another's cache
+    assert "scratch" not in first.to_dict()
