@@ -35,8 +35,20 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 IMMEDIATE_OPTION = "rea_sqlite_immediate"
 
 
+SUPPORTED_BACKENDS = ("sqlite", "postgresql")
+URL_HINT = "sqlite:////path/to/file.db or postgresql+psycopg://user:password@host:5432/db"
+
+
 class StoreError(RuntimeError):
-    """The store could not reach or lock its database; the message is for the user."""
+    """The store could not reach or lock its database.
+
+    ``str(exc)`` is for the operator (CLI, server log): it may name the host, never the password.
+    ``visitor_message`` is what the app shows a visitor: no host, user or database name.
+    """
+
+    def __init__(self, message: str, *, visitor_message: str | None = None):
+        super().__init__(message)
+        self.visitor_message = visitor_message or "The annotations database is locked or unreachable; nothing was saved. Try again in a moment."
 
 
 def database_url(explicit: str | None = None) -> str:
@@ -56,8 +68,44 @@ def database_url(explicit: str | None = None) -> str:
     if from_env:
         return from_env
     data_dir = Path(os.environ.get(ENV_DATA_DIR) or DEFAULT_DATA_DIR).expanduser().resolve()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    if not data_dir.exists():
+        data_dir.mkdir(parents=True, mode=0o700)  # owner-only: it holds everyone's labels
     return f"sqlite:///{data_dir / DEFAULT_DB_FILENAME}"
+
+
+def parse_url(url: str | URL) -> URL:
+    """A database URL checked before any connection: parseable, and a backend this store supports.
+
+    Raises:
+        StoreError: naming what is wrong, never repeating the value (it may hold a password).
+    """
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        resolved = make_url(url)
+    except (ArgumentError, ValueError):
+        raise StoreError(f"the database URL (--db / REA_DATABASE_URL) is not a URL; use {URL_HINT}") from None
+    if resolved.get_backend_name() not in SUPPORTED_BACKENDS:
+        raise StoreError(f"database backend {resolved.get_backend_name()!r} is not supported; use {URL_HINT}")
+    return resolved
+
+
+def _owner_only_file(url: URL) -> None:
+    """Create a SQLite database file readable by its owner only (SQLite gives its -wal and -shm files
+    the same mode); an existing file of ours is tightened to 0600."""
+    database = url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    if not path.parent.is_dir():
+        return  # SQLite reports the missing folder on connect
+    try:
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        elif path.stat().st_uid == os.getuid():
+            path.chmod(0o600)
+    except OSError:
+        pass  # read-only location: SQLite's own error on connect says so
 
 
 def safe_url(url: str | URL) -> str:
@@ -80,9 +128,15 @@ def create_db_engine(url: str | None = None, *, busy_timeout_ms: int = DEFAULT_B
     Returns:
         A new engine; the caller owns it and should `dispose()` it.
     """
-    resolved = make_url(database_url(url))
+    from sqlalchemy.exc import NoSuchModuleError
+
+    resolved = parse_url(database_url(url))
     if resolved.get_backend_name() != "sqlite":
-        return create_engine(resolved, pool_pre_ping=True)
+        try:
+            return create_engine(resolved, pool_pre_ping=True)
+        except (NoSuchModuleError, ImportError) as exc:
+            raise StoreError(f"no driver for {resolved.drivername!r} is installed ({exc}); use {URL_HINT}") from None
+    _owner_only_file(resolved)
 
     engine = create_engine(
         resolved,
@@ -155,7 +209,8 @@ def upgrade(engine_or_url: Engine | str | None = None, revision: str = "head") -
     except OperationalError as exc:
         raise StoreError(
             f"The database at {safe_url(engine.url)} is locked or unreachable: {exc.orig}; "
-            "its schema was not updated. Try again."
+            "its schema was not updated. Try again.",
+            visitor_message="The annotations database is unreachable; nothing can be saved right now. Try again later.",
         ) from exc
     finally:
         if owns_engine:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,11 @@ from .models import LABEL_CHOICES
 
 EXPORT_FORMATS = ("jsonl", "csv", "parquet")
 MAX_TEXT_CHARS = 20_000  # longer inputs are not chat messages; refusing them keeps the UI usable
+MAX_NAME_CHARS = 100  # annotator, adjudicator and source names
+# OWASP "CSV injection": a spreadsheet runs a cell that starts with one of these as a formula.
+# Such a cell (or one that only looks escaped: quotes, then one of these) gets one more leading
+# quote on export, and the reader takes exactly one off again, so a CSV round trip is exact.
+_FORMULA = re.compile(r"^'*[=+\-@\t\r]")
 
 
 class ImportFormatError(ValueError):
@@ -37,10 +44,39 @@ class ImportRow:
     adjudicator: str | None = None
 
 
+def neutralize_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will show as text, never run as a formula (OWASP: prefix a quote)."""
+    return "'" + value if isinstance(value, str) and _FORMULA.match(value) else value
+
+
+def restore_cell(value: Any) -> Any:
+    """Undo ``neutralize_cell`` on a CSV cell read back."""
+    return value[1:] if isinstance(value, str) and value.startswith("'") and _FORMULA.match(value) else value
+
+
 def _label(value: Any, where: str) -> str:
     if value not in LABEL_CHOICES:
-        raise ImportFormatError(f"{where}: label {value!r} is not one of {', '.join(LABEL_CHOICES)}")
+        raise ImportFormatError(f"{where}: label {str(value)[:40]!r} is not one of {', '.join(LABEL_CHOICES)}")
     return value
+
+
+def _string(value: Any, what: str, where: str, limit: int) -> str:
+    """A field that must be text within ``limit`` characters and free of NUL (PostgreSQL refuses it)."""
+    if not isinstance(value, str):
+        raise ImportFormatError(f"{where}: {what} must be a string, not {type(value).__name__}")
+    if len(value) > limit:
+        raise ImportFormatError(f"{where}: {what} is longer than {limit:,} characters")
+    if "\x00" in value:
+        raise ImportFormatError(f"{where}: {what} contains a NUL character")
+    return value
+
+
+def check_annotator(name: str, where: str = "--annotator") -> str:
+    """An annotator name as the store keeps it: non-empty text, at most MAX_NAME_CHARS, no NUL."""
+    name = _string(name, "the annotator name", where, MAX_NAME_CHARS).strip()
+    if not name:
+        raise ImportFormatError(f"{where}: the annotator name is empty")
+    return name
 
 
 def _row(data: Any, where: str, annotator: str | None, default_source: str) -> ImportRow:
@@ -49,8 +85,7 @@ def _row(data: Any, where: str, annotator: str | None, default_source: str) -> I
     text = data.get("text")
     if not isinstance(text, str) or not text.strip():
         raise ImportFormatError(f"{where}: 'text' must be a non-empty string")
-    if len(text) > MAX_TEXT_CHARS:
-        raise ImportFormatError(f"{where}: 'text' is longer than {MAX_TEXT_CHARS} characters")
+    text = _string(text, "'text'", where, MAX_TEXT_CHARS)
     labels: list[tuple[str, str]] = []
     if data.get("label") not in (None, ""):
         if not annotator:
@@ -60,18 +95,25 @@ def _row(data: Any, where: str, annotator: str | None, default_source: str) -> I
     if isinstance(raw, str) and raw.strip():  # CSV exports keep the list as JSON text
         try:
             raw = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(f"{where}: 'labels' is not valid JSON: {exc.msg}") from exc
+        except (ValueError, RecursionError) as exc:
+            raise ImportFormatError(f"{where}: 'labels' is not valid JSON: {getattr(exc, 'msg', type(exc).__name__)}") from exc
+    if raw not in (None, "") and not isinstance(raw, list):
+        raise ImportFormatError(f"{where}: 'labels' must be a list of {{\"annotator\", \"label\"}} objects, not {type(raw).__name__}")
     for entry in raw or []:
         if not isinstance(entry, dict) or not isinstance(entry.get("annotator"), str) or not entry["annotator"].strip():
             raise ImportFormatError(f"{where}: each of 'labels' needs an 'annotator' and a 'label'")
-        labels.append((entry["annotator"].strip(), _label(entry.get("label"), where)))
+        labels.append((check_annotator(entry["annotator"], where), _label(entry.get("label"), where)))
     adjudicated = data.get("adjudicated") or None
+    adjudicator = None
     if adjudicated is not None:
         _label(adjudicated, where)
+        if data.get("adjudicator") not in (None, ""):
+            adjudicator = check_annotator(data["adjudicator"], f"{where}: 'adjudicator'")
     context = data.get("context")
-    return ImportRow(text=text.strip(), source=str(data.get("source") or default_source), context=str(context) if context else None,
-                     labels=labels, adjudicated=adjudicated, adjudicator=(data.get("adjudicator") or None) if adjudicated else None)
+    context = _string(context, "'context'", where, MAX_TEXT_CHARS) if context not in (None, "") else None
+    source = data.get("source")
+    source = _string(source, "'source'", where, MAX_NAME_CHARS) if source not in (None, "") else default_source[:MAX_NAME_CHARS]
+    return ImportRow(text=text.strip(), source=source, context=context, labels=labels, adjudicated=adjudicated, adjudicator=adjudicator)
 
 
 def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> list[ImportRow]:
@@ -83,7 +125,10 @@ def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> 
     path = Path(path)
     name = path.name
     suffix = path.suffix.lower()
+    if annotator is not None:
+        annotator = check_annotator(annotator)
     rows: list[ImportRow] = []
+    number = 0
     try:
         if suffix in (".jsonl", ".ndjson"):
             with open(path, encoding="utf-8") as handle:
@@ -94,25 +139,59 @@ def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> 
                         data = json.loads(line)
                     except json.JSONDecodeError as exc:
                         raise ImportFormatError(f"{name}:{number}: not valid JSON ({exc.msg})") from exc
+                    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, or nesting past Python's stack
+                        raise ImportFormatError(f"{name}:{number}: not usable JSON ({type(exc).__name__})") from exc
                     rows.append(_row(data, f"{name}:{number}", annotator, name))
         elif suffix == ".csv":
             with open(path, encoding="utf-8", newline="") as handle:
                 reader = csv.DictReader(handle)
                 if not reader.fieldnames or "text" not in reader.fieldnames:
                     raise ImportFormatError(f"{name}:1: the header needs a 'text' column")
+                number = reader.line_num
                 for data in reader:
-                    rows.append(_row(data, f"{name}:{reader.line_num}", annotator, name))
+                    number = reader.line_num
+                    data = {k: restore_cell(v) for k, v in data.items() if k is not None}  # extra unnamed cells dropped
+                    rows.append(_row(data, f"{name}:{number}", annotator, name))
         else:
             raise ImportFormatError(f"{name}: unknown format {suffix or '(none)'}; use .jsonl or .csv")
     except UnicodeDecodeError as exc:
         raise ImportFormatError(f"{name}: not UTF-8 text ({exc.reason})") from exc
+    except csv.Error as exc:  # e.g. a field over the csv module's 131,072-character limit
+        raise ImportFormatError(f"{name}:{number + 1}: not readable CSV ({exc})") from exc
+    except IsADirectoryError:
+        raise ImportFormatError(f"{name}: is a folder, not a file") from None
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ImportFormatError(f"{name}: cannot be read ({exc.strerror})") from exc
     return rows
 
 
 def write_export(rows: list[dict[str, Any]], path: str | os.PathLike[str], fmt: str) -> None:
-    """Write export rows (see `store_review.export_rows`) as jsonl, csv or parquet."""
+    """Write export rows (see `store_review.export_rows`) as jsonl, csv or parquet.
+
+    The file is written next to ``path`` under a temporary name and renamed into place, so a
+    failure leaves no half-written export. CSV cells are neutralized against formula injection
+    (``neutralize_cell``); JSONL and Parquet keep every value exactly.
+
+    Raises:
+        ValueError: Unknown format.
+        OSError: The folder does not exist or is not writable (nothing is written).
+    """
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    try:
+        _write(rows, tmp, fmt)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write(rows: list[dict[str, Any]], path: str, fmt: str) -> None:
     if fmt == "jsonl":
         with open(path, "w", encoding="utf-8") as handle:
             handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -122,7 +201,8 @@ def write_export(rows: list[dict[str, Any]], path: str | os.PathLike[str], fmt: 
             writer = csv.DictWriter(handle, fieldnames=columns)
             writer.writeheader()
             for r in rows:
-                writer.writerow({**r, "labels": json.dumps(r["labels"], ensure_ascii=False)})
+                row = {**r, "labels": json.dumps(r["labels"], ensure_ascii=False)}
+                writer.writerow({k: neutralize_cell(v) for k, v in row.items()})
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq

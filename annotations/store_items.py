@@ -32,7 +32,8 @@ class AccessError(PermissionError):
 
 
 def _error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
-    return StoreError(f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.")
+    return StoreError(f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
+                      visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.")
 
 
 @contextmanager

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import gradio as gr
 
+from rea_core import REAError
+
 
 @dataclass(frozen=True)
 class Identity:
@@ -22,17 +24,46 @@ def _split(value: str | None) -> list[str]:
     return [x.strip() for x in (value or "").split(",") if x.strip()]
 
 
+ROLES = ("annotator", "adjudicator")
+
+
+class AuthConfigError(REAError, ValueError):
+    """REA_AUTH / REA_AUTH_FILE cannot be read; ``rea app`` stops with this one line."""
+
+
+class AccessDenied(REAError, PermissionError):
+    """The caller may not do this under the server's current configuration."""
+
+
+def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
+    """(name, password, role) from ``name:password`` (REA_AUTH: the password may hold ':') or
+    ``name:password[:role]`` (REA_AUTH_FILE: with a ':' in the password, end the line with the role)."""
+    name, sep, rest = entry.strip().partition(":")
+    role = "annotator"
+    if with_role and ":" in rest:
+        rest, _, role = rest.rpartition(":")
+        role = role or "annotator"  # "name:password:" as before
+        if role not in ROLES:
+            raise AuthConfigError(f"REA_AUTH_FILE: {name!r} has unknown role {role!r}; use one of {', '.join(ROLES)} "
+                                  "(a password containing ':' needs the role written after it)")
+    if not sep or not name.strip() or not rest:
+        raise AuthConfigError("REA_AUTH entries are name:password, REA_AUTH_FILE lines name:password[:role]")
+    return name.strip(), rest, role
+
+
 def local_accounts() -> list[tuple[str, str, str]]:
-    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``)."""
-    accounts: list[tuple[str, str, str]] = []
+    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``).
+
+    Raises:
+        AuthConfigError: An unreadable file, a malformed entry or an unknown role (never silently an annotator).
+    """
     path = os.environ.get("REA_AUTH_FILE")
-    lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
-    for entry in [x for x in lines if x.strip() and not x.lstrip().startswith("#")] + _split(os.environ.get("REA_AUTH")):
-        parts = entry.strip().split(":")
-        if len(parts) < 2 or not parts[0] or not parts[1]:
-            raise ValueError("REA_AUTH / REA_AUTH_FILE entries are name:password[:role]")
-        accounts.append((parts[0], parts[1], parts[2] if len(parts) > 2 and parts[2] else "annotator"))
-    return accounts
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AuthConfigError(f"REA_AUTH_FILE {path}: cannot be read ({exc})") from exc
+    accounts = [_account(x, with_role=True) for x in lines if x.strip() and not x.lstrip().startswith("#")]
+    return accounts + [_account(x, with_role=False) for x in _split(os.environ.get("REA_AUTH"))]
 
 
 def gradio_auth() -> list[tuple[str, str]] | None:
@@ -70,6 +101,30 @@ def identity(request: gr.Request | None, profile: gr.OAuthProfile | None) -> Ide
     elif request is not None and getattr(request, "username", None):
         name = request.username
     return Identity(name, role_of(name)) if name else None
+
+
+def mark_author(request: gr.Request | None, profile: gr.OAuthProfile | None) -> str | None:
+    """Whose Inspect mark this is: the signed-in name (Hugging Face users under their own), or
+    "anonymous" only where no sign-in is configured at all; None (refused) on a signed-in
+    deployment without a login. Resolved on every call, like every other write."""
+    who = identity(request, profile)
+    if who is not None:
+        return who.name
+    return None if sign_in_configured() else "anonymous"
+
+
+def require_adjudicator(who: Identity | None) -> Identity:
+    """The caller, if the server's current configuration makes them an adjudicator.
+
+    Why here and not the database: the stored role is only refreshed at sign-in, so a person
+    removed from ``REA_ADJUDICATORS`` would keep it until their next page load.
+
+    Raises:
+        AccessDenied: Not signed in, or not an adjudicator now.
+    """
+    if who is None or who.role != "adjudicator":
+        raise AccessDenied("only adjudicators (REA_ADJUDICATORS, or role adjudicator in REA_AUTH_FILE) may do this")
+    return who
 
 
 NOT_CONFIGURED = (

@@ -8,6 +8,7 @@ A locked or down database raises ``LabelNotSaved``: the tab keeps the item and s
 from __future__ import annotations
 
 import html
+import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -17,6 +18,8 @@ from rea_core import REAError
 from .annotate_auth import Identity
 from .state import AppEngine
 
+logger = logging.getLogger(__name__)
+NOTE_MAX_CHARS = 2000  # a note explains a label; longer text is cut, not stored whole
 KEY_LABELS = {"1": "global", "2": "task", "3": "ordinary"}
 
 
@@ -37,13 +40,26 @@ def guideline() -> str:
     return resources.files("annotations").joinpath("guideline.md").read_text(encoding="utf-8")
 
 
+def visitor_safe(exc: Exception) -> str:
+    """What a visitor may read about a database failure: the outcome, never the host or user.
+    The full message (host, no password) goes to the server log for the operator."""
+    logger.warning("annotations database: %s", exc)
+    return getattr(exc, "visitor_message", "The annotations database is unavailable. Try again later.")
+
+
+def storable(text: str, limit: int | None = None) -> str:
+    """Text as the database can keep it: NUL characters removed (PostgreSQL refuses them), cut to ``limit``."""
+    text = (text or "").replace("\x00", "")
+    return text if limit is None else text[:limit]
+
+
 def _guard(fn):
     from annotations import StoreError
 
     try:
         return fn()
     except StoreError as exc:
-        raise LabelNotSaved(str(exc)) from exc
+        raise LabelNotSaved(visitor_safe(exc)) from exc
 
 
 def sign_in(engine: AppEngine, who: Identity) -> None:
@@ -117,7 +133,8 @@ def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str 
             if value == "skip":
                 store_items.record_skip(session, who.name, shown.item_id, seconds=seconds)
             else:
-                store_items.record_label(session, who.name, shown.item_id, value, seconds=seconds, shown_score=shown.score, note=note)
+                store_items.record_label(session, who.name, shown.item_id, value, seconds=seconds, shown_score=shown.score,
+                                         note=storable(note, NOTE_MAX_CHARS))
 
     _guard(run)
     return f"Saved: item {shown.item_id} → {value} ({seconds:.1f} s)."

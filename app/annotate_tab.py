@@ -97,7 +97,9 @@ def build_annotate_tab(engine: AppEngine):
         return {shown: state, item: html, progress: prog, status: ""}
 
     for value, button in buttons.items():
-        button.click(handler_for(value), inputs=[shown, note, mode], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once")
-    mode.input(change_mode, inputs=[mode], outputs=outputs, api_name="annotate_mode", concurrency_id="model", concurrency_limit=engine.concurrency)
-    undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once")
+        button.click(handler_for(value), inputs=[shown, note, mode], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once",
+                     api_visibility="undocumented")  # acts on the item this page shows: UI only, still checked per call
+    mode.input(change_mode, inputs=[mode], outputs=outputs, api_name="annotate_mode", concurrency_id="model", concurrency_limit=engine.concurrency,
+               api_visibility="undocumented")
+    undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once", api_visibility="undocumented")
     return on_load, outputs

@@ -162,10 +162,10 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     gr.on([reset.click], reset_all, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="reset")
     gr.on([save.click], save_all, inputs=[cols], outputs=[saved], api_name="save_conversation")
     gr.on([upload.upload], load_all, inputs=[upload, cols, *thresholds], outputs=[cols, *ui["strategy"], *view_outputs], api_name="load_conversation")
-    tau_low.change(on_thresholds("low"), inputs=[*thresholds, cols], outputs=[*thresholds, tau_note, *view_outputs], trigger_mode="always_last", concurrency_limit=None, api_name="set_tau_low")
-    tau_high.change(on_thresholds("high"), inputs=[*thresholds, cols], outputs=[*thresholds, tau_note, *view_outputs], trigger_mode="always_last", concurrency_limit=None, api_name="set_tau_high")
+    tau_low.change(on_thresholds("low"), inputs=[*thresholds, cols], outputs=[*thresholds, tau_note, *view_outputs], trigger_mode="always_last", concurrency_limit=None, api_name="set_tau_low", api_visibility="undocumented")
+    tau_high.change(on_thresholds("high"), inputs=[*thresholds, cols], outputs=[*thresholds, tau_note, *view_outputs], trigger_mode="always_last", concurrency_limit=None, api_name="set_tau_high", api_visibility="undocumented")
     for side in SIDES:
-        ui["strategy"][side].change(change_strategy(side), inputs=[ui["strategy"][side], cols, *thresholds], outputs=[cols, *view_outputs], api_name=f"set_strategy_{side}")
-        ui["im_add"][side].click(im_edit(side, handlers.im_add), inputs=[ui["im_text"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_add_{side}")
-        ui["im_remove"][side].click(im_edit(side, handlers.im_remove), inputs=[ui["im_pos"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_remove_{side}")
+        ui["strategy"][side].change(change_strategy(side), inputs=[ui["strategy"][side], cols, *thresholds], outputs=[cols, *view_outputs], api_name=f"set_strategy_{side}", api_visibility="undocumented")
+        ui["im_add"][side].click(im_edit(side, lambda column, text: handlers.im_add(column, text, max_chars=engine.config.max_message_chars)), inputs=[ui["im_text"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_add_{side}", api_visibility="private")
+        ui["im_remove"][side].click(im_edit(side, handlers.im_remove), inputs=[ui["im_pos"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_remove_{side}", api_visibility="private")
     return init, [cols, *view_outputs]

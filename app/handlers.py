@@ -4,7 +4,6 @@ annotations store); the UI never compares scores with thresholds or assembles pr
 from __future__ import annotations
 
 import json
-import tempfile
 from html import escape
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def chat_messages(column: ColumnState, pending: str | None = None) -> list[dict]
     log = {entry["turn"]: entry for entry in column.session.log}
     for ex in column.session.episodes.exchanges:
         messages.append({"role": "user", "content": escape(ex.user, quote=False)})
-        stats = f"\n\n*{stats_line(log[ex.turn])}*" if ex.turn in log else ""
+        stats = f"\n\n*{escape(stats_line(log[ex.turn]), quote=False)}*" if ex.turn in log else ""  # a loaded log is visitor input
         messages.append({"role": "assistant", "content": escape(ex.reply, quote=False) + stats})
     if pending:
         messages.append({"role": "user", "content": escape(pending, quote=False)})
@@ -112,13 +111,17 @@ def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[flo
 # -- instructional memory ------------------------------------------------------------------------
 
 
-def im_add(column: ColumnState, text: str) -> str:
+def im_add(column: ColumnState, text: str, *, max_chars: int) -> str:
     """Add an instruction by hand; returns a message for the user."""
     from rea_core import InstructionEntry
 
     text = (text or "").strip()
     if not text:
         return "Type an instruction to add."
+    try:
+        validate_message(text, max_chars)  # the limit a typed message meets
+    except REAError as exc:
+        return f"Not added: {exc}"
     added = column.session.instructions.add(InstructionEntry(text=text, turn=-1, source="user", stage="manual", score=1.0))
     return "Added." if added else "Already in Instructional Memory."
 
@@ -128,8 +131,8 @@ def im_remove(column: ColumnState, position: float | int | None) -> str:
         return "Give the # of the instruction to remove."
     try:
         removed = column.session.instructions.remove(int(position))
-    except IndexError as exc:
-        return str(exc)
+    except (IndexError, ValueError, OverflowError) as exc:  # out of range, NaN or infinity from the API
+        return str(exc) if isinstance(exc, IndexError) else "Give a whole number."
     return f"Removed: {removed.text}"
 
 
@@ -145,28 +148,46 @@ def save_columns(engine: AppEngine, columns: list[ColumnState]) -> str:
     for column in columns:
         engine.strategy(column.strategy).flush(column.session)
     payload = {"format": COMPARE_FORMAT, "version": 1, "columns": [c.session.to_dict() for c in columns]}
-    handle = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="rea-conversation-", delete=False, encoding="utf-8")
+    handle, path = engine.downloads.new_file("rea-conversation-", ".json")  # removed after REA_TEMP_TTL_S
     with handle:
         json.dump(payload, handle, ensure_ascii=False)
-    return handle.name
+    return path
 
 
 def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
-    """Columns from a file written by ``save_columns`` (or a single saved session). DataFormatError names the problem."""
+    """Columns from a file written by ``save_columns`` (or a single saved session). DataFormatError names the problem.
+
+    The file is held to the app's limits (size, turns, characters per turn, latent shape) before
+    any of it is used, so a loaded conversation costs no more than a typed one.
+    """
+    name, limits = Path(path).name, engine.limits
+    limits.check_file_size(path)
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataFormatError(f"{Path(path).name} is not a JSON conversation file: {exc}") from exc
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise DataFormatError(f"{name} is not a JSON conversation file: {str(exc)[:200]}") from exc
     if isinstance(data, dict) and data.get("format") == COMPARE_FORMAT:
-        sessions = [ChatSession.from_dict(d) for d in data.get("columns", [])]
+        columns = data.get("columns")
+        if not isinstance(columns, list) or len(columns) > 2:
+            raise DataFormatError(f"{name}: \"columns\" must be a list of at most 2 saved sessions")
+        sessions = [ChatSession.from_dict(d) for d in columns]
     else:
         sessions = [ChatSession.from_dict(data)]
     if not sessions:
-        raise DataFormatError(f"{Path(path).name} holds no conversation.")
+        raise DataFormatError(f"{name} holds no conversation.")
     names = engine.strategy_names()
-    for s in sessions:
+    for side, s in enumerate(sessions):
         if s.strategy not in names:
-            raise DataFormatError(f"{Path(path).name}: unknown strategy {s.strategy!r}")
+            raise DataFormatError(f"{name}: unknown strategy {str(s.strategy)[:80]!r}")
+        try:
+            s.check_loaded(max_turns=limits.max_turns, max_chars=engine.config.max_message_chars, max_instructions=engine.config.im_capacity,
+                           embed_dim=engine.models.embedder.dim, latent_shape=engine.latent_shape())
+        except DataFormatError as exc:
+            raise DataFormatError(f"{name}, column {side + 1}: {exc}") from exc
+        cost = engine.strategy(s.strategy).catch_up_cost(s)  # would run under the shared model lock at the next Send
+        if cost > limits.max_catch_up:
+            raise DataFormatError(f"{name}, column {side + 1}: the file lacks {cost} embeddings or latents, over the {limits.max_catch_up} "
+                                  "a loaded conversation may need (REA_MAX_CATCH_UP); save it from an app with the same models")
     return [ColumnState(strategy=s.strategy, session=s) for s in sessions]
 
 

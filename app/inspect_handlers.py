@@ -7,11 +7,13 @@ from pathlib import Path
 
 from rea_core import REAError
 
+from .annotate_handlers import NOTE_MAX_CHARS, storable, visitor_safe
 from .state import AppEngine
 
 
 class MarkError(REAError):
-    """A mark that could not be stored (database locked or down); the message says so."""
+    """A mark that was refused (no sign-in, a turn that does not exist) or not stored (database
+    locked or down); the message says which, for a visitor."""
 
 
 def bundled_files(engine: AppEngine) -> list[str]:
@@ -25,19 +27,29 @@ def _store():
 
 
 def _guard(fn):
-    """Run a store call; a locked or unreachable database becomes one clear MarkError."""
+    """Run a store call; a locked or unreachable database becomes one clear MarkError (no host named)."""
     from annotations import StoreError
 
     try:
         return fn()
     except StoreError as exc:
-        raise MarkError(str(exc)) from exc
+        raise MarkError(visitor_safe(exc)) from exc
 
 
 def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, note: str, tau_low: float, tau_high: float, *, annotator: str | None) -> str:
+    """Store one mark under ``annotator`` (``annotate_auth.mark_author``: None means refused).
+
+    Indices come from the request, so they are checked here, not trusted from the page.
+    """
+    if not annotator:
+        raise MarkError("sign in to mark exchanges: this deployment stores marks under the signed-in name")
     source, trace = traced
+    if not 0 <= query_turn < len(trace.turns):
+        raise MarkError(f"no query turn {query_turn}; this trace has turns 0 to {len(trace.turns) - 1}")
     turn = trace.turns[query_turn]
-    decision = next(d for d in turn.decisions if d.turn == exchange_turn)
+    decision = next((d for d in turn.decisions if d.turn == exchange_turn), None)
+    if decision is None:
+        raise MarkError(f"turn {query_turn} made no decision about exchange {exchange_turn}")
     needed = trace.turns[exchange_turn]
 
     context = [{"user": t.user, "assistant": t.reply} for t in trace.turns[: query_turn + 1]]
@@ -46,17 +58,17 @@ def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, 
         with engine.db() as session:
             return _store().add_failure_mark(
                 session,
-                annotator=annotator or "anonymous",
+                annotator=annotator,
                 conversation_id=trace.conversation_id,
                 query_turn=query_turn,
                 exchange_turn=exchange_turn,
-                query_text=turn.user,
-                exchange_user=needed.user,
-                exchange_reply=needed.reply,
+                query_text=storable(turn.user),
+                exchange_user=storable(needed.user),
+                exchange_reply=storable(needed.reply),
                 score=decision.score,
                 tau_low=tau_low,
                 tau_high=tau_high,
-                note=note,
+                note=storable(note, NOTE_MAX_CHARS),
                 source=source,
                 context=json.dumps(context, ensure_ascii=False),
             )

@@ -3,15 +3,16 @@ exchange score heatmap and the decisions, and mark omitted exchanges an answer n
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import gradio as gr
 
 from rea_core import REAError, load_conversations, trace_conversation
+from rea_core.limits import DutyCycle
 
+from . import annotate_auth as auth
 from .state import AppEngine
-from .views.charts import score_heatmap
+from .views.charts import trace_heatmap
 from .views.prompt import render_prompt_view
 
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
@@ -20,8 +21,9 @@ MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn"
 def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> None:
     from . import inspect_handlers as ih
 
-    conversations = gr.State(None)  # (source name, [Conversation]) for this browser session
-    trace = gr.State(None)
+    # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
+    conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)  # (source name, [Conversation])
+    trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
 
     with gr.Row():
         example = gr.Dropdown(ih.bundled_files(engine), label="bundled example file", value=None, elem_id="inspect-example")
@@ -50,21 +52,33 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         path = (engine.examples_dir / name) if source == "example" and name else (Path(file if isinstance(file, str) else file.name) if file else None)
         if path is None:
             return {status: ""}
+        if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
+            return {status: "Pick one of the bundled example files.", conversation: gr.Dropdown(choices=[], value=None)}
         try:
-            convs = load_conversations(path, max_chars=engine.config.max_message_chars)
+            engine.limits.check_file_size(path)
+            convs = load_conversations(path, max_chars=engine.config.max_message_chars, max_turns=engine.limits.max_turns)
         except REAError as exc:
             return {status: f"**Cannot load {path.name}:** {exc}", conversation: gr.Dropdown(choices=[], value=None)}
         ids = [c.id for c in convs]
         return {conversations: (path.name, convs), conversation: gr.Dropdown(choices=ids, value=ids[0]),
                 status: f"{len(ids)} conversation(s) in {path.name}."}
 
-    def run_trace(conv_id, loaded, lo, hi):
+    def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
         if not loaded or not conv_id:
             return {status: "Pick a file and a conversation first."}
         source, convs = loaded
-        (conv,) = [c for c in convs if c.id == conv_id]
+        found = [c for c in convs if c.id == conv_id]
+        if not found:
+            return {status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
+        (conv,) = found
         try:
-            result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv)
+            pace = DutyCycle(engine.limits.trace_share)  # a long trace leaves CPU to the chats
+
+            def on_turn(done, total):
+                progress((done, total), desc="tracing", unit="turns")
+                pace()
+
+            result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv, on_turn=on_turn)
         except REAError as exc:
             return {status: f"**Trace failed:** {exc}"}
         last = len(result.turns) - 1
@@ -75,26 +89,29 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         if not traced:
             return {prompt: render_prompt_view(None)}
         _, result = traced
-        index = min(int(index), len(result.turns) - 1)
+        index = max(0, min(int(index), len(result.turns) - 1))
         t = result.turns[index]
         users = [x.user for x in result.turns]
         rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value, users[d.turn]] for d in t.decisions]
         omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
-        return {heatmap: score_heatmap(result.score_matrix(), users, selected_turn=index), decisions: rows,
+        return {heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), decisions: rows,
                 prompt: render_prompt_view(t.plan, title=f"turn {index}"), needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}
 
-    def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request):
+    def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request, profile: gr.OAuthProfile | None):
         if not traced or exchange_turn is None:
             return {status: "Trace a conversation and pick an omitted exchange first."}
         try:
-            message = ih.mark_needed(engine, traced, int(index), int(exchange_turn), text or "", lo, hi, annotator=getattr(request, "username", None))
+            message = ih.mark_needed(engine, traced, int(index), int(exchange_turn), text or "", lo, hi, annotator=auth.mark_author(request, profile))
         except REAError as exc:
             return {status: f"**Not saved:** {exc}"}
         return {status: message, marks: ih.marks_rows(engine)}
 
-    def export_marks():
+    def export_marks(request: gr.Request, profile: gr.OAuthProfile | None):
+        if auth.mark_author(request, profile) is None:
+            gr.Warning("Sign in to export marks.")
+            return gr.File(visible=False)
         try:
-            path = ih.export_marks(engine, tempfile.mkdtemp(prefix="rea-marks-"))
+            path = ih.export_marks(engine, engine.downloads.new_dir("rea-marks-"))
         except REAError as exc:
             gr.Warning(str(exc))
             return gr.File(visible=False)
@@ -106,7 +123,9 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         except REAError as exc:
             return f"**Re-check failed:** {exc}"
 
-    def list_marks():
+    def list_marks(request: gr.Request, profile: gr.OAuthProfile | None):
+        if auth.mark_author(request, profile) is None:
+            return []  # annotators' names and notes are for signed-in people
         try:
             return ih.marks_rows(engine)
         except REAError as exc:
@@ -116,8 +135,8 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     example.change(lambda n: pick_source(n, None, source="example"), inputs=[example], outputs=[conversations, conversation, status], api_name="inspect_example")
     upload.upload(lambda f: pick_source(None, f, source="upload"), inputs=[upload], outputs=[conversations, conversation, status], api_name="inspect_upload")
     run.click(run_trace, inputs=[conversation, conversations, tau_low, tau_high], outputs=[trace, turn, status, heatmap, decisions, prompt, needed],
-              concurrency_id="model", concurrency_limit=engine.concurrency, api_name="trace")
-    turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn")
+              concurrency_id="trace", concurrency_limit=1, api_name="trace")  # one trace at a time, beside (not in) the chat queue
+    turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn", api_visibility="undocumented")
     mark.click(add_mark, inputs=[turn, needed, note, trace, tau_low, tau_high], outputs=[status, marks], api_name="mark_needed")
     export.click(export_marks, outputs=[exported], api_name="export_marks")
     recheck.click(recheck_marks, inputs=[tau_low, tau_high], outputs=[recheck_result], concurrency_id="model", concurrency_limit=engine.concurrency, api_name="recheck_marks")

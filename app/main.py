@@ -6,6 +6,7 @@ loads no model: ``build_demo`` takes an ``AppEngine`` built by the caller.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from .inspect_tab import build_inspect_tab
 from .review_tab import build_review_tab
 from .state import REPO_ROOT, AppEngine
 
+logger = logging.getLogger(__name__)
 STATIC = REPO_ROOT / "static"
 HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic Episodic Attention: global instructions kept in
 <b>Instructional Memory</b>, past exchanges recalled <span class="rea-key rea-raw">raw</span>,
@@ -45,7 +47,9 @@ def hcr_line(cfg) -> str:
 def build_demo(engine: AppEngine) -> gr.Blocks:
     """The whole app as a ``gr.Blocks``; every browser session gets its own conversation state."""
     cfg = engine.config
-    with gr.Blocks(title="REA Studio") as demo:
+    ttl = engine.limits.temp_file_ttl_s
+    # Gradio's copies of uploads and downloads are aged out like our own (app.tempfiles).
+    with gr.Blocks(title="REA Studio", delete_cache=(max(60, ttl // 4), ttl)) as demo:
         gr.HTML(HEADER)
         gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {codec_line(engine.models)}", elem_id="backbone")
         gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
@@ -62,17 +66,39 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 init_annotate, annotate_outputs = build_annotate_tab(engine)
             with gr.Tab("Review", id="review"):
                 init_review, review_outputs = build_review_tab(engine)
-        demo.load(init_compare, inputs=[tau_low, tau_high], outputs=compare_outputs)
-        demo.load(list_marks, outputs=marks_outputs)
-        demo.load(init_annotate, outputs=annotate_outputs)
-        demo.load(init_review, outputs=review_outputs)
+        ui_only = dict(api_visibility="private")  # page-load events serve the page, not API clients
+        demo.load(init_compare, inputs=[tau_low, tau_high], outputs=compare_outputs, **ui_only)
+        demo.load(list_marks, outputs=marks_outputs, **ui_only)
+        demo.load(init_annotate, outputs=annotate_outputs, **ui_only)
+        demo.load(init_review, outputs=review_outputs, **ui_only)
     return demo
 
 
+def apply_recognizer_at_startup(engine: AppEngine) -> str:
+    """Use the recognizer version the database marks active from the first request on; with the
+    database down the app still starts, on the packaged recognizer, and says why in the log."""
+    from rea_core import REAError
+
+    from .review_handlers import apply_active
+
+    try:
+        return apply_active(engine)
+    except REAError as exc:
+        logger.warning("recognizer version not applied at startup (packaged recognizer in use): %s", exc)
+        return "packaged"
+
+
 def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block: bool = True, **kwargs):
-    """Queue and serve the app. Model calls share one queue slot group (``engine.concurrency`` at once)."""
+    """Queue and serve the app. Model calls share one queue slot group (``engine.concurrency`` at once).
+
+    Limits (``engine.limits``): at most ``queue_size`` requests wait (the page then says "This
+    application is currently busy. Please try again."), and uploads over ``max_upload_mb`` are
+    refused by Gradio before they reach a handler.
+    """
+    apply_recognizer_at_startup(engine)
     demo = build_demo(engine)
-    demo.queue(default_concurrency_limit=engine.concurrency)
+    demo.queue(default_concurrency_limit=engine.concurrency, max_size=engine.limits.queue_size)
+    kwargs.setdefault("max_file_size", engine.limits.max_upload_bytes)
     kwargs.setdefault("auth", gradio_auth())  # REA_AUTH / REA_AUTH_FILE: sign-in for the Annotate tab
     demo.launch(
         server_name=host,

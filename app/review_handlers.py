@@ -7,7 +7,7 @@ import html
 
 from rea_core import REAError
 
-from .annotate_auth import Identity
+from .annotate_auth import Identity, require_adjudicator
 from .annotate_handlers import _guard
 from .state import AppEngine
 
@@ -48,10 +48,16 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
 
 
 def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
-    from annotations import store_review
+    """Checked against the current configuration on every call; the stored role is brought in
+    line with it first, so the store's own check agrees."""
+    from annotations import store_items, store_review
     from annotations.store_items import AccessError
 
+    who = require_adjudicator(who)
+
     def run():
+        with engine.db() as session:
+            store_items.ensure_annotator(session, who.name, who.role)
         with engine.db() as session:
             store_review.adjudicate(session, item_id, label, who.name)
 
@@ -72,28 +78,43 @@ def versions(engine: AppEngine):
     return _guard(run)
 
 
-def apply_active(engine: AppEngine) -> str:
-    """Point the app's REA recognizer at the active trained version (or the packaged one)."""
+def _active(engine: AppEngine):
     from annotations import store_review
-    from annotations.training import load_version
 
     def run():
         with engine.db() as session:
             return store_review.active_version(session)
 
-    active = _guard(run)
-    recognizer = engine.strategy("rea").recognizer
-    if active is None:
-        recognizer.use_trained(None)  # back to the packaged stage 2 (the shipped trained classifier by default)
-        return f"packaged ({recognizer.stage2} stage 2)"
-    recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
-    return f"version {active.id}"
+    return _guard(run)
+
+
+def active_name(engine: AppEngine) -> str:
+    """Which recognizer version the database marks active; reads only (a page load swaps nothing)."""
+    active = _active(engine)
+    return "packaged" if active is None else f"version {active.id}"
+
+
+def apply_active(engine: AppEngine) -> str:
+    """Point the app's REA recognizer at the active trained version (or the packaged one).
+
+    The only place the shared recognizer changes: at startup, after training and after "Use this
+    version", each under ``engine.recognizer_lock``, so two switches never interleave.
+    """
+    from annotations.training import load_version
+
+    with engine.recognizer_lock:
+        active = _active(engine)
+        recognizer = engine.strategy("rea").recognizer
+        if active is None:
+            recognizer.use_trained(None)  # back to the packaged stage 2 (the shipped trained classifier by default)
+            return f"packaged ({recognizer.stage2} stage 2)"
+        recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
+        return f"version {active.id}"
 
 
 def train(engine: AppEngine, who: Identity) -> str:
     """Train a version from the labels and put it in use; say how many earlier misses it catches."""
-    if who.role != "adjudicator":
-        raise REAError("only adjudicators may train and switch the recognizer")
+    who = require_adjudicator(who)
     import copy
 
     from annotations import store_review, triage
@@ -135,8 +156,7 @@ def source_metrics_markdown(engine: AppEngine) -> str:
 
 
 def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
-    if who.role != "adjudicator":
-        raise REAError("only adjudicators may train and switch the recognizer")
+    who = require_adjudicator(who)
     from annotations import store_review
 
     def run():

@@ -71,7 +71,7 @@ def build_review_tab(engine: AppEngine):
         if who is None:
             return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in to review."}
         try:
-            in_use = rh.apply_active(engine)
+            in_use = rh.active_name(engine)  # applied at startup and on switches only, never on a page load
             found = rh.versions(engine)
             b, c, m, note = _charts(found, selected)
             choices = [(PACKAGED, 0)] + [(f"version {v.id}{' (in use)' if v.active else ''}", v.id) for v in found]
@@ -112,9 +112,10 @@ def build_review_tab(engine: AppEngine):
     def show_version(selected, request: gr.Request, profile: gr.OAuthProfile | None):
         return view(request, profile, selected=int(selected) if selected else None)
 
-    refresh.click(on_load, outputs=outputs, api_name="review_refresh")
+    refresh.click(on_load, outputs=outputs, api_name="review_refresh", api_visibility="private")
     adjudicate_btn.click(do_adjudicate, inputs=[item_id, final], outputs=outputs, api_name="review_adjudicate")
     train_btn.click(do_train, outputs=outputs, api_name="review_train", concurrency_id="model", concurrency_limit=engine.concurrency)
-    use_btn.click(do_use, inputs=[version], outputs=outputs, api_name="review_use")
-    version.input(show_version, inputs=[version], outputs=outputs, api_name="review_version")
+    use_btn.click(do_use, inputs=[version], outputs=outputs, api_name="review_use",  # a switch waits for running model calls
+                  concurrency_id="model", concurrency_limit=engine.concurrency)
+    version.input(show_version, inputs=[version], outputs=outputs, api_name="review_version", api_visibility="private")
     return on_load, outputs

@@ -7,11 +7,13 @@ Nothing conversation-specific lives in the engine, so one user's chat never reac
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from rea_core import REAConfig, ChatSession, Models, Strategy, TurnResult, available_strategies, build_strategy
+from rea_core.limits import Limits
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,13 +38,24 @@ class AppEngine:
     database_url: str | None = None
     concurrency: int = 1  # model calls at once; the rest wait in Gradio's queue
     examples_dir: Path = REPO_ROOT / "examples"
+    limits: Limits = field(default_factory=Limits)  # per-request bounds (REA_MAX_TURNS, REA_QUEUE_SIZE, ...)
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
+    # The one path that swaps the shared recognizer (review_handlers.apply_active) holds this lock.
+    recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @cached_property
+    def downloads(self):
+        """Saved conversations and marks exports: an owner-only folder, files aged out (app.tempfiles)."""
+        from .tempfiles import Downloads
+
+        return Downloads(self.limits.temp_file_ttl_s)
 
     @classmethod
     def from_env(cls, **overrides) -> "AppEngine":
         """Load the models named by flags or REA_* env vars (packaged offline models by default)."""
         from rea_core import load_models
 
+        overrides.setdefault("limits", Limits.from_env())  # a bad REA_* limit stops here, before minutes of model loading
         models = load_models(
             overrides.pop("model", None) or os.environ.get("REA_MODEL", "packaged"),
             overrides.pop("embedder", None) or os.environ.get("REA_EMBEDDER", "packaged"),
@@ -71,6 +84,11 @@ class AppEngine:
         lo = base.config.tau_low if tau_low is None else tau_low
         hi = base.config.tau_high if tau_high is None else tau_high
         return base.with_config(base.config.with_thresholds(lo, hi))
+
+    def latent_shape(self) -> tuple[int, int, int] | None:
+        """(n_latent, max_chunks, hidden_size) of the loaded codec, the only latents a loaded file may carry."""
+        codec = self.models.codec
+        return None if codec is None else (codec.spec.n_latent, codec.spec.max_chunks, codec.spec.hidden_size)
 
     def new_column(self, name: str) -> ColumnState:
         return ColumnState(strategy=name, session=self.strategy(name).new_session())

@@ -8,7 +8,10 @@ Launches the real app on a loopback port with the packaged models, then
      and measures a tau move: the server-side handler time (re-decide both columns from cached
      scores + prompt views + charts, no model call) and the client round trip. Target < 100 ms.
 
-Run: .venv/bin/python benchmarks/app_load.py [--sessions 8] [--turns 10] [--max-new-tokens 32]
+  3. with ``--tracer-turns N`` (issue 14): the chat phase again with one more client that uploads an
+     N-turn conversation to Inspect and traces it meanwhile; the others' p95 with and without it.
+
+Run: .venv/bin/python benchmarks/app_load.py [--sessions 8] [--turns 10] [--max-new-tokens 32] [--tracer-turns 800]
 """
 
 from __future__ import annotations
@@ -58,6 +61,39 @@ def session_run(url: str, secret: str, turns: int, latencies: list[float], pages
         errors.append(f"{secret}: {type(exc).__name__}: {exc}")
 
 
+def chat_phase(url: str, sessions: int, turns: int) -> tuple[list[float], dict, list, float]:
+    """``sessions`` clients chatting at once; (latencies, last pages, errors, wall seconds)."""
+    latencies: list[float] = []
+    pages: dict[str, str] = {}
+    errors: list[str] = []
+    secrets = [f"SECRET{i:02d}X" for i in range(sessions)]
+    start = time.perf_counter()
+    threads = [threading.Thread(target=session_run, args=(url, s, turns, latencies, pages, errors)) for s in secrets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies, pages, errors, time.perf_counter() - start
+
+
+def tracer_run(url: str, n_turns: int, result: dict) -> None:
+    """One client uploading an ``n_turns`` conversation to Inspect and tracing it (issue 14)."""
+    path = os.path.join(tempfile.mkdtemp(), "long.jsonl")
+    turns = [{"user": f"Turn {i}: what should I know about {TOPICS[i % len(TOPICS)]}?",
+              "assistant": f"Some facts about {TOPICS[i % len(TOPICS)]}. It has a long history. Turn {i} ends here."} for i in range(n_turns)]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({"id": "long", "turns": turns}) + "\n")
+    try:
+        client = Client(url, verbose=False)
+        start = time.perf_counter()
+        client.predict(handle_file(path), api_name="/inspect_upload")
+        status = client.predict("long", 0.5, 0.7, api_name="/trace")
+        result["seconds"] = time.perf_counter() - start
+        result["status"] = json.dumps(status)[:200]
+    except Exception as exc:  # reported at the end
+        result["error"] = f"{type(exc).__name__}: {exc}"
+
+
 def long_conversation_file(engine: AppEngine, n: int) -> str:
     columns = [engine.new_column("rea"), engine.new_column("vanilla")]
     rng = np.random.default_rng(0)
@@ -75,6 +111,8 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--exchanges", type=int, default=200)
+    parser.add_argument("--tracer-turns", type=int, default=0, help="also rerun the chats while one client traces an upload of this many turns")
+    parser.add_argument("--skip-slider", action="store_true", help="stop after the chat phases")
     args = parser.parse_args()
 
     engine = AppEngine(models=load_models(), config=REAConfig(max_new_tokens=args.max_new_tokens),
@@ -83,17 +121,8 @@ def main() -> None:
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     url = f"http://127.0.0.1:{port}/"
     try:
-        latencies: list[float] = []
-        pages: dict[str, str] = {}
-        errors: list[str] = []
-        secrets = [f"SECRET{i:02d}X" for i in range(args.sessions)]
-        start = time.perf_counter()
-        threads = [threading.Thread(target=session_run, args=(url, s, args.turns, latencies, pages, errors)) for s in secrets]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        wall = time.perf_counter() - start
+        latencies, pages, errors, wall = chat_phase(url, args.sessions, args.turns)
+        secrets = list(pages)
         leaks = sum(other in page for s, page in pages.items() for other in secrets if other != s)
         missing = sum(s not in page for s, page in pages.items())
         print(f"{args.sessions} sessions x {args.turns} turns (both columns, max_new_tokens {args.max_new_tokens}, concurrency {engine.concurrency}): "
@@ -102,6 +131,19 @@ def main() -> None:
         print(f"cross-session leaks: {leaks}; sessions missing their own text: {missing}; errors: {len(errors)}")
         for e in errors:
             print("  ", e)
+        if args.tracer_turns:
+            traced: dict = {}
+            tracer = threading.Thread(target=tracer_run, args=(url, args.tracer_turns, traced))
+            tracer.start()
+            time.sleep(2)  # the upload is in and the trace has started when the chats begin
+            with_tracer, _, errors2, wall2 = chat_phase(url, args.sessions, args.turns)
+            tracer.join()
+            base95, load95 = np.percentile(latencies, 95), np.percentile(with_tracer, 95)
+            print(f"with one client tracing a {args.tracer_turns}-turn upload: {len(with_tracer)} replies in {wall2:.1f} s, "
+                  f"p50 {statistics.median(with_tracer):.2f} s, p95 {load95:.2f} s = {load95 / base95:.2f}x the p95 without it "
+                  f"(target <= 1.5x); errors {len(errors2)}; trace {traced.get('seconds', float('nan')):.1f} s {traced.get('error', '')}")
+        if args.skip_slider:
+            return
 
         path = long_conversation_file(engine, args.exchanges)
         columns = handlers.load_columns(engine, path)

@@ -148,6 +148,7 @@ class REAConfig:
     )
     secom_retriever: str = field(default="bm25", metadata={"help": "SeCom retriever over compressed segments: 'bm25' (bm25s) or 'dense' (the embedder)"})
     secom_top_k: int = field(default=3, metadata={"help": "SeCom: segments retrieved per query (N)"})
+    secom_cache_entries: int = field(default=512, metadata={"help": "SeCom: dense-retriever vectors cached per session, least recently used dropped past it"})
     comedy_session_turns: int = field(default=8, metadata={"help": "COMEDY: turns per session before memory extraction and compression run"})
     comedy_memory_tokens: int = field(default=160, metadata={"help": "COMEDY: new-token cap of the Task 1 and Task 2 model calls"})
 
@@ -184,8 +185,8 @@ class REAConfig:
             raise ValueError(f"secom_compress_rate must lie in (0, 1], got {self.secom_compress_rate}")
         if not -1.0 <= self.secom_boundary_threshold <= 1.0:
             raise ValueError(f"secom_boundary_threshold must lie in [-1, 1], got {self.secom_boundary_threshold}")
-        if self.secom_segment_window < 2 or self.secom_top_k < 1 or self.comedy_session_turns < 1 or self.comedy_memory_tokens < 8:
-            raise ValueError("secom_segment_window >= 2, secom_top_k >= 1, comedy_session_turns >= 1 and comedy_memory_tokens >= 8 are required")
+        if self.secom_segment_window < 2 or self.secom_top_k < 1 or self.secom_cache_entries < 1 or self.comedy_session_turns < 1 or self.comedy_memory_tokens < 8:
+            raise ValueError("secom_segment_window >= 2, secom_top_k >= 1, secom_cache_entries >= 1, comedy_session_turns >= 1 and comedy_memory_tokens >= 8 are required")
 
     @property
     def unit_mode(self) -> str:

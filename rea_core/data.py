@@ -27,8 +27,13 @@ class Conversation:
     extra: dict = field(default_factory=dict)
 
 
-def parse_conversation(obj: object, *, where: str, max_chars: int | None = None) -> Conversation:
-    """Validate one decoded JSON line; ``where`` ("file:line") prefixes every error."""
+def parse_conversation(obj: object, *, where: str, max_chars: int | None = None, max_turns: int | None = None) -> Conversation:
+    """Validate one decoded JSON line; ``where`` ("file:line") prefixes every error.
+
+    User turns get the checks a typed message gets (non-empty text, ``max_chars``), so an upload
+    cannot carry what the chat box refuses; given replies are held to the same character limit, and
+    ``max_turns`` bounds the work one loaded conversation can cause.
+    """
     if not isinstance(obj, dict):
         raise DataFormatError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     cid = obj.get("id")
@@ -37,6 +42,8 @@ def parse_conversation(obj: object, *, where: str, max_chars: int | None = None)
     turns = obj.get("turns")
     if not isinstance(turns, list) or not turns:
         raise DataFormatError(f"{where}: \"turns\" must be a non-empty list")
+    if max_turns is not None and len(turns) > max_turns:
+        raise DataFormatError(f"{where}: {len(turns):,} turns, over the limit of {max_turns:,} per conversation")
     parsed = []
     for i, t in enumerate(turns):
         if not isinstance(t, dict):
@@ -46,8 +53,10 @@ def parse_conversation(obj: object, *, where: str, max_chars: int | None = None)
             raise DataFormatError(f"{where}: turn {i} needs a non-empty string \"user\"")
         if assistant is not None and not isinstance(assistant, str):
             raise DataFormatError(f"{where}: turn {i} \"assistant\" must be a string when given")
-        if max_chars is not None and len(user) > max_chars:
-            raise DataFormatError(f"{where}: turn {i} \"user\" has {len(user):,} characters, over the limit of {max_chars:,}")
+        if max_chars is not None:
+            for role, text in (("user", user), ("assistant", assistant or "")):
+                if len(text) > max_chars:
+                    raise DataFormatError(f"{where}: turn {i} \"{role}\" has {len(text):,} characters, over the limit of {max_chars:,}")
         parsed.append(Turn(user=user, assistant=assistant))
     extra = {k: v for k, v in obj.items() if k not in ("id", "turns")}
     return Conversation(id=cid, turns=tuple(parsed), extra=extra)
@@ -72,16 +81,22 @@ def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[s
             rows.append((where, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise DataFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        except (ValueError, RecursionError) as exc:  # a 5,000-digit number, or nesting deeper than Python's stack
+            raise DataFormatError(f"{where}: not usable JSON ({type(exc).__name__})") from exc
     if not rows:
         raise DataFormatError(f"{path}: no {what} found")
     return rows
 
 
-def load_conversations(path: str | Path, *, max_chars: int | None = None) -> list[Conversation]:
-    """Read and validate a whole conversation JSONL file (blank lines are skipped)."""
+def load_conversations(path: str | Path, *, max_chars: int | None = None, max_turns: int | None = None) -> list[Conversation]:
+    """Read and validate a whole conversation JSONL file (blank lines are skipped).
+
+    The app and ``rea replay`` pass the same ``max_chars`` (REAConfig.max_message_chars) and
+    ``max_turns`` (``Limits.max_turns``), so a file is accepted or refused the same way in both.
+    """
     conversations, seen = [], set()
     for where, obj in read_jsonl(path):
-        conv = parse_conversation(obj, where=where, max_chars=max_chars)
+        conv = parse_conversation(obj, where=where, max_chars=max_chars, max_turns=max_turns)
         if conv.id in seen:
             raise DataFormatError(f"{where}: duplicate conversation id {conv.id!r}")
         seen.add(conv.id)

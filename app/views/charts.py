@@ -47,16 +47,34 @@ def retrieval_chart(
     return fig
 
 
-def score_heatmap(matrix: np.ndarray, users: list[str], *, selected_turn: int | None = None) -> go.Figure:
-    """Query turn (rows) x earlier exchange (columns) HCR scores; the selected query row is outlined."""
-    n = len(users)
-    labels = [f"{i}: {_short(u, 40)}" for i, u in enumerate(users)]
-    hover = [[f"query {i}: {_short(users[i], 80)}<br>exchange {j}: {_short(users[j], 80)}" for j in range(n)] for i in range(n)]
-    fig = go.Figure(go.Heatmap(z=matrix, x=list(range(n)), y=list(range(n)), colorscale="Viridis", zmin=0, zmax=1, hovertext=hover,
-                               hovertemplate="%{hovertext}<br>score %{z:.3f}<extra></extra>", colorbar_title="score"))
+def heatmap_window(n_turns: int, selected: int, rows: int) -> tuple[int, int]:
+    """Query turns [first, last) drawn around the selected one: at most ``rows`` of them."""
+    first = max(0, min(selected - rows // 2, n_turns - rows))
+    return first, min(n_turns, first + rows)
+
+
+def trace_heatmap(trace, selected: int, rows: int) -> go.Figure:
+    """The Inspect heatmap of a ``RetrievalTrace`` at the selected query turn: at most ``rows``
+    query turns around it, as plain numbers (bounded work on every slider move)."""
+    first, last = heatmap_window(len(trace.turns), selected, rows)
+    return score_heatmap(trace.score_matrix(first, last), [t.user for t in trace.turns], selected_turn=selected, first_row=first)
+
+
+def score_heatmap(matrix: np.ndarray, users: list[str], *, selected_turn: int | None = None, first_row: int = 0) -> go.Figure:
+    """Query turn (rows) x earlier exchange (columns) HCR scores; the selected query row is outlined.
+
+    ``matrix`` holds the query turns from ``first_row`` on (a window: ``heatmap_window``). Cells
+    are plain numbers; the hover reads turn numbers and the score, and only the drawn rows get a
+    text label, so an 800-turn trace is not 640,000 hover strings (138 MB of JSON before).
+    """
+    n_rows, n_cols = matrix.shape  # (query turns drawn, exchanges)
+    rows = list(range(first_row, first_row + n_rows))
+    fig = go.Figure(go.Heatmap(z=matrix, x=list(range(n_cols)), y=rows, colorscale="Viridis", zmin=0, zmax=1,
+                               hovertemplate="query %{y} · exchange %{x}<br>score %{z:.3f}<extra></extra>", colorbar_title="score"))
     if selected_turn is not None:
-        fig.add_shape(type="rect", x0=-0.5, x1=n - 0.5, y0=selected_turn - 0.5, y1=selected_turn + 0.5, line=dict(color="red", width=2))
-    fig.update_layout(title="HCR scores: query turn x earlier exchange", xaxis_title="exchange turn", yaxis_title="query turn",
+        fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=selected_turn - 0.5, y1=selected_turn + 0.5, line=dict(color="red", width=2))
+    window = f" (query turns {first_row}-{first_row + n_rows - 1} of {len(users)})" if n_rows < len(users) else ""
+    fig.update_layout(title=f"HCR scores: query turn x earlier exchange{window}", xaxis_title="exchange turn", yaxis_title="query turn",
                       yaxis_autorange="reversed", height=360, margin=dict(l=40, r=10, t=40, b=40))
-    fig.update_yaxes(tickvals=list(range(n)), ticktext=labels)
+    fig.update_yaxes(tickvals=rows, ticktext=[f"{i}: {_short(users[i], 40)}" for i in rows])
     return fig

@@ -24,10 +24,14 @@ def _fail(message: str) -> None:
 
 
 def _session(db: str | None):
-    from annotations import create_db_engine, session_factory, upgrade
+    """Sessions on the migrated database; a bad URL or an unreachable server is one error line."""
+    from annotations import StoreError, create_db_engine, session_factory, upgrade
 
-    engine = create_db_engine(db)
-    upgrade(engine)
+    try:
+        engine = create_db_engine(db)
+        upgrade(engine)
+    except StoreError as exc:
+        _fail(str(exc))
     return session_factory(engine)
 
 
@@ -75,7 +79,10 @@ def export(out: Annotated[Path, typer.Option("--out", help="File to write.")],
             rows = export_rows(session, labeled_only=labeled_only)
     except StoreError as exc:
         _fail(str(exc))
-    write_export(rows, out, format)
+    try:
+        write_export(rows, out, format)  # written under a temporary name, then renamed: never half a file
+    except OSError as exc:
+        _fail(f"cannot write {out}: {exc.strerror or exc}; nothing was written")
     typer.echo(f"wrote {len(rows)} items to {out}")
 
 

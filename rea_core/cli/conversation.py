@@ -174,16 +174,22 @@ def replay(
     Example: rea replay examples/conversations.jsonl --strategy rea --json
     """
     from ..data import load_conversations
+    from ..errors import REAError
+    from ..limits import Limits
     from ..pipeline import build_strategy
 
     with reported_errors():
-        _strategy_names(strategy)
+        names = _strategy_names(strategy)
+        if len(names) != 1:  # checked here, not after the models have loaded
+            raise REAError(f"replay takes one strategy; got {len(names)} ({strategy!r}). Run it once per strategy.")
+        if limit is not None and limit < 1:
+            raise REAError(f"--limit must be at least 1; got {limit}")
         config = config_from_options(
             tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr
         )
-        conversations = load_conversations(file, max_chars=config.max_message_chars)[:limit]  # validated before any model call
+        conversations = load_conversations(file, max_chars=config.max_message_chars, max_turns=Limits.from_env().max_turns)[:limit]  # validated before any model call
         models = load_pipeline(model, embedder, context_window, recognizer_model)
-        strat = build_strategy(strategy, models, config)
+        strat = build_strategy(names[0], models, config)
         for conv in conversations:
             session = strat.new_session()
             for turn in conv.turns:

@@ -115,10 +115,14 @@ def versions(db: DbOpt = None) -> None:
 
     Example: rea train versions
     """
-    with _session(db)() as session:
-        from annotations.store_review import list_versions
+    from annotations import StoreError
+    from annotations.store_review import list_versions
 
-        found = list_versions(session)
+    try:
+        with _session(db)() as session:
+            found = list_versions(session)
+    except StoreError as exc:
+        _fail(str(exc))
     if not found:
         typer.echo("no trained versions; the packaged recognizer is in use")
     for v in found:
@@ -128,17 +132,18 @@ def versions(db: DbOpt = None) -> None:
 
 @app.command()
 def use(version: Annotated[str, typer.Argument(help="A version id, or 'packaged' for the default recognizer.")], db: DbOpt = None) -> None:
-    """Switch the recognizer in use (the app picks it up on its next page load).
+    """Switch the recognizer in use (a running app picks it up when it restarts).
 
     Example: rea train use 3
     """
+    from annotations import StoreError
     from annotations.store_review import set_active_version
 
     target = None if version == "packaged" else int(version) if version.isdigit() else _fail("version must be an id or 'packaged'")
     try:
         with _session(db)() as session:
             set_active_version(session, target)
-    except ValueError as exc:
+    except (ValueError, StoreError) as exc:
         _fail(str(exc))
     typer.echo(f"recognizer in use: {version}")
 
@@ -149,11 +154,15 @@ def save_model(version: Annotated[int, typer.Argument(help="Version id.")], out:
 
     Example: rea train save-model 3 --out recognizer.json
     """
+    from annotations import StoreError
     from annotations.store_review import version_model
 
     try:
         with _session(db)() as session:
-            out.write_text(json.dumps(version_model(session, version)), encoding="utf-8")
-    except ValueError as exc:
+            model = version_model(session, version)
+        out.write_text(json.dumps(model), encoding="utf-8")
+    except (ValueError, StoreError) as exc:
         _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write {out}: {exc.strerror or exc}")
     typer.echo(f"wrote {out}")

@@ -7,7 +7,8 @@ researcher can see which earlier exchange an answer needed but did not get.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
@@ -35,26 +36,41 @@ class RetrievalTrace:
     conversation_id: str
     turns: tuple[TurnTrace, ...]
 
-    def score_matrix(self) -> np.ndarray:
-        """(T, T) scores: row = query turn, column = earlier exchange; NaN on and above the diagonal."""
-        n = len(self.turns)
-        matrix = np.full((n, n), np.nan)
-        for t in self.turns:
+    def score_matrix(self, first: int = 0, last: int | None = None) -> np.ndarray:
+        """(last - first, last) scores of query turns [first, last): row = query turn, column =
+        earlier exchange; NaN on and above the diagonal. The default is the whole (T, T) matrix;
+        a window keeps the work per view bounded on long conversations."""
+        last = len(self.turns) if last is None else last
+        matrix = np.full((max(0, last - first), max(0, last)), np.nan)  # (rows, exchanges)
+        for t in self.turns[first:last]:
             for d in t.decisions:
                 if d.score is not None:
-                    matrix[t.turn, d.turn] = d.score
+                    matrix[t.turn - first, d.turn] = d.score
         return matrix
 
 
-def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False) -> RetrievalTrace:
+def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False,
+                       latents: bool | None = None, on_turn: Callable[[int, int], None] | None = None) -> RetrievalTrace:
     """Replay ``conversation`` through ``strategy`` and record every turn's retrieval decisions.
 
     Turns without an assistant reply are generated when ``generate_missing``, else stored empty
     (retrieval then sees only their user text).
+
+    ``latents`` (default: only when replies are generated or the latent scorer decides): latent
+    replies cost one codec pass per exchange under the shared generator lock (minutes for a long
+    upload, blocking every other user) and change no decision of the MiniLM scorer, so a trace of
+    given replies skips them and its plans show compressed exchanges as text-compressed.
+
+    ``on_turn(done, total)`` is called after every turn: progress for a UI, or a pause that keeps a
+    long trace from taking all of a shared machine.
     """
+    if latents is None:
+        latents = generate_missing or strategy.config.scorer == "latent"
+    if not latents and strategy.config.latent_replies:
+        strategy = strategy.with_config(replace(strategy.config, latent_replies=False))
     session = strategy.new_session()
     traces = []
-    for turn in conversation.turns:
+    for done, turn in enumerate(conversation.turns, 1):
         given = turn.assistant if turn.assistant is not None else (None if generate_missing else "")
         result = strategy.respond(session, turn.user, reply=given)
         traces.append(
@@ -69,4 +85,6 @@ def trace_conversation(strategy, conversation: Conversation, *, generate_missing
                 recognition=result.recognition,
             )
         )
+        if on_turn is not None:
+            on_turn(done, len(conversation.turns))
     return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces))

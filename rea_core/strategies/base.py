@@ -61,6 +61,12 @@ class Strategy(ABC):
         """Whether this strategy keeps an Instructional Memory prefix (views show the IM panel)."""
         return False
 
+    def catch_up_cost(self, session: ChatSession) -> int:
+        """Model calls (embeddings, compressions) the next turn would make to bring a session read
+        from a file up to date, so a caller can refuse a file whose catch-up would hold the shared
+        models for minutes. Strategies that cache nothing per exchange cost nothing."""
+        return 0
+
     # -- the steps a strategy may override ------------------------------------------------------
 
     def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:

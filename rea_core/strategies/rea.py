@@ -66,6 +66,17 @@ class REAStrategy(Strategy):
         if self.uses_latents or self.latent_scoring:
             background_for(self.codec).ensure(session.episodes.exchanges, with_user=self.latent_scoring)
 
+    def catch_up_cost(self, session: ChatSession) -> int:
+        """Exchanges to embed (all of them under another embedder) plus latents to compute."""
+        episodes = session.episodes
+        stale = episodes.embedder_name not in (None, self.embedder.name)
+        cost = len(episodes) if stale else len(episodes) - episodes.n_embedded
+        if self.uses_latents or self.latent_scoring:
+            cost += sum(ex.latents is None for ex in episodes.exchanges)
+        if self.latent_scoring:
+            cost += sum(ex.user_latents is None for ex in episodes.exchanges)
+        return cost
+
     def flush(self, session: ChatSession) -> None:
         self._ensure_latents(session)
 

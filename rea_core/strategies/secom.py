@@ -22,6 +22,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from ..config import REAConfig
+from ..limits import LRUCache
 from ..memory.lingua import build_compressor
 from ..memory.segmentation import TopicSegmenter
 from ..prompts import load_prompt
@@ -53,7 +54,6 @@ class SeComStrategy(Strategy):
         if embedder is None:
             raise ValueError("SeCom needs an Embedder (embedding segmenter and dense retriever)")
         super().__init__(generator, embedder, config)
-        self._dense_cache: dict[str, object] = {}  # compressed unit text -> (dim,) vector; per process
 
     @cached_property
     def _compressor(self):
@@ -128,22 +128,31 @@ class SeComStrategy(Strategy):
             units.append({"start": start, "end": end, "segmenter": "open", "compressed": self._compress(text), "open": True})
         return units
 
-    def score(self, query: str, texts: list[str]):
+    def score(self, query: str, texts: list[str], cache: LRUCache | None = None):
+        """Retrieval scores of ``texts`` for ``query``; dense vectors of unit texts come from ``cache``
+        (the session's own, bounded by ``secom_cache_entries``) when given."""
         if self.config.secom_retriever == "bm25":
             return bm25_scores(query, texts)
         import numpy as np
 
-        missing = [t for t in texts if t not in self._dense_cache]
+        cache = cache if cache is not None else LRUCache(max(1, len(texts)))
+        found = {t: cache.get(t) for t in texts}
+        missing = [t for t, v in found.items() if v is None]
         if missing:
             for t, v in zip(missing, self.embedder.encode(missing)):
-                self._dense_cache[t] = v
-        vectors = np.stack([self._dense_cache[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim))
+                found[t] = v
+                cache.put(t, v)
+        vectors = np.stack([found[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim))  # (n_units, dim)
         return dense_scores(self.embedder.encode([query])[0], vectors)
+
+    def dense_cache(self, session: ChatSession) -> LRUCache:
+        """This session's cache of unit vectors (per session, so it dies with the session)."""
+        return session.scratch.setdefault("secom_dense", LRUCache(self.config.secom_cache_entries))
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         c, count = self.config, self.generator.count_tokens
         units = self.units(session)
-        scores = self.score(query, [u["compressed"]["text"] for u in units]) if units else []
+        scores = self.score(query, [u["compressed"]["text"] for u in units], self.dense_cache(session)) if units else []
         chosen = set(select_top_k(scores, c.secom_top_k))
         compressed = c.secom_compressor != "none"
         header = load_prompt("secom_memory").split("{memory}")[0].strip()

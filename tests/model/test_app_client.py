@@ -163,3 +163,48 @@ def test_compare_columns_run_comedy_and_secom(client):
     assert "User Description:" in out[PROMPT0] and "COMEDY:" in out[PROMPT0]
     assert "secom: input of the latest reply" in out[PROMPT1] and "SeCom:" in out[PROMPT1] and "rea-memory" in out[PROMPT1]
     assert out[ERR0] == "" and out[ERR0 + 1] == ""
+
+
+def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, monkeypatch):
+    """Issue 14: the role comes from the current configuration on every call, not from the
+    database row refreshed when the Annotate tab loads (gradio_client runs no load events)."""
+    from annotations import store_items as si
+    from annotations import store_review as sr
+    from annotations.io import ImportRow
+    from app.main import launch
+    from app.state import AppEngine
+    from conftest import _free_port
+
+    monkeypatch.setenv("REA_AUTH", "alice:pw-alice")
+    monkeypatch.setenv("REA_ADJUDICATORS", "alice")
+    engine = AppEngine(models=models, database_url=f"sqlite:///{tmp_path / 'auth.db'}")
+    with engine.db() as session:
+        si.import_rows(session, [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])], source="t")
+    with engine.db() as session:
+        si.ensure_annotator(session, "alice", "adjudicator")  # as her last Annotate page load stored it
+        (item,) = [d.item_id for d in sr.disagreements(session)]
+    port = _free_port()
+    demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
+    try:
+        client = Client(f"http://127.0.0.1:{port}/", auth=("alice", "pw-alice"), verbose=False)
+        assert "adjudicated as global" in client.predict(item, "global", api_name="/review_adjudicate")[0]
+        monkeypatch.setenv("REA_ADJUDICATORS", "")  # removed from the configuration, no reload anywhere
+        assert "only adjudicators" in client.predict(item, "task", api_name="/review_adjudicate")[0]
+        with engine.db() as session:
+            assert [r["adjudicated"] for r in sr.export_rows(session)] == ["global"]
+    finally:
+        demo.close()
+
+
+def test_upload_over_the_size_limit_is_refused_and_ui_endpoints_are_unlisted(client, tmp_path):
+    """Issue 14: Gradio refuses a file over REA_MAX_UPLOAD_MB (10 MB) before a handler reads it, and
+    endpoints that only drive the page are not on the API page."""
+    big = tmp_path / "big.jsonl"
+    line = json.dumps({"id": "a", "turns": [{"user": "hi " * 1000}]}) + "\n"
+    big.write_text(line * (11 * 2**20 // len(line) + 1))
+    with pytest.raises(Exception, match="(?i)size|large|413"):
+        client.predict(handle_file(str(big)), api_name="/inspect_upload")
+    listed = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
+    assert "/accept_message" in listed and "/review_adjudicate" in listed
+    for hidden in ("/set_tau_low", "/show_turn", "/im_add_0", "/review_version", "/init"):
+        assert hidden not in listed

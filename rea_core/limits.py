@@ -1,0 +1,131 @@
+"""Every per-request bound REA Studio enforces, in one place, each with its environment variable.
+
+Why one module: a limit that is written twice drifts, and a reviewer must be able to read every
+bound the server enforces (and how to raise it) without hunting through the app. The README's
+"Limits" table lists the same names. ``Limits.from_env()`` reads them; a malformed value is a
+``REAError`` naming the variable, so ``rea app`` stops with one line instead of a traceback.
+
+Example:
+    >>> limits = Limits.from_env()
+    >>> limits.max_turns
+    1000
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from threading import Lock
+from typing import Any, Callable, Hashable
+
+from .errors import DataFormatError, REAError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Server-side bounds; the defaults keep one request at a few seconds and tens of MB on a CPU."""
+
+    max_upload_mb: float = field(default=10.0, metadata={"env": "REA_MAX_UPLOAD_MB", "help": "largest uploaded file (Gradio refuses bigger ones)"})
+    # A trace keeps every turn's plan: about 24 MB of Python heap at 300 turns, growing with the
+    # square of the turns (about 270 MB at 1,000), held in the tracing visitor's session state.
+    max_turns: int = field(default=1000, metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"})
+    max_catch_up: int = field(default=64, metadata={"env": "REA_MAX_CATCH_UP", "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)"})
+    queue_size: int = field(default=64, metadata={"env": "REA_QUEUE_SIZE", "help": "requests waiting in the app's queue; more are told the app is busy"})
+    trace_share: float = field(default=0.5, metadata={"env": "REA_TRACE_SHARE", "help": "most of the wall time an Inspect trace computes; it pauses the rest so chats keep the CPU"})
+    heatmap_rows: int = field(default=60, metadata={"env": "REA_HEATMAP_ROWS", "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)"})
+    temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable, and an unused Inspect trace in its session"})
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)
+
+    def check_file_size(self, path) -> None:
+        """Refuse a file over ``max_upload_mb`` before reading it (Gradio's own limit covers uploads;
+        this covers every other path a file reaches the server by).
+
+        Raises:
+            DataFormatError: The file is too large, naming it and the variable that raises the limit.
+        """
+        try:
+            size = Path(path).stat().st_size
+        except OSError as exc:
+            raise DataFormatError(f"Cannot read {Path(path).name}: {exc.strerror}") from exc
+        if size > self.max_upload_bytes:
+            raise DataFormatError(f"{Path(path).name} has {size / 2**20:.1f} MB, over the limit of {self.max_upload_mb:g} MB (REA_MAX_UPLOAD_MB)")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> "Limits":
+        """Defaults overridden by the env vars named in each field's metadata.
+
+        Raises:
+            REAError: A value that is not a positive number, naming the variable.
+        """
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(f.metadata["env"])
+            if raw is None or not raw.strip():
+                continue
+            kind = float if f.type in (float, "float") else int
+            try:
+                value = kind(raw)
+            except ValueError:
+                raise REAError(f"{f.metadata['env']}={raw!r} is not a {'number' if kind is float else 'whole number'}") from None
+            if value <= 0 or (f.name == "trace_share" and value > 1):
+                raise REAError(f"{f.metadata['env']} must be positive{' and at most 1' if f.name == 'trace_share' else ''}; got {raw}")
+            values[f.name] = value
+        return cls(**values)
+
+    @classmethod
+    def table(cls) -> list[tuple[str, str, Any]]:
+        """(env var, meaning, default) rows, the source of the README table."""
+        return [(f.metadata["env"], f.metadata["help"], f.default) for f in fields(cls)]
+
+
+class DutyCycle:
+    """Pace a long background job so it computes at most ``share`` of the wall time.
+
+    Why: on a CPU-only machine a trace of a long upload competes with every chat for the same
+    cores; sleeping ``busy * (1 - share) / share`` after each step leaves the rest to them.
+    Call it after every step (it fits ``trace_conversation``'s ``on_turn``).
+    """
+
+    def __init__(self, share: float, sleep: Callable[[float], None] = time.sleep):
+        self.share = share
+        self._sleep = sleep
+        self._mark = time.perf_counter()
+
+    def __call__(self, *_progress) -> None:
+        busy = time.perf_counter() - self._mark
+        if self.share < 1:
+            self._sleep(busy * (1 - self.share) / self.share)
+        self._mark = time.perf_counter()
+
+
+class LRUCache:
+    """A small thread-safe least-recently-used map, so a cache keyed by user text stays bounded."""
+
+    def __init__(self, max_entries: int):
+        self.max_entries = max_entries
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = Lock()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key not in self._data:
+                return None
+            self._data.move_to_end(key)
+            return self._data[key]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_entries:
+                self._data.popitem(last=False)
