@@ -89,7 +89,7 @@ def main() -> None:
         def hybrid_decide():
             i = next(it) % len(queries)
             dense = max_pairwise_cosine(queries[i], exchange_vectors, exchange_starts)
-            return decide(smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), tau_low=0.2, tau_high=0.35)
+            return decide(smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), tau_low=0.2, tau_high=0.36)
 
         cols = []
         for fn in (score, score_decide, score_plan, hybrid_decide):
