@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..config import REAConfig
+from .retrieval import NO_FOLLOW_UP
 from ..errors import UnknownStrategyError
 from ..memory.recognizer import GLOBAL, OTHER, REVOKE
 from ..pipeline import Models, build_strategy
@@ -77,8 +78,7 @@ ABLATIONS: dict[str, Arm] = {
         Arm("rea-latent-scorer", "REA scoring HCR with the codec's latent vectors instead of MiniLM (A.1)", _rea_with(scorer="latent", tau_low=None, tau_high=None)),
         Arm("rea-im-query", "REA with Instructional Memory also restated next to the query", _rea_with(im_placement="query")),
         Arm("rea-first-release", "REA with the first release's HCR (MiniLM units, 0.5/0.7, no follow-up awareness or recency)",
-            _rea_with(scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, follow_up_top_k=0, follow_up_prior=0.0, neighbor_weight=0.0,
-                      compressed_form="first_words")),
+            _rea_with(scorer="minilm", tau_low=0.5, tau_high=0.7, neighbor_weight=0.0, compressed_form="first_words", **NO_FOLLOW_UP)),
     )
 }
 

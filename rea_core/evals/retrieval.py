@@ -37,15 +37,16 @@ RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
 BASELINE_K = 10
 
+NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0.0, "follow_up_top_k": 0, "recent_raw": 0}
 # REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's calibrated ones.
 REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
     "rea-first-release": ("the first release's HCR: user text + reply chunks (MiniLM), paper thresholds 0.5/0.7, no follow-up awareness",
-                          {"scorer": "minilm", "tau_low": 0.5, "tau_high": 0.7, "context_turns": 0, "follow_up_decay": 0.0, "recent_raw": 0, "neighbor_weight": 0.0}),
+                          {"scorer": "minilm", "tau_low": 0.5, "tau_high": 0.7, "neighbor_weight": 0.0, **NO_FOLLOW_UP, "compressed_form": "first_words"}),
     "rea-minilm": ("user text + reply chunks (MiniLM), calibrated", {"scorer": "minilm"}),
     "rea-exchange": ("whole exchange (MiniLM), calibrated", {"scorer": "exchange"}),
     "rea-sentence": ("the paper's sentence-level max pairwise cosine, calibrated", {"scorer": "sentence"}),
-    "rea-hybrid-plain": ("hybrid without follow-up awareness or recency", {"scorer": "hybrid", "context_turns": 0, "follow_up_decay": 0.0, "recent_raw": 0}),
+    "rea-hybrid-plain": ("hybrid without follow-up awareness or recency", {"scorer": "hybrid", **NO_FOLLOW_UP}),
 }
 BASELINES = {
     "bm25": f"BM25 (bm25s) top {BASELINE_K}",
