@@ -54,7 +54,8 @@ def bot_count(page, side):
 
 def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
     send(page, "I keep a fiddle-leaf fig and a snake plant on my balcony.", 1)
-    send(page, "What year did the Berlin wall fall?", 2)
+    send(page, "Any tips for a rainy afternoon indoors?", 2)  # the latest exchange is always kept raw, so the plants are two back
+    send(page, "What year did the Berlin wall fall?", 3)
     prompt = page.inner_html("#prompt-0")
     assert "rea-omitted" in prompt and "rea-query" in prompt
     assert "vanilla: input of the latest reply" in page.inner_text("#prompt-1")

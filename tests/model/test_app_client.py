@@ -65,6 +65,7 @@ def test_parallel_clients_never_see_each_other(app_url):
 
 def test_threshold_move_redecides_without_a_model_call(client):
     send(client, "I keep a fiddle-leaf fig and a snake plant on my balcony.")
+    send(client, "Any tips for a rainy afternoon indoors?")  # the latest exchange is always kept raw, so the plants are two back
     out = send(client, "What year did the Berlin wall fall?")
     chat_before = texts(out[CHAT0])
     assert "rea-omitted" in out[PROMPT0]  # unrelated: omitted at the defaults
