@@ -140,6 +140,7 @@ def test_damaged_session_file_is_a_clear_error(tmp_path):
 
 
 def test_redecide_uses_cached_scores_and_undo_restores(rea):
+    rea = rea.with_config(replace(rea.config, recent_raw=0))  # thresholds alone decide here
     session = rea.new_session()
     replay(rea, session)
     last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
