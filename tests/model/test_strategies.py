@@ -154,7 +154,7 @@ def test_redecide_uses_cached_scores_and_undo_restores(rea):
     assert session.n_turns == 3 and session.episodes.n_embedded == 3 and len(session.log) == 3
     assert session.instructions.texts() == ["From now on, answer in lowercase."]
     stricter = rea.with_config(rea.config.with_thresholds(0.9, 0.95))
-    assert stricter.generator is rea.generator and stricter.config.tau_low == 0.9 and rea.config.tau_low == 0.5
+    assert stricter.generator is rea.generator and stricter.config.tau_low == 0.9 and rea.config.tau_low == REAConfig().tau_low  # unchanged
 
 
 def test_trace_finds_the_h3_style_omission(rea, examples_dir):
