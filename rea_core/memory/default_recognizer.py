@@ -14,7 +14,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..backends.base import Embedder
+from ..data import read_jsonl
 from ..errors import DataFormatError, InputError
 from .trained_recognizer import LABELS, N_HASH, TrainedRecognizer, TrainingResult, evaluate_model, evaluate_scores, fit_features
 
@@ -54,18 +54,13 @@ def load_label_set(path: str | Path) -> list[LabeledInput]:
     if not Path(path).is_file():
         raise DataFormatError(f"{path}: no such label-set file")
     rows = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+    for where, r in read_jsonl(path, what="labeled rows"):  # one JSONL reader for every data file
         if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip() or r.get("label") not in LABELS:
-            raise DataFormatError(f"{path}:{n}: needs a non-empty \"text\" and a \"label\" in {LABELS}")
+            raise DataFormatError(f"{where}: needs a non-empty \"text\" and a \"label\" in {LABELS}")
         split = r.get("split", "heldout")
         if split not in SPLITS:
-            raise DataFormatError(f"{path}:{n}: \"split\" must be one of {SPLITS}, got {split!r}")
+            raise DataFormatError(f"{where}: \"split\" must be one of {SPLITS}, got {split!r}")
+        n = where.rsplit(":", 1)[1]
         rows.append(LabeledInput(r["text"], r["label"], str(r.get("source", "unknown")), str(r.get("group") or r.get("id") or n), split))
     if not rows:
         raise DataFormatError(f"{path}: no labeled rows")
