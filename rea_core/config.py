@@ -37,6 +37,7 @@ DEFAULT_SCORER = "hybrid"
 DEFAULT_TAU_LOW, DEFAULT_TAU_HIGH = CALIBRATED_THRESHOLDS[DEFAULT_SCORER]
 IM_PLACEMENTS = ("system", "query")
 COMPRESSED_FORMS = ("extractive", "first_words")
+RECOGNIZER_STAGE2 = ("trained", "llm")
 
 
 SCORER_LABELS = {
@@ -56,7 +57,6 @@ def scorer_label(config: "REAConfig") -> str:
 def default_thresholds(scorer: str) -> tuple[float, float]:
     """The calibrated (tau_low, tau_high) of ``scorer``: what the app and CLI use unless told otherwise."""
     return CALIBRATED_THRESHOLDS.get(scorer, (PAPER_TAU_LOW, PAPER_TAU_HIGH))
-RECOGNIZER_STAGE2 = ("trained", "llm")
 
 
 def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:

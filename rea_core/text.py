@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .errors import InputError
+from .retrieval.lexical import tokenize
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _SPACE = re.compile(r"\s+")
@@ -54,8 +55,6 @@ def extract_relevant(reply: str, query: str, max_words: int) -> str:
     sentence are what makes it worth keeping for that query. A sentence longer than the budget
     is cut at the budget.
     """
-    from .retrieval.lexical import tokenize  # a pure module; imported here to keep text.py dependency-free at import
-
     words = reply.split()
     if len(words) <= max_words:
         return reply.strip()

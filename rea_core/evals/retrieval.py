@@ -32,6 +32,8 @@ import numpy as np
 from ..config import REAConfig
 from ..data import parse_conversation, read_jsonl
 from ..errors import DataFormatError
+from ..memory.episodic import exchange_text
+from ..types import Resolution
 
 RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
@@ -259,18 +261,16 @@ class CachedEmbedder:
         return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, self.dim), dtype=np.float32)
 
 
-def _bm25s_scores(index_texts: list[str], query: str) -> np.ndarray:
-    from ..retrieval.topk import bm25_scores
+def exchange_tokens(case: RetrievalCase, count) -> np.ndarray:
+    """(n_exchanges,) tokens of each exchange, user text plus reply: what keeping it raw costs."""
+    return np.array([count(u) + count(r) for u, r in case.exchanges], dtype=np.int64)
 
-    return bm25_scores(query, index_texts)
 
-
-def rea_records(strategy, case: RetrievalCase, count=None, cum: np.ndarray | None = None) -> list[dict]:
+def rea_records(strategy, case: RetrievalCase) -> list[dict]:
     """Every query of ``case`` through ``strategy``'s own scoring and planning (no generation): the
     session grows exchange by exchange, so each query sees only what came before it."""
-    count = count or strategy.generator.count_tokens
-    if cum is None:
-        cum = np.concatenate([[0], np.cumsum([count(u) + count(r) for u, r in case.exchanges])])
+    count = strategy.generator.count_tokens
+    cum = np.concatenate([[0], np.cumsum(exchange_tokens(case, count))])  # history tokens before each position
     cfg = strategy.config
     recent = max(cfg.recent_raw, cfg.recent_floor)
     session = strategy.new_session()
@@ -280,31 +280,29 @@ def rea_records(strategy, case: RetrievalCase, count=None, cum: np.ndarray | Non
             session.episodes.append(user, reply)
         scores = strategy.score(session, q.text)
         plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores)
-        codes = np.array([_CODE[d.resolution.value] for d in decisions], dtype=np.int8)
-        floor = np.zeros(len(codes), dtype=bool)
+        kept = np.array([d.resolution is not Resolution.OMIT for d in decisions], dtype=bool)
+        raw = np.array([d.resolution is Resolution.RAW for d in decisions], dtype=bool)
+        floor = np.zeros(len(kept), dtype=bool)
         if recent:
-            floor[max(0, len(codes) - recent) :] = True
-        rec = query_record(codes > 0, codes == 2, scores, q.needed, plan.total_tokens, int(cum[q.position]) + count(q.text))
+            floor[max(0, len(kept) - recent) :] = True
+        rec = query_record(kept, raw, scores, q.needed, plan.total_tokens, int(cum[q.position]) + count(q.text))
         rec["sweep"] = sweep_record(scores, floor, q.needed)
         records.append(rec)
     return records
 
 
-_CODE = {"omit": 0, "compressed": 1, "raw": 2}
-
-
 def run_case(policy: str, case: RetrievalCase, models, config: REAConfig) -> list[dict]:
     """Every query of ``case`` under ``policy``: REA's real strategy code, or a baseline."""
+    from ..retrieval.topk import bm25_scores
     from ..strategies.rea import REAStrategy
 
-    count = models.generator.count_tokens
-    ex_tokens = np.array([count(u) + count(r) for u, r in case.exchanges], dtype=np.int64)
-    cum = np.concatenate([[0], np.cumsum(ex_tokens)])
-    records = []
     if policy in REA_POLICIES:
         strategy = REAStrategy(models.generator, models.embedder, policy_config(policy, config), recognizer=None, codec=None)
-        return rea_records(strategy, case, count, cum)
-    texts = [f"{u}\n{r}" if r else u for u, r in case.exchanges]
+        return rea_records(strategy, case)
+    count = models.generator.count_tokens
+    ex_tokens = exchange_tokens(case, count)
+    records = []
+    texts = [exchange_text(u, r) for u, r in case.exchanges]
     vectors = models.embedder.encode(texts) if policy == "dense" else None
     for q in case.queries:
         n = q.position
@@ -313,7 +311,7 @@ def run_case(policy: str, case: RetrievalCase, models, config: REAConfig) -> lis
             kept = np.ones(n, dtype=bool)
         else:
             if policy == "bm25":
-                scores = _bm25s_scores(texts[:n], q.text)
+                scores = bm25_scores(q.text, texts[:n])
             elif policy == "dense":
                 scores = vectors[:n] @ models.embedder.encode([q.text])[0]
             elif policy == "recency":
@@ -323,7 +321,7 @@ def run_case(policy: str, case: RetrievalCase, models, config: REAConfig) -> lis
             kept = np.zeros(n, dtype=bool)
             kept[np.argsort(-scores, kind="stable")[:BASELINE_K]] = True
         tokens = int(ex_tokens[:n][kept].sum()) + count(q.text)
-        records.append(query_record(kept, kept, scores, q.needed, tokens, int(cum[n]) + count(q.text)))
+        records.append(query_record(kept, kept, scores, q.needed, tokens, int(ex_tokens[:n].sum()) + count(q.text)))
     return records
 
 

@@ -32,6 +32,17 @@ from ..text import chunk_sentences, split_sentences
 UNIT_MODES = ("exchange", "units", "sentence")
 
 
+def _checked_mode(mode: str) -> str:
+    if mode not in UNIT_MODES:
+        raise ValueError(f"unit_mode must be one of {', '.join(UNIT_MODES)}; got {mode!r}")
+    return mode
+
+
+def exchange_text(user: str, reply: str) -> str:
+    """An exchange as one text (user then reply), as embedded and indexed whole."""
+    return f"{user}\n{reply}" if reply else user
+
+
 @dataclass
 class Exchange:
     """One finished user/model exchange."""
@@ -45,8 +56,8 @@ class Exchange:
 
     @property
     def text(self) -> str:
-        """The exchange as one text (user then reply), as embedded and indexed whole."""
-        return f"{self.user}\n{self.reply}" if self.reply else self.user
+        """The exchange as one text (``exchange_text``)."""
+        return exchange_text(self.user, self.reply)
 
     def units(self, max_reply_units: int, mode: str = "units") -> list[str]:
         """The texts embedded for retrieval under ``mode`` (see the module docstring); never empty."""
@@ -81,10 +92,8 @@ class EpisodicMemory:
     """Exchanges in turn order plus their unit embeddings, embedded once on arrival."""
 
     def __init__(self, max_reply_units: int = 3, unit_mode: str = "units"):
-        if unit_mode not in UNIT_MODES:
-            raise ValueError(f"unit_mode must be one of {', '.join(UNIT_MODES)}; got {unit_mode!r}")
         self.max_reply_units = max_reply_units
-        self.unit_mode = unit_mode
+        self.unit_mode = _checked_mode(unit_mode)
         self._lexical: BM25Index | None = None  # built on first use, then appended to
         self.exchanges: list[Exchange] = []
         self.embedder_name: str | None = None
@@ -110,9 +119,7 @@ class EpisodicMemory:
 
     def use_unit_mode(self, mode: str) -> None:
         """Switch how exchanges are cut into units; the vectors are re-embedded on the next ``ensure_embedded``."""
-        if mode not in UNIT_MODES:
-            raise ValueError(f"unit_mode must be one of {', '.join(UNIT_MODES)}; got {mode!r}")
-        if mode != self.unit_mode:
+        if _checked_mode(mode) != self.unit_mode:
             self.unit_mode = mode
             self._reset_index()
 

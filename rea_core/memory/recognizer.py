@@ -93,9 +93,10 @@ REVOKE_CUES = _rx(
 
 # The user swaps a standing instruction for another ("actually, use capitals again"); acted on
 # only when Instructional Memory holds an entry it refers to (``is_replacement``, REAStrategy).
+_BACK_TO = r"\b(go|switch|change|get) back to\b"
 REPLACE_CUES = _rx(
     r"^\W*(actually|on second thought|scratch that|change of plans?|wait)\b",
-    r"\b(go|switch|change|get) back to\b",
+    _BACK_TO,
     r"\b(again|instead)\b",
 )
 _REDO = re.compile(r"\b(it|that|this|them) (again|instead)\b|\btry again\b|\bonce again\b", re.IGNORECASE)
@@ -133,7 +134,7 @@ def is_replacement(text: str) -> bool:
     """
     if _REDO.search(text) or text.strip().endswith("?") or not _matches(REPLACE_CUES, text):
         return False
-    return bool(_matches(DIRECTIVE_CUES, text) or _matches(CONSTRAINT_CUES, text) or re.search(r"\b(go|switch|change|get) back to\b", text, re.I))
+    return bool(_matches(DIRECTIVE_CUES, text) or _matches(CONSTRAINT_CUES, text) or re.search(_BACK_TO, text, re.I))
 
 
 @dataclass

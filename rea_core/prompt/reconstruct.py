@@ -21,10 +21,11 @@ CountTokens = Callable[[str], int]
 LATENT_REPLY = latent_message()
 
 
-def instruction_prefix(instructions: Sequence[str]) -> str:
-    """The IM block, instructions verbatim and numbered in arrival order."""
+def instruction_prefix(instructions: Sequence[str], template: str = "instruction_prefix") -> str:
+    """The IM block, instructions verbatim and numbered in arrival order (``instruction_reminder``:
+    the same list restated next to the query)."""
     items = "\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1))
-    return fill(load_prompt("instruction_prefix"), instructions=items)
+    return fill(load_prompt(template), instructions=items)
 
 
 def _exchange_segment(
@@ -80,7 +81,7 @@ def build_prompt_plan(
         _exchange_segment(ex, d, count_tokens, text_compress_words, use_latents, compressed_form, query) for ex, d in zip(exchanges, decisions)
     ]
     if instructions and im_placement == "query":
-        restated = fill(load_prompt("instruction_reminder"), instructions="\n".join(f"{i}. {t}" for i, t in enumerate(instructions, 1)))
+        restated = instruction_prefix(instructions, "instruction_reminder")
         segments.append(Segment(kind=SegmentKind.INSTRUCTIONS, tokens=count_tokens(restated), text=restated))
     segments.append(Segment(kind=SegmentKind.QUERY, tokens=count_tokens(query), text=query))
     return PromptPlan(segments=tuple(segments))

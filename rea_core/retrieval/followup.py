@@ -1,12 +1,12 @@
 """Follow-up awareness for HCR: queries that lean on an earlier turn ("make them shorter").
 
 A follow-up shares few words or meaning with what it refers to, so its own score misses the
-referent. Two remedies, both pure functions of text and scores (conversational search's
-contextualized query, and a carry-over of the previous turn's context):
-
-* the query is also scored joined with the previous user turn(s), keeping the better score;
-* when the query reads as a follow-up (anaphora, ordinal reference, ellipsis, edit imperative),
-  the previous turn's scores are carried forward, decayed, and the latest exchange is kept.
+referent. ``is_follow_up`` tells such a query (anaphora, ordinal reference, ellipsis, edit
+imperative); for it REA adds the ``referent_prior`` (recent exchanges that produced or introduced
+things) to the scores and keeps the best omitted exchange (``hcr.keep_best``). Two more remedies
+from conversational search are here, measured and off by default (``REAConfig.context_turns``,
+``follow_up_decay``): scoring the query joined with the previous user turn(s), and
+``carry_forward`` of the previous turn's scores. All are pure functions of text and scores.
 """
 
 from __future__ import annotations

@@ -15,8 +15,10 @@ so the same thresholds keep their meaning as memory grows.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections import Counter
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -30,17 +32,24 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+_SUFFIXES = ("'s", "ies", "sses", "ing", "edly", "ed", "ly", "es", "s")  # tried in this order
+
+
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     """Light English suffix stripping (plural, -ing, -ed, -ly): enough to match 'paintings' with 'painted'."""
-    for suffix, keep in (("'s", 0), ("ies", 1), ("sses", 2), ("ing", 0), ("edly", 0), ("ed", 0), ("ly", 0), ("es", 0), ("s", 0)):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: len(word) - len(suffix)] + ("y" if suffix == "ies" else "ss" if suffix == "sses" else "")
-            if suffix in ("es",) and not stem.endswith(("sh", "ch", "x", "z", "s")):
-                stem = word[:-1]  # 'names' -> 'name', 'boxes' -> 'box'
-            if stem.endswith("ss") and suffix == "s":
-                return word
-            return stem
+    for suffix in _SUFFIXES:
+        if not word.endswith(suffix) or len(word) - len(suffix) < 3:
+            continue
+        if suffix == "ies":
+            return word[:-3] + "y"
+        if suffix == "sses":
+            return word[:-2]  # 'classes' -> 'class'
+        if suffix == "es" and not word[:-2].endswith(("sh", "ch", "x", "z", "s")):
+            return word[:-1]  # 'names' -> 'name', while 'boxes' -> 'box'
+        if suffix == "s" and word.endswith("sss"):
+            return word
+        return word[: -len(suffix)]
     return word
 
 
@@ -57,6 +66,7 @@ class BM25Index:
         self._postings: dict[str, tuple[list[int], list[int]]] = {}  # term -> (doc ids, term frequencies)
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # cached numpy views, dropped on change
         self._lengths: list[int] = []
+        self._length_array: np.ndarray | None = None  # numpy view of _lengths, dropped on change
         self._total_length = 0
 
     def __len__(self) -> int:
@@ -65,9 +75,7 @@ class BM25Index:
     def add(self, texts: Iterable[str]) -> None:
         for text in texts:
             doc = len(self._lengths)
-            counts: dict[str, int] = {}
-            for term in tokenize(text):
-                counts[term] = counts.get(term, 0) + 1
+            counts = Counter(tokenize(text))
             for term, tf in counts.items():
                 docs, tfs = self._postings.setdefault(term, ([], []))
                 docs.append(doc)
@@ -84,7 +92,7 @@ class BM25Index:
             return
         for term in list(self._postings):
             docs, tfs = self._postings[term]
-            cut = next((i for i, d in enumerate(docs) if d >= n_docs), len(docs))
+            cut = bisect_left(docs, n_docs)  # doc ids are appended in order
             if cut < len(docs):
                 del docs[cut:], tfs[cut:]
                 self._arrays.pop(term, None)
@@ -108,14 +116,27 @@ class BM25Index:
 
     def scores(self, query: str) -> np.ndarray:
         """Raw BM25 of every document for ``query`` (N,)."""
+        return self._scores(Counter(tokenize(query)))
+
+    def normalized(self, query: str) -> np.ndarray:
+        """BM25 / the best score any document could reach for this query: in [0, 1] (N,)."""
+        terms = Counter(tokenize(query))
+        raw = self._scores(terms)
+        if not len(self._lengths):
+            return raw
+        # A term no exchange holds still counts in the ideal: a query about something never said scores low.
+        ideal = sum(qtf * (self.k1 + 1.0) * self._idf(len(self._postings[t][0]) if t in self._postings else 0) for t, qtf in terms.items())
+        return np.clip(raw / ideal, 0.0, 1.0) if ideal > 0 else raw
+
+    def _scores(self, terms: Counter) -> np.ndarray:
         n = len(self._lengths)
         out = np.zeros(n, dtype=np.float64)
         if not n:
             return out
-        if getattr(self, "_length_array", None) is None:
+        if self._length_array is None:
             self._length_array = np.asarray(self._lengths, dtype=np.float64)
         avgdl = max(self._total_length / n, 1e-9)
-        for term, qtf in _counts(tokenize(query)).items():
+        for term, qtf in terms.items():
             arrays = self._term_arrays(term)
             if arrays is None:
                 continue
@@ -123,21 +144,3 @@ class BM25Index:
             norm = self.k1 * (1.0 - self.b + self.b * self._length_array[docs] / avgdl)
             out[docs] += qtf * self._idf(len(docs)) * tfs * (self.k1 + 1.0) / (tfs + norm)
         return out
-
-    def normalized(self, query: str) -> np.ndarray:
-        """BM25 / the best score any document could reach for this query: in [0, 1] (N,)."""
-        raw = self.scores(query)
-        n = len(self._lengths)
-        if not n:
-            return raw
-        # A term no exchange holds still counts in the ideal: a query about something never said scores low.
-        ideal = sum(qtf * (self.k1 + 1.0) * self._idf(len(self._postings[t][0]) if t in self._postings else 0)
-                    for t, qtf in _counts(tokenize(query)).items())
-        return np.clip(raw / ideal, 0.0, 1.0) if ideal > 0 else raw
-
-
-def _counts(terms: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for t in terms:
-        out[t] = out.get(t, 0) + 1
-    return out
