@@ -43,7 +43,7 @@ class REAStrategy(Strategy):
         if embedder is None:
             raise ValueError("REA needs an Embedder for Heuristic Context Retrieval")
         super().__init__(generator, embedder, config)
-        self.recognizer = recognizer or InstructionRecognizer(generator)
+        self.recognizer = recognizer or build_recognizer(generator, embedder, self.config.recognizer_stage2)
         self.codec = codec
 
     @classmethod
@@ -67,9 +67,9 @@ class REAStrategy(Strategy):
             background_for(self.codec).ensure(session.episodes.exchanges, with_user=self.latent_scoring)
 
     def catch_up_cost(self, session: ChatSession) -> int:
-        """Exchanges to embed (all of them under another embedder) plus latents to compute."""
+        """Exchanges to embed (all of them under another embedder or unit mode) plus latents to compute."""
         episodes = session.episodes
-        stale = episodes.embedder_name not in (None, self.embedder.name)
+        stale = episodes.embedder_name not in (None, self.embedder.name) or episodes.unit_mode != self.config.unit_mode
         cost = len(episodes) if stale else len(episodes) - episodes.n_embedded
         if self.uses_latents or self.latent_scoring:
             cost += sum(ex.latents is None for ex in episodes.exchanges)
@@ -146,7 +146,7 @@ class REAStrategy(Strategy):
         carry = follow_up and cfg.follow_up_decay > 0
         if carry:
             queries.append(episodes.exchanges[-1].user)  # the previous turn's own query, for carry_forward
-        vectors = self.embedder.encode(queries)  # the only embedding done per turn
+        vectors = self.embedder.encode(queries)  # the only embedding done per query
         current = self._exchange_scores(episodes, vectors[:n_variants], queries[:n_variants])
         if carry:
             previous = self._exchange_scores(episodes, vectors[-1:], queries[-1:])[:-1]
