@@ -52,6 +52,19 @@ def test_file_without_its_embeddings_is_refused_past_the_catch_up_limit(engine, 
         _load(engine, tmp_path, data)
 
 
+def test_file_saved_in_another_unit_mode_counts_its_reembedding(engine, tmp_path):
+    """A session embedded in the first release's units is re-embedded whole under the hybrid scorer."""
+    from rea_core import ChatSession
+
+    data = _saved(engine, tmp_path, 3)
+    session = ChatSession.from_dict(data["columns"][0])
+    rea = engine.strategy("rea")
+    assert session.episodes.unit_mode == rea.config.unit_mode and rea.catch_up_cost(session) == 0
+    session.episodes.use_unit_mode("units")
+    session.episodes.ensure_embedded(rea.embedder)
+    assert rea.catch_up_cost(session) >= 3
+
+
 def test_file_over_the_turn_limit_and_wrong_latents_refused(engine, tmp_path):
     data = _saved(engine, tmp_path, 2)
     exchanges = data["columns"][0]["episodes"]["exchanges"]
