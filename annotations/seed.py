@@ -19,7 +19,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from rea_core.memory.trained_recognizer import normalize_text
+from rea_core.recognizer.trained import normalize_text
 
 from .io import ImportRow
 

@@ -17,7 +17,7 @@ from sqlalchemy import and_, case, delete, exists, func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from rea_core.memory.trained_recognizer import normalize_text
+from rea_core.recognizer.trained import normalize_text
 
 from .db import IMMEDIATE_OPTION, StoreError, safe_url
 from .io import ImportRow
@@ -86,7 +86,7 @@ def is_double(digest: str, share: float) -> bool:
 
 def rule_scores(texts: Sequence[str]) -> list[float]:
     """Rules-only recognizer score: 1 global, 0 not, 0.5 where the rules defer (the unsure ones)."""
-    from rea_core.memory.recognizer import GLOBAL, rule_stage
+    from rea_core.recognizer.recognize import GLOBAL, rule_stage
 
     out = []
     for text in texts:

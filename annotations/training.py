@@ -1,6 +1,6 @@
 """Train the recognizer from the store's labels and keep the version (seed 000, D.1-D.2).
 
-Glue between `rea_core.memory.trained_recognizer` (the training and metrics) and the store
+Glue between `rea_core.recognizer.trained` (the training and metrics) and the store
 (the labels and versions), shared by the app's "Train recognizer" action and `rea train
 recognizer`, so both do the same thing.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.orm import sessionmaker
 
 from rea_core.backends.base import Embedder
-from rea_core.memory.trained_recognizer import TrainedRecognizer, baseline_metrics, train_recognizer
+from rea_core.recognizer.trained import TrainedRecognizer, baseline_metrics, train_recognizer
 
 from . import store_review
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from rea_core.memory.recognizer import GLOBAL, OTHER, REVOKE, InstructionRecognizer, rule_stage
-from rea_core.memory.trained_recognizer import evaluate_scores
+from rea_core.recognizer.recognize import GLOBAL, OTHER, REVOKE, InstructionRecognizer, rule_stage
+from rea_core.recognizer.trained import evaluate_scores
 
 from . import store_items
 from .store_items import QueueItem

@@ -169,7 +169,7 @@ def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
 
 def provenance(engine: AppEngine) -> str:
     """Where the packaged stage 2 comes from: label set, counts, held-out metrics (one line)."""
-    from rea_core.memory.default_recognizer import provenance_line
+    from rea_core.recognizer.default import provenance_line
 
     shipped, _ = engine.strategy("rea").recognizer.packaged
     return provenance_line(shipped)

@@ -23,9 +23,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rea_core.memory.default_recognizer import LabeledInput, load_label_set  # noqa: E402
-from rea_core.memory.recognizer import OTHER, REVOKE, rule_stage  # noqa: E402
-from rea_core.memory.trained_recognizer import evaluate_scores, pipeline_scores  # noqa: E402
+from rea_core.recognizer.default import LabeledInput, load_label_set  # noqa: E402
+from rea_core.recognizer.recognize import OTHER, REVOKE, rule_stage  # noqa: E402
+from rea_core.recognizer.trained import evaluate_scores, pipeline_scores  # noqa: E402
 
 LABELED = {
     "validation (387)": "rea_core/data/recognizer_validation.jsonl",
@@ -54,7 +54,7 @@ def _row(name: str, set_name: str, rows: list[LabeledInput], scores, threshold: 
 
 
 def metrics_report(embedder, with_llm: bool) -> None:
-    from rea_core.memory.default_recognizer import load_default_recognizer
+    from rea_core.recognizer.default import load_default_recognizer
 
     model = load_default_recognizer()
     label_set = load_label_set(ROOT / "rea_core/data/recognizer_train.jsonl")
@@ -69,7 +69,7 @@ def metrics_report(embedder, with_llm: bool) -> None:
         print(_row("**gate + shipped trained (default)**", set_name, rows, pipeline_scores(texts, model, embedder), model.threshold))
     if with_llm:
         from rea_core.backends import load_generator
-        from rea_core.memory.recognizer import InstructionRecognizer
+        from rea_core.recognizer.recognize import InstructionRecognizer
 
         llm = InstructionRecognizer(load_generator("packaged"))
         for set_name, rows in list(sets.items())[1:]:  # the 660-row split would take ~10 minutes of LLM calls
@@ -78,7 +78,7 @@ def metrics_report(embedder, with_llm: bool) -> None:
 
 
 def timing_report(embedder, repeats: int) -> None:
-    from rea_core.memory.recognizer import build_recognizer
+    from rea_core.recognizer.recognize import build_recognizer
 
     recognizer = build_recognizer(None, embedder)
     texts = [r.text for r in load_label_set(ROOT / "rea_core/data/recognizer_fresh_test.jsonl")]

@@ -11,13 +11,13 @@ Example:
 """
 
 from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, REAConfig, default_thresholds, scorer_label, validate_thresholds
-from .data import Conversation, Turn, load_conversations
+from .conversations import Conversation, Turn, load_conversations
 from .errors import DataFormatError, InputError, ModelLoadError, REAError, ThresholdError, UnknownStrategyError
 from .memory.episodic import EpisodicMemory, Exchange
 from .memory.instructional import InstructionalMemory
-from .memory.recognizer import InstructionRecognizer, RecognizerConfig
+from .recognizer.recognize import InstructionRecognizer, RecognizerConfig
 from .pipeline import Models, build_strategy, load_models
-from .prompt.reconstruct import build_prompt_plan, render_messages
+from .reconstruction import build_prompt_plan, render_messages
 from .retrieval.hcr import decide, plan_context
 from .retrieval.scoring import max_pairwise_cosine
 from .retrieval.trace import RetrievalTrace, TurnTrace, trace_conversation

@@ -128,7 +128,7 @@ def recognize(
 
     Example: rea recognize "From now on, answer in lowercase."
     """
-    from ..memory.recognizer import InstructionRecognizer, build_recognizer, rule_stage
+    from ..recognizer.recognize import InstructionRecognizer, build_recognizer, rule_stage
     from ..text import validate_message
 
     with reported_errors():
@@ -173,7 +173,7 @@ def replay(
 
     Example: rea replay examples/conversations.jsonl --strategy rea --json
     """
-    from ..data import load_conversations
+    from ..conversations import load_conversations
     from ..errors import REAError
     from ..limits import Limits
     from ..pipeline import build_strategy

@@ -185,7 +185,7 @@ def recognizer(
     Example: rea eval recognizer --stage2 llm --out runs/recognizer-llm
     """
     from ..evals import recognizer_eval as task
-    from ..memory.recognizer import InstructionRecognizer, build_recognizer
+    from ..recognizer.recognize import InstructionRecognizer, build_recognizer
 
     with reported_errors():
         rows = task.load_labeled(data or task.default_validation_path())[:limit]

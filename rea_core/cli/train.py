@@ -79,7 +79,7 @@ def recognizer(db: DbOpt = None,
 def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedder: str, as_json: bool) -> None:
     """The shipped default's training: no database; the file's own split decides train and held-out."""
     from rea_core.backends import load_embedder
-    from rea_core.memory.default_recognizer import load_label_set, train_default
+    from rea_core.recognizer.default import load_label_set, train_default
 
     from .common import quiet_libraries, reported_errors
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ..data import read_jsonl
+from ..conversations import read_jsonl
 from ..errors import DataFormatError
 
 LABELS = ("global", "task", "ordinary")

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from ..data import parse_conversation, read_jsonl
+from ..conversations import parse_conversation, read_jsonl
 from ..errors import DataFormatError
 
 
@@ -83,7 +83,7 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
     import json
     import time
 
-    from ..memory.segmentation import TopicSegmenter, boundaries
+    from ..memory.secom_segments import TopicSegmenter, boundaries
 
     cases = load_gold(data or default_gold_path())
     out = Path(out_dir)

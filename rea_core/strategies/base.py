@@ -16,7 +16,7 @@ from ..backends.base import Embedder, Generator
 from ..config import REAConfig
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
-from ..prompt.reconstruct import render_messages
+from ..reconstruction import render_messages
 from ..session import ChatSession
 from ..text import validate_message
 from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult

@@ -16,8 +16,8 @@ three parts, how they were made, and any fallback note).
 
 from __future__ import annotations
 
-from ..memory.compressive import MemoryExtractor, render_compressive
-from ..prompts import fill, load_prompt
+from ..memory.comedy_memory import MemoryExtractor, render_compressive
+from ..templates import fill, load_template
 from ..session import ChatSession
 from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 from .base import Strategy
@@ -80,7 +80,7 @@ class ComedyStrategy(Strategy):
                  f"{len(state['sessions'])} closed session(s)."]
         memory = state["compressive"]
         if memory:
-            text = fill(load_prompt("comedy_task3"), memory=render_compressive(memory))
+            text = fill(load_template("comedy_task3"), memory=render_compressive(memory))
             label = f"compressive memory · sessions 1-{memory['sessions']} (turns 0-{memory['through_turn']}) · Task 2 by {memory['method']}"
             segments.append(Segment(kind=SegmentKind.MEMORY, tokens=count(text), text=text, resolution=Resolution.COMPRESSED,
                                     label=label, turns=tuple(range(memory["through_turn"] + 1))))

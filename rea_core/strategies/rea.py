@@ -19,8 +19,8 @@ from ..compression.background import background_for
 from ..compression.codec import DualLoRACodec
 from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
-from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer, is_replacement
-from ..prompt.reconstruct import build_prompt_plan, latent_turns
+from ..recognizer.recognize import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer, is_replacement
+from ..reconstruction import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
 from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows

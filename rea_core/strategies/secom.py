@@ -24,8 +24,8 @@ from functools import cached_property
 from ..config import REAConfig
 from ..limits import LRUCache
 from ..memory.lingua import build_compressor
-from ..memory.segmentation import TopicSegmenter
-from ..prompts import load_prompt
+from ..memory.secom_segments import TopicSegmenter
+from ..templates import load_template
 from ..retrieval.topk import bm25_scores, dense_scores, select_top_k
 from ..session import ChatSession
 from ..types import Decision, PromptPlan, Resolution, Segment, SegmentKind
@@ -155,7 +155,7 @@ class SeComStrategy(Strategy):
         scores = self.score(query, [u["compressed"]["text"] for u in units], self.dense_cache(session)) if units else []
         chosen = set(select_top_k(scores, c.secom_top_k))
         compressed = c.secom_compressor != "none"
-        header = load_prompt("secom_memory").split("{memory}")[0].strip()
+        header = load_template("secom_memory").split("{memory}")[0].strip()
         system = c.system_prompt + (f"\n\n{header}" if chosen else "")
         segments = [Segment(kind=SegmentKind.SYSTEM, tokens=count(system), text=system)] if system else []
         decisions: list[Decision] = []

@@ -11,7 +11,7 @@ import pytest
 
 from rea_core import REAConfig, build_strategy
 from rea_core.memory.lingua import PerplexityCompressor
-from rea_core.memory.segmentation import TopicSegmenter, validate_spans
+from rea_core.memory.secom_segments import TopicSegmenter, validate_spans
 from rea_core.session import ChatSession
 
 TURNS = [

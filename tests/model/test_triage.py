@@ -4,8 +4,8 @@ import pytest
 
 from annotations import create_db_engine, session_factory, store_items, triage, upgrade
 from annotations.io import ImportRow
-from rea_core.memory.recognizer import OTHER, InstructionRecognizer, build_recognizer, rule_stage
-from rea_core.memory.trained_recognizer import fit
+from rea_core.recognizer.recognize import OTHER, InstructionRecognizer, build_recognizer, rule_stage
+from rea_core.recognizer.trained import fit
 
 GATE_STOPPED_GLOBAL = "Detective mode."  # no cue of any gate family, yet a standing wish
 

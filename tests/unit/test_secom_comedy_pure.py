@@ -8,7 +8,7 @@ import pytest
 
 from rea_core import REAConfig
 from rea_core.evals.segmentation import boundary_sequence, default_gold_path, default_k, load_gold, pk, window_diff
-from rea_core.memory.compressive import (
+from rea_core.memory.comedy_memory import (
     MemoryParseError,
     parse_compressive,
     parse_session_memory,
@@ -17,7 +17,7 @@ from rea_core.memory.compressive import (
     rule_session_memory,
 )
 from rea_core.memory.lingua import is_forced, select_words
-from rea_core.memory.segmentation import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
+from rea_core.memory.secom_segments import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
 from rea_core.retrieval.topk import bm25_scores, dense_scores, select_top_k
 from rea_core.session import ChatSession
 from rea_core.strategies.registry import available_strategies
@@ -193,7 +193,7 @@ def test_session_memory_round_trip():
 
 def test_prompt_view_shows_memory_and_notes_escaped():
     from app.views.prompt import render_prompt_view
-    from rea_core.prompt.reconstruct import render_messages
+    from rea_core.reconstruction import render_messages
 
     xss = "<img src=x onerror=alert(1)>"
     plan = PromptPlan(segments=(

@@ -66,7 +66,7 @@ class TrainedRecognizer:
         X = embedder.encode(list(texts)).astype(np.float64)  # (n, dim)
         if not self.n_hash:
             return X
-        from .recognizer_features import lexical_features
+        from .features import lexical_features
 
         return np.hstack([X, lexical_features(texts, self.n_hash)])  # (n, dim + cues + n_hash)
 
@@ -191,7 +191,7 @@ def pipeline_scores(texts: Sequence[str], model: TrainedRecognizer | None, embed
     global), the baseline a first trained version is compared with. A revocation scores 0: it is
     not a new global instruction.
     """
-    from .recognizer import REVOKE, InstructionRecognizer
+    from .recognize import REVOKE, InstructionRecognizer
 
     recognizer = InstructionRecognizer(None, trained=model, embedder=embedder)
     return np.array([0.0 if r.label == REVOKE else r.score for r in recognizer.recognize_many(list(texts))], dtype=np.float64)

@@ -30,7 +30,7 @@ from ..types import Recognition
 from .gate import gate_cues
 
 if TYPE_CHECKING:
-    from .trained_recognizer import TrainedRecognizer
+    from .trained import TrainedRecognizer
 
 GLOBAL, REVOKE, OTHER = "global", "revoke", "other"
 SINGLE_THREAD_MAX = 4  # deferred inputs embedded on one torch thread: faster for tiny batches (backends/threads.py)
@@ -162,7 +162,7 @@ class InstructionRecognizer:
         if trained is not None:
             self.use_trained(trained, embedder)
         self.packaged = (self.trained, self.embedder)
-        self._prompt = resources.files("rea_core.prompts").joinpath("recognizer.md").read_text(encoding="utf-8")
+        self._prompt = resources.files("rea_core.templates").joinpath("recognizer.md").read_text(encoding="utf-8")
 
     def recognize(self, text: str) -> Recognition:
         return self.recognize_many([text])[0]
@@ -233,7 +233,7 @@ def build_recognizer(classifier: Generator | None, embedder: Embedder | None, st
         from ..errors import InputError
 
         raise InputError(f"recognizer stage 2 must be 'trained' or 'llm', got {stage2!r}")
-    from .default_recognizer import load_default_recognizer
+    from .default import load_default_recognizer
 
     model = load_default_recognizer()
     if embedder.name != model.embedder_name:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..compression.codec import LATENT_CLOSE, LATENT_OPEN, latent_message
-from ..memory.episodic import Exchange
-from ..prompts import fill, load_prompt
-from ..text import extract_relevant, text_compress
-from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
+from .compression.codec import LATENT_CLOSE, LATENT_OPEN, latent_message
+from .memory.episodic import Exchange
+from .templates import fill, load_template
+from .text import extract_relevant, text_compress
+from .types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 
 CountTokens = Callable[[str], int]
 LATENT_REPLY = latent_message()
@@ -25,7 +25,7 @@ def instruction_prefix(instructions: Sequence[str], template: str = "instruction
     """The IM block, instructions verbatim and numbered in arrival order (``instruction_reminder``:
     the same list restated next to the query)."""
     items = "\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1))
-    return fill(load_prompt(template), instructions=items)
+    return fill(load_template(template), instructions=items)
 
 
 def _exchange_segment(

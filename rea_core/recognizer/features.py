@@ -30,7 +30,7 @@ CUE_NAMES = (*GATE_FAMILIES, "persistence", "directive", "constraint", "one_off"
 
 def cue_flags(texts: Sequence[str]) -> np.ndarray:
     """(n, len(CUE_NAMES)) 0/1 flags: which cue families occur in each text."""
-    from .recognizer import CONSTRAINT_CUES, DIRECTIVE_CUES, PERSISTENCE_CUES, _matches
+    from .recognize import CONSTRAINT_CUES, DIRECTIVE_CUES, PERSISTENCE_CUES, _matches
 
     rows = []
     for text in texts:

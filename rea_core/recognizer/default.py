@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..backends.base import Embedder
-from ..data import read_jsonl
+from ..conversations import read_jsonl
 from ..errors import DataFormatError, InputError
-from .trained_recognizer import LABELS, N_HASH, TrainedRecognizer, TrainingResult, evaluate_model, evaluate_scores, fit_features
+from .trained import LABELS, N_HASH, TrainedRecognizer, TrainingResult, evaluate_model, evaluate_scores, fit_features
 
 SPLITS = ("train", "heldout")
 CV_FOLDS = 5
@@ -104,7 +104,7 @@ def _oof_pipeline_scores(model_template: TrainedRecognizer, X: np.ndarray, rows:
     """Out-of-fold pipeline scores of the train rows (folds never split a group)."""
     from sklearn.model_selection import StratifiedGroupKFold
 
-    from .recognizer import GLOBAL, rule_stage
+    from .recognize import GLOBAL, rule_stage
 
     labels = [r.label for r in rows]
     stage1 = [rule_stage(r.text)[0] for r in rows]
