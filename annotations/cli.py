@@ -57,6 +57,17 @@ def _session(db: str | None):
     return session_factory(engine)
 
 
+def _in_store(db: str | None, work, *errors: type[Exception]):
+    """``work(session)`` on the migrated database; a store error (or one of ``errors``) is one error line."""
+    from . import StoreError
+
+    try:
+        with _session(db)() as session:
+            return work(session)
+    except (StoreError, *errors) as exc:
+        _fail(str(exc))
+
+
 @annotations_app.command(name="import")
 def import_(file: Annotated[Path, typer.Argument(help="JSONL or CSV with a 'text' field per row.")],
             annotator: Annotated[Optional[str], typer.Option("--annotator", help="Whose labels the rows' 'label' field are.")] = None,
@@ -90,17 +101,12 @@ def export(out: Annotated[Path, typer.Option("--out", help="File to write.")],
 
     Example: rea annotations export --format parquet --out labels.parquet
     """
-    from . import StoreError
     from .io import EXPORT_FORMATS, write_export
     from .store_review import export_rows
 
     if format not in EXPORT_FORMATS:
         _fail(f"unknown format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
-    try:
-        with _session(db)() as session:
-            rows = export_rows(session, labeled_only=labeled_only)
-    except StoreError as exc:
-        _fail(str(exc))
+    rows = _in_store(db, lambda session: export_rows(session, labeled_only=labeled_only))
     try:
         write_export(rows, out, format)  # written under a temporary name, then renamed: never half a file
     except OSError as exc:
@@ -114,14 +120,9 @@ def stats(db: DbOpt = None) -> None:
 
     Example: rea annotations stats
     """
-    from . import StoreError
     from .store_review import agreement_stats
 
-    try:
-        with _session(db)() as session:
-            s = agreement_stats(session)
-    except StoreError as exc:
-        _fail(str(exc))
+    s = _in_store(db, agreement_stats)
     fmt = lambda k: "undefined" if k is None else f"{k:.3f}"  # noqa: E731
     typer.echo(f"items: {s.n_items}  labeled: {s.n_labeled}  adjudicated: {s.n_adjudicated}")
     typer.echo("labels: " + ", ".join(f"{k} {v}" for k, v in sorted(s.label_counts.items())))
@@ -243,14 +244,9 @@ def versions(db: DbOpt = None) -> None:
 
     Example: rea train versions
     """
-    from . import StoreError
     from .store_review import list_versions
 
-    try:
-        with _session(db)() as session:
-            found = list_versions(session)
-    except StoreError as exc:
-        _fail(str(exc))
+    found = _in_store(db, list_versions)
     if not found:
         typer.echo("no trained versions; the packaged recognizer is in use")
     for v in found:
@@ -264,15 +260,10 @@ def use(version: Annotated[str, typer.Argument(help="A version id, or 'packaged'
 
     Example: rea train use 3
     """
-    from . import StoreError
     from .store_review import set_active_version
 
     target = None if version == "packaged" else int(version) if version.isdigit() else _fail("version must be an id or 'packaged'")
-    try:
-        with _session(db)() as session:
-            set_active_version(session, target)
-    except (ValueError, StoreError) as exc:
-        _fail(str(exc))
+    _in_store(db, lambda session: set_active_version(session, target), ValueError)
     typer.echo(f"recognizer in use: {version}")
 
 
@@ -282,15 +273,11 @@ def save_model(version: Annotated[int, typer.Argument(help="Version id.")], out:
 
     Example: rea train save-model 3 --out recognizer.json
     """
-    from . import StoreError
     from .store_review import version_model
 
+    model = _in_store(db, lambda session: version_model(session, version), ValueError)
     try:
-        with _session(db)() as session:
-            model = version_model(session, version)
         out.write_text(json.dumps(model), encoding="utf-8")
-    except (ValueError, StoreError) as exc:
-        _fail(str(exc))
     except OSError as exc:
         _fail(f"cannot write {out}: {exc.strerror or exc}")
     typer.echo(f"wrote {out}")

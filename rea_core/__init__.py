@@ -10,7 +10,7 @@ Example:
     >>> rea.respond(session, "From now on, answer in lowercase.").plan.instructions
 """
 
-from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, REAConfig, default_thresholds, scorer_label, validate_thresholds
+from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, COMEDYConfig, REAConfig, SeComConfig, default_thresholds, scorer_label, validate_thresholds
 from .conversations import Conversation, Turn, load_conversations
 from .errors import DataFormatError, InputError, ModelLoadError, REAError, ThresholdError, UnknownStrategyError
 from .memory.episodic import EpisodicMemory, Exchange
@@ -61,6 +61,8 @@ __all__ = [
     "Models",
     "PromptPlan",
     "REAConfig",
+    "SeComConfig",
+    "COMEDYConfig",
     "REAError",
     "Recognition",
     "RecognizerConfig",

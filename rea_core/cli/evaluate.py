@@ -220,7 +220,9 @@ def segmentation(
 
     with reported_errors():
         task.load_gold(data or task.default_gold_path())  # validated before any model load
-        config = config_from_options(secom_boundary_threshold=threshold)
+        from ..config import SeComConfig
+
+        config = config_from_options(secom=None if threshold is None else SeComConfig(boundary_threshold=threshold))
         models = load_pipeline(model, embedder, None)
         _print_summary(task.evaluate(models, config, out, data))
 

@@ -90,8 +90,8 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     rows, per_case = {}, []
     segmenters = {
-        "llm (embedding fallback)": TopicSegmenter(models.generator, models.embedder, mode="llm", threshold=config.secom_boundary_threshold),
-        "embedding": TopicSegmenter(models.generator, models.embedder, mode="embedding", threshold=config.secom_boundary_threshold),
+        "llm (embedding fallback)": TopicSegmenter(models.generator, models.embedder, mode="llm", threshold=config.secom.boundary_threshold),
+        "embedding": TopicSegmenter(models.generator, models.embedder, mode="embedding", threshold=config.secom.boundary_threshold),
     }
     for name, segmenter in segmenters.items():
         pks, wds, fallbacks, t0 = [], [], 0, time.perf_counter()
@@ -107,7 +107,7 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
         ref_hyp = [(boundary_sequence(g, len(t)), boundary_sequence(make(len(t)), len(t))) for _, t, g in cases]
         rows[name] = {"pk": sum(pk(r, h) for r, h in ref_hyp) / len(cases), "windowdiff": sum(window_diff(r, h) for r, h in ref_hyp) / len(cases)}
     results = {"task": "segmentation", "conversations": len(cases), "turns": sum(len(t) for _, t, _ in cases),
-               "gold_boundaries": sum(len(g) for _, _, g in cases), "threshold": config.secom_boundary_threshold,
+               "gold_boundaries": sum(len(g) for _, _, g in cases), "threshold": config.secom.boundary_threshold,
                "model": models.generator.name, "segmenters": rows}
     (out / "results.json").write_text(json.dumps({**results, "per_conversation": per_case}, indent=2, ensure_ascii=False), encoding="utf-8")
     return results

@@ -21,7 +21,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib import resources
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..backends.base import Embedder, Generator
 from ..backends.threads import torch_threads
@@ -33,6 +33,14 @@ if TYPE_CHECKING:
     from .trained import TrainedRecognizer
 
 SINGLE_THREAD_MAX = 4  # deferred inputs embedded on one torch thread: faster for tiny batches (backends/threads.py)
+
+
+@runtime_checkable
+class Recognizer(Protocol):
+    """What REA asks of a recognizer: a verdict per user input (``InstructionRecognizer``, or an
+    evaluation arm's recognizer that answers from gold labels)."""
+
+    def recognize(self, text: str) -> Recognition: ...
 
 
 @dataclass

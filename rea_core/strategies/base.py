@@ -182,7 +182,7 @@ class Strategy(ABC):
 
 
 def turn_summary(result: TurnResult) -> dict:
-    """The per-turn record kept in the session log and printed by ``rea replay --json``."""
+    """The per-turn record kept in the session log (saved with the session; the app's per-turn stats read it)."""
     return {
         "turn": result.turn,
         "prompt_tokens": result.prompt_tokens,

@@ -172,12 +172,12 @@ def test_compressive_parse_and_rule_have_three_parts():
 ])
 def test_config_rejects(bad):
     with pytest.raises(ValueError):
-        REAConfig(**bad)
+        REAConfig.from_dict(bad)  # the flat names of saved configs map into REAConfig.secom / .comedy
 
 
 def test_defaults_follow_the_papers():
     c = REAConfig()
-    assert c.secom_compress_rate == 0.75 and c.secom_retriever == "bm25" and c.secom_segmenter == "llm"
+    assert c.secom.compress_rate == 0.75 and c.secom.retriever == "bm25" and c.secom.segmenter == "llm"
     assert REAConfig.from_dict(c.to_dict()) == c
     assert {"secom", "comedy"} <= set(available_strategies())
 
