@@ -26,7 +26,8 @@ from .options import (
     TauLowOpt,
 )
 
-CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save DIR, /reset, /quit"
+CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save [FILE], /reset, /quit"
+DEFAULT_SAVE = "rea-chat.json"
 
 
 def _strategy_names(value: str) -> list[str]:
@@ -56,7 +57,7 @@ def chat(
     max_new_tokens: MaxNewTokensOpt = 256,
     context_window: ContextWindowOpt = None,
     recognizer_model: RecognizerModelOpt = None,
-    load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a folder written by /save.")] = None,
+    load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
 ) -> None:
     """Chat interactively; by default REA and vanilla answer side by side.
 
@@ -64,7 +65,7 @@ def chat(
     """
     from ..errors import InputError, REAError
     from ..pipeline import build_strategy
-    from ..session import ChatSession
+    from ..session import load_sessions, save_sessions
 
     with reported_errors():
         names = _strategy_names(strategy)
@@ -73,8 +74,7 @@ def chat(
         strategies = {n: build_strategy(n, models, config) for n in names}
         sessions = {n: s.new_session() for n, s in strategies.items()}
         if load:
-            for n in names:
-                sessions[n] = ChatSession.load(load / f"{n}.json")
+            sessions.update(_resumed(load_sessions(load), names, load))
         typer.echo(f"chatting with {', '.join(names)} on {models.generator.name}. {CHAT_HELP}")
         while True:
             try:
@@ -99,11 +99,13 @@ def chat(
                     typer.echo(f"[{n}] Instructional Memory: {s.instructions.texts() or '(empty)'}")
                 continue
             if command == "/save":
-                folder = Path(arg or "rea-chat")
-                folder.mkdir(parents=True, exist_ok=True)
-                for n, s in sessions.items():
-                    s.save(folder / f"{n}.json")
-                typer.echo(f"saved to {folder}/")
+                path = Path(arg or DEFAULT_SAVE)
+                try:
+                    save_sessions(path, [(strategies[n], sessions[n]) for n in names])
+                except OSError as exc:
+                    typer.secho(f"error: not saved: {exc}", err=True, fg=typer.colors.RED)
+                    continue
+                typer.echo(f"saved to {path}")
                 continue
             for n, strat in strategies.items():
                 try:
@@ -117,6 +119,21 @@ def chat(
                 typer.secho(f"[{n}] ", fg=typer.colors.CYAN, nl=False, bold=True)
                 typer.echo(result.reply)
                 typer.secho(f"      {_stats_line(result)}", dim=True)
+
+
+def _resumed(saved: list, names: list[str], where: Path) -> dict:
+    """The saved session of each chat strategy, matched by strategy name in saved order."""
+    from ..errors import DataFormatError
+
+    pool, out = list(saved), {}
+    for n in names:
+        found = next((s for s in pool if s.strategy == n), None)
+        if found is None:
+            held = ", ".join(s.strategy for s in saved)
+            raise DataFormatError(f"{where}: no saved {n!r} session (it holds: {held}); choose its strategies with --strategy")
+        pool.remove(found)
+        out[n] = found
+    return out
 
 
 def recognize(
