@@ -40,7 +40,12 @@ def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: f
 
 
 def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
-    """Regenerate the latest reply under the current thresholds."""
+    """Regenerate the latest reply under the current thresholds.
+
+    The latest turn is undone first (its exchange, what it added to Instructional Memory, its log
+    entry), then its message is answered again. If that answer fails, the turn stays undone: the
+    column shows the error and says so, and the message can be sent again.
+    """
     if column.last is None or not column.session.n_turns:
         column.error = "Nothing to re-answer yet."
         return
@@ -48,6 +53,8 @@ def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_
     text = strategy.undo_last_turn(column.session)
     column.last = None
     respond_column(engine, column, text, tau_low, tau_high)
+    if column.error:
+        column.error += " The re-answered turn was taken back before this attempt and is no longer in the conversation."
 
 
 def end_session_column(engine: AppEngine, column: ColumnState) -> str:
