@@ -16,7 +16,8 @@ from sqlalchemy import and_, case, delete, exists, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from rea_core.recognizer.trained import normalize_text
+from rea_core.recognizer import rule_priors
+from rea_core.text import normalize
 
 from .db import reading, retrying, writing
 from .io import ImportRow
@@ -31,23 +32,12 @@ class AccessError(PermissionError):
 
 
 def text_hash(text: str) -> str:
-    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
+    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
 
 
 def is_double(digest: str, share: float) -> bool:
     """Deterministic per text, so a re-import never changes which items get two annotators."""
     return int(digest[:8], 16) / 0xFFFFFFFF < share
-
-
-def rule_scores(texts: Sequence[str]) -> list[float]:
-    """Rules-only recognizer score: 1 global, 0 not, 0.5 where the rules defer (the unsure ones)."""
-    from rea_core.recognizer.recognize import GLOBAL, rule_stage
-
-    out = []
-    for text in texts:
-        label, _ = rule_stage(text)
-        out.append(0.5 if label is None else 1.0 if label == GLOBAL else 0.0)
-    return out
 
 
 def _annotator(session: Session, name: str, role: str | None = None) -> Annotator:
@@ -101,7 +91,7 @@ class ImportResult:
 
 
 def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, annotator: str | None = None,
-                double_share: float = DEFAULT_DOUBLE_SHARE, scorer: Scorer = rule_scores) -> ImportResult:
+                double_share: float = DEFAULT_DOUBLE_SHARE, scorer: Scorer = rule_priors) -> ImportResult:
     """Import one file's rows in one transaction: all of it, or (on any error) nothing.
 
     Duplicates (same text after normalizing case and spaces, in the file or already stored)

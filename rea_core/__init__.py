@@ -15,7 +15,7 @@ from .conversations import Conversation, Turn, load_conversations
 from .errors import DataFormatError, InputError, ModelLoadError, REAError, ThresholdError, UnknownStrategyError
 from .memory.episodic import EpisodicMemory, Exchange
 from .memory.instructional import InstructionalMemory
-from .recognizer.recognize import InstructionRecognizer, RecognizerConfig
+from .recognizer import InstructionRecognizer, RecognizerConfig
 from .pipeline import Models, build_strategy, load_models
 from .reconstruction import build_prompt_plan, render_messages
 from .retrieval.hcr import decide, plan_context

@@ -147,7 +147,7 @@ def recognize(
 
     Example: rea recognize "From now on, answer in lowercase."
     """
-    from ..recognizer.recognize import InstructionRecognizer, build_recognizer, rule_stage
+    from ..recognizer import InstructionRecognizer, build_recognizer, rule_stage
     from ..text import validate_message
 
     with reported_errors():

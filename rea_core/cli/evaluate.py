@@ -197,10 +197,11 @@ def recognizer(
     Example: rea eval recognizer --stage2 llm --out runs/recognizer-llm
     """
     from ..evals import recognizer_eval as task
-    from ..recognizer.recognize import InstructionRecognizer, build_recognizer
+    from ..recognizer import InstructionRecognizer, build_recognizer
+    from ..recognizer.default import load_label_set
 
     with reported_errors():
-        rows = task.load_labeled(data or task.default_validation_path())[:limit]
+        rows = load_label_set(data or task.default_validation_path())[:limit]
         if rules_only:
             recognizer, name = InstructionRecognizer(None), "rules only"
         elif stage2 == "llm":

@@ -13,7 +13,7 @@ from typing import Callable
 from ..config import REAConfig
 from .retrieval import NO_FOLLOW_UP
 from ..errors import UnknownStrategyError
-from ..recognizer.recognize import GLOBAL, OTHER, REVOKE
+from ..recognizer import GLOBAL, OTHER, REVOKE
 from ..pipeline import Models, build_strategy
 from ..strategies.base import Strategy
 from ..strategies.registry import available_strategies

@@ -19,7 +19,7 @@ from ..compression.background import background_for
 from ..compression.codec import DualLoRACodec
 from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
-from ..recognizer.recognize import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer, is_replacement
+from ..recognizer import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer, is_replacement
 from ..reconstruction import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
 from ..retrieval.followup import carry_forward, is_follow_up, referent_prior

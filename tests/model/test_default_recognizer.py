@@ -6,7 +6,7 @@ import pytest
 
 from rea_core import DataFormatError, InputError
 from rea_core.recognizer.default import load_default_recognizer, load_label_set, provenance_line
-from rea_core.recognizer.recognize import build_recognizer
+from rea_core.recognizer import build_recognizer
 
 ISSUE_MISSES = [
     "Keep a formal tone with me throughout our conversation.",
