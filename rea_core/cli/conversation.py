@@ -70,11 +70,10 @@ def chat(
     with reported_errors():
         names = _strategy_names(strategy)
         config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
+        resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(model, embedder, context_window, recognizer_model)
         strategies = {n: build_strategy(n, models, config) for n in names}
-        sessions = {n: s.new_session() for n, s in strategies.items()}
-        if load:
-            sessions.update(_resumed(load_sessions(load), names, load))
+        sessions = {n: resumed[n] if n in resumed else s.new_session() for n, s in strategies.items()}
         typer.echo(f"chatting with {', '.join(names)} on {models.generator.name}. {CHAT_HELP}")
         while True:
             try:
