@@ -23,6 +23,7 @@ from typing import Annotated, Optional
 import typer
 
 from rea_core.cli.common import quiet_libraries, reported_errors
+from rea_core.cli.options import DEFAULT_EMBEDDER, EmbedderOpt
 
 db_app = typer.Typer(help="The annotations database.", no_args_is_help=True)
 train_app = typer.Typer()  # its commands join the library's ``rea train`` group in ``register``
@@ -174,7 +175,7 @@ def print_metrics(metrics: dict) -> None:
 def recognizer(db: DbOpt = None,
                activate: Annotated[bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")] = True,
                created_by: Annotated[str, typer.Option("--by", help="Recorded as the version's author.")] = "cli",
-               embedder: Annotated[str, typer.Option("--embedder", envvar="REA_EMBEDDER", help="Sentence embedder ('packaged': all-MiniLM-L6-v2).")] = "packaged",
+               embedder: EmbedderOpt = DEFAULT_EMBEDDER,
                as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
                labels: Annotated[Optional[Path], typer.Option("--labels", help="Train from this label-set JSONL (text, label, split) instead of the database.")] = None,
                out: Annotated[Optional[Path], typer.Option("--out", help="With --labels: where to write the trained recognizer JSON.")] = None,

@@ -21,7 +21,7 @@ from .reconstruction import build_prompt_plan, render_messages
 from .retrieval.hcr import decide, plan_context
 from .retrieval.scoring import max_pairwise_cosine
 from .retrieval.trace import RetrievalTrace, TurnTrace, trace_conversation
-from .session import ChatSession
+from .session import ChatSession, load_sessions, save_sessions
 from .text import validate_message
 from .strategies import Strategy, available_strategies, get_strategy, register_strategy
 from .types import (
@@ -41,6 +41,8 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "load_sessions",
+    "save_sessions",
     "CALIBRATED_THRESHOLDS",
     "DEFAULT_TAU_HIGH",
     "DEFAULT_TAU_LOW",
