@@ -21,6 +21,8 @@ from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, MetaData, 
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from rea_core.recognizer.labels import LABELS
+
 # Deterministic constraint names: Alembic batch mode on SQLite needs names to
 # find constraints again, and migrations must spell the same names.
 NAMING_CONVENTION = {
@@ -107,7 +109,7 @@ class RetrievalFailureMark(Base):
         )
 
 
-LABEL_CHOICES = ("global", "task", "ordinary")
+LABEL_CHOICES = LABELS  # the recognizer's label set (rea_core/recognizer/labels.py)
 ROLES = ("annotator", "adjudicator")
 
 

@@ -7,6 +7,7 @@ adjudication, training and switching are for adjudicators (role from the server'
 import gradio as gr
 
 from rea_core import REAError
+from rea_core.recognizer import LABELS
 
 from . import annotate_auth as auth
 from . import review_handlers as rh
@@ -54,7 +55,7 @@ def build_review_tab(engine: AppEngine):
         table = gr.Dataframe(headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements")
         with gr.Row():
             item_id = gr.Number(label="item", precision=0, elem_id="review-item")
-            final = gr.Radio(["global", "task", "ordinary"], label="final label", elem_id="review-label")
+            final = gr.Radio(list(LABELS), label="final label", elem_id="review-label")
             adjudicate_btn = gr.Button("Adjudicate", elem_id="review-adjudicate")
     with gr.Row():
         version = gr.Dropdown([], label="recognizer version", elem_id="review-version")

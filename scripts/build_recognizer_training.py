@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
 import build_recognizer_validation as bv  # noqa: E402  (filters and corpus readers shared with the validation set)
+from rea_core.recognizer.labels import LABELS  # noqa: E402
 from recognizer_templates import (  # noqa: E402
     ONE_OFF, STANDING, TASKS, handcrafted_rows, lcfirst, standing_of,
 )
@@ -180,7 +181,7 @@ def report(rows: list[dict]) -> None:
     sources = sorted({r["source"] for r in rows})
     print(f"{'source':<16} {'label':<9} {'train':>6} {'heldout':>8}")
     for s in sources:
-        for lab in ("global", "task", "ordinary"):
+        for lab in LABELS:
             tr, ho = counts[(s, lab, "train")], counts[(s, lab, "heldout")]
             if tr or ho:
                 print(f"{s:<16} {lab:<9} {tr:>6} {ho:>8}")

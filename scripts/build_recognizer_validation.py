@@ -42,7 +42,8 @@ N_IFBENCH = 110
 N_CHITCHAT = 90
 N_SHAREGPT = 100
 MAX_CHARS = 600
-LABELS = ("global", "task", "ordinary")
+sys.path.insert(0, str(ROOT))
+from rea_core.recognizer.labels import LABELS  # noqa: E402
 
 # (id, text, label, note). Written for this set; varied wording on purpose.
 HANDWRITTEN: list[tuple[str, str, str, str]] = [
