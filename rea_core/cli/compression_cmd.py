@@ -113,24 +113,50 @@ def compression(
     out: OutOpt,
     limit: LimitOpt = 60,
     codec: Annotated[Optional[Path], typer.Option("--codec", help="Codec folder (default: the one shipped for the backbone).")] = None,
+    forms: Annotated[str, typer.Option("--forms", help="Comma-separated forms: raw, omit, user, text, extractive, latent, optimized, optimized_plain, retrained.")] = "raw,omit,user,text,extractive,latent",
+    retrained: Annotated[Optional[Path], typer.Option("--retrained", help="Codec folder of the 'retrained' form (loaded on its own copy of the backbone).")] = None,
+    optimize_steps: Annotated[int, typer.Option("--optimize-steps", help="Step budget per reply of the optimized forms.")] = 40,
+    optimize_lr: Annotated[float, typer.Option("--optimize-lr", help="Learning rate of the optimized forms.")] = 1e-2,
+    probes_per_session: Annotated[int, typer.Option("--probes-per-session", help="Probes (next replies) per held-out session.")] = 2,
+    reconstructions: Annotated[int, typer.Option("--reconstructions", help="Replies decoded back from each latent form (ROUGE-L).")] = 20,
+    retrieval: Annotated[bool, typer.Option("--retrieval/--no-retrieval", help="Also compare the HCR scorers against the NLL oracle.")] = True,
+    record: Annotated[bool, typer.Option("--record", help="Write measurements.json (which compressed form measured best) into the codec folder.")] = False,
     model: ModelOpt = "packaged",
 ) -> None:
-    """NLL of the next reply with the earlier reply raw, latent, text-compressed or omitted; reconstruction ROUGE-L; scorer comparison.
+    """Every form of a compressed exchange in one table: NLL, gap shares, positions, reconstruction ROUGE-L, time per reply.
 
-    Example: rea eval compression --data runs/codec/sessions.jsonl --out runs/codec/eval --limit 60
+    Example: rea eval compression --data runs/codec/sessions.jsonl --out runs/codec/eval --limit 10 --forms raw,omit,user,text,extractive,latent,optimized
     """
+    import datetime
+
     from ..backends import load_embedder, load_generator
     from ..compression import load_default_codec
-    from ..compression.artifacts import load_codec
+    from ..compression.artifacts import load_codec, shipped_codec_dir, write_measurements
     from ..compression.data import read_sessions
     from ..compression.evaluate import evaluate_compression
+    from ..compression.forms import latent_measure, measurements_record
+    from ..compression.optimize import OptimizeConfig
 
     quiet_libraries()
     with reported_errors():
         sessions = read_sessions(data, split="heldout")
         if not sessions:
             raise typer.BadParameter(f"{data} has no held-out sessions")
+        names = [f.strip() for f in forms.split(",") if f.strip()]
         generator = load_generator(model)
         loaded = load_codec(generator, codec) if codec else load_default_codec(generator, required=True)
-        results = evaluate_compression(loaded, load_embedder("packaged"), sessions[:limit] if limit else sessions, out)
-        _print_summary(results)
+        second = load_codec(load_generator(model), retrained) if retrained else None
+        try:
+            results = evaluate_compression(loaded, load_embedder("packaged"), sessions[:limit] if limit else sessions, out, forms=names,
+                                           optimize=OptimizeConfig(max_steps=optimize_steps, lr=optimize_lr), retrained=second,
+                                           probes_per_session=probes_per_session, reconstructions=reconstructions, retrieval_probes=retrieval)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc))
+        if record:
+            keys = {"latent": latent_measure("encode"), "optimized": latent_measure("optimize-generate"),
+                    "optimized_plain": latent_measure("optimize-none"), "text": "text", "extractive": "extractive"}
+            source = f"rea eval compression --limit {limit} --forms {forms} ({results['probes']} probes, {datetime.date.today()})"
+            folder = codec or shipped_codec_dir(generator.name)
+            path = write_measurements(folder, measurements_record(results, forms={f: k for f, k in keys.items() if f in results["gap_recovered"]}, source=source))
+            typer.echo(f"recorded the measurements in {path}")
+        _print_summary({k: v for k, v in results.items() if k not in ("per_probe", "reconstructions", "retrieval_probes", "fits")})
