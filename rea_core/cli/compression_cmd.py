@@ -63,7 +63,7 @@ def make_codec_sessions(
 def compressor(
     data: SessionsOpt,
     out: Annotated[Path, typer.Option("--out", help="Run folder: checkpoint/ (resumable), codec/, log.jsonl, report.html.")],
-    preset: Annotated[str, typer.Option("--preset", help="'cpu' (under 30 min on 2 cores) or 'gpu' (seed 000, A.2).")] = "cpu",
+    preset: Annotated[str, typer.Option("--preset", help="'cpu' (under 30 min on 2 cores), 'gpu' (seed 000, A.2), or 'retention-cpu' / 'retention-gpu' (issue 15).")] = "cpu",
     lr: Annotated[Optional[float], typer.Option("--lr")] = None,
     batch_size: Annotated[Optional[int], typer.Option("--batch-size", help="Effective batch (gradient accumulation).")] = None,
     epochs: Annotated[Optional[float], typer.Option("--epochs")] = None,
@@ -73,6 +73,11 @@ def compressor(
     projector: Annotated[Optional[str], typer.Option("--projector", help="'rescale' or 'linear'.")] = None,
     targets: Annotated[Optional[str], typer.Option("--targets", help="'dataset' replies or 'self' (needs --self-targets data).")] = None,
     autoencode_steps: Annotated[Optional[int], typer.Option("--autoencode-steps", help="Optimizer steps of autoencoding warm-up.")] = None,
+    objective: Annotated[Optional[str], typer.Option("--objective", help="'generate' or 'retention' (reconstruction mixed in throughout, ICAE-style).")] = None,
+    token_init: Annotated[Optional[str], typer.Option("--token-init", help="Memory tokens: 'random' rows or 'content' (slice means of the reply).")] = None,
+    center: Annotated[Optional[bool], typer.Option("--center/--no-center", help="Mean-center latents before the projector.")] = None,
+    read_layer: Annotated[Optional[int], typer.Option("--read-layer", help="Hidden layer the latents are read from (default: last).")] = None,
+    monitor_every: Annotated[Optional[int], typer.Option("--monitor-every", help="Log latent cosine and reconstruction ROUGE-L every N steps.")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed")] = None,
     ship: Annotated[bool, typer.Option("--ship", help="Copy the trained codec into rea_core/adapters/ for this backbone.")] = False,
     model: ModelOpt = "packaged",
@@ -91,7 +96,8 @@ def compressor(
     with reported_errors():
         try:
             cfg = make_preset(preset, lr=lr, batch_size=batch_size, epochs=epochs, max_steps=max_steps, max_minutes=max_minutes,
-                              n_latent=n_latent, projector=projector, targets=targets, autoencode_steps=autoencode_steps, seed=seed)
+                              n_latent=n_latent, projector=projector, targets=targets, autoencode_steps=autoencode_steps, seed=seed,
+                              objective=objective, token_init=token_init, center=center, read_layer=read_layer, monitor_every=monitor_every)
         except (TypeError, ValueError) as exc:
             raise typer.BadParameter(str(exc))
         sessions = read_sessions(data, split="train")

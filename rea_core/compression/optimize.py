@@ -141,6 +141,20 @@ def optimize_latents(codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeC
     return OptimizedLatents(fitted.cpu().numpy().astype(np.float32), steps, accuracy, loss, time.perf_counter() - start, stopped_by)
 
 
+def reply_nll(codec: DualLoRACodec, user: str, reply: str, latents, cfg: OptimizeConfig) -> float:
+    """Mean NLL of ``reply`` (and the end of turn) in the fitting layout; ``latents=None`` is the
+    user-only control: the same prompt without the latent block."""
+    torch = codec._torch
+    target = reply_target_ids(codec, reply, cfg.max_reply_tokens)
+    messages = ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
+    text = fit_prompt(codec, user, cfg.system_prompt) if latents is not None else codec.generator.template_text(messages, add_generation_prompt=True)
+    with codec.lock, torch.inference_mode():
+        hybrid = codec.hybrid_input_text(text, [latents] if latents is not None else [], suffix_ids=target)
+        with codec.adapter(cfg.adapter_name):
+            logits = codec.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=len(target) + 1).logits[0, :-1].float()
+    return float(torch.nn.functional.cross_entropy(logits, torch.tensor(target, device=logits.device)))
+
+
 def decode_optimized(codec: DualLoRACodec, user: str, latents, cfg: OptimizeConfig, *, max_new_tokens: int = 104) -> str:
     """Greedy text read back from fitted latents in their fitting layout (reconstruction ROUGE-L)."""
     torch = codec._torch
