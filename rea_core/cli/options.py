@@ -30,6 +30,9 @@ MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest 
 ContextWindowOpt = Annotated[
     Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")
 ]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
+RulesOnlyOpt = Annotated[bool, typer.Option("--rules-only", help="Recognizer stage 1 (rules) only; no model is loaded.")]
 NoIMOpt = Annotated[bool, typer.Option("--no-im", help="Ablation: REA without Instructional Memory.")]
 NoHCROpt = Annotated[bool, typer.Option("--no-hcr", help="Ablation: REA without HCR (every exchange compressed).")]
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..memory.episodic import Exchange
 from .background import LATENT_META, latents_by
-from .codec import GENERATE, LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, _SLOT, slice_means
+from ..reconstruction import LATENT_CLOSE, LATENT_OPEN, SLOT
+from .codec import GENERATE, DualLoRACodec, slice_means
 
 ADAPTERS = ("generate", "none")
 
@@ -79,7 +80,7 @@ class OptimizedLatents:
 def fit_prompt(codec: DualLoRACodec, user: str, system_prompt: str) -> str:
     """Templated text of the fitting layout, one latent slot: the reply follows the latent block."""
     messages = ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [{"role": "user", "content": user}]
-    return codec.generator.template_text(messages, add_generation_prompt=True) + LATENT_OPEN + _SLOT + LATENT_CLOSE
+    return codec.generator.template_text(messages, add_generation_prompt=True) + LATENT_OPEN + SLOT + LATENT_CLOSE
 
 
 def reply_target_ids(codec: DualLoRACodec, reply: str, max_tokens: int) -> list[int]:
