@@ -21,6 +21,8 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     ui: dict[str, list] = {k: [] for k in ("strategy", "error", "chat", "prompt", "chart", "im", "im_text", "im_add", "im_pos", "im_remove", "im_msg")}
 
     # -- layout ------------------------------------------------------------------------------------
+    form = gr.Radio([("measured best", "auto"), ("latent vectors", "latent"), ("text-compressed", "text")], value="auto",
+                    label="REA's compressed replies (from the next reply on)", elem_id="compressed-form")
     with gr.Row(equal_height=False):
         for side in SIDES:
             with gr.Column(elem_id=f"column-{side}"):
@@ -84,8 +86,9 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         out.update({ui["chat"][side]: handlers.chat_messages(columns[side], message) for side in SIDES})
         return out
 
-    def generate(message, columns, lo, hi):
+    def generate(message, columns, lo, hi, chosen):
         columns = ensure(columns)
+        handlers.set_compressed_form(columns, chosen)
         if message:
             for column in columns:
                 handlers.respond_column(engine, column, message, lo, hi)
@@ -107,10 +110,16 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
 
         return handler
 
-    def reanswer_both(columns, lo, hi):
+    def reanswer_both(columns, lo, hi, chosen):
         columns = ensure(columns)
+        handlers.set_compressed_form(columns, chosen)
         for column in columns:
             handlers.reanswer_column(engine, column, lo, hi)
+        return {cols: columns, **render(columns, lo, hi)}
+
+    def change_form(chosen, columns, lo, hi):
+        columns = ensure(columns)
+        handlers.set_compressed_form(columns, chosen)
         return {cols: columns, **render(columns, lo, hi)}
 
     def end_sessions(columns, lo, hi):
@@ -154,11 +163,12 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     thresholds = [tau_low, tau_high]
     model_call = dict(concurrency_id="model", concurrency_limit=engine.concurrency)
     gr.on([textbox.submit, send.click], accept, inputs=[textbox, cols], outputs=[pending, textbox, cols, *ui["chat"]], queue=False, api_name="accept_message").then(
-        generate, inputs=[pending, cols, *thresholds], outputs=[cols, pending, *view_outputs], api_name="generate_replies", **model_call
+        generate, inputs=[pending, cols, *thresholds, form], outputs=[cols, pending, *view_outputs], api_name="generate_replies", **model_call
     )
-    gr.on([reanswer.click], reanswer_both, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="reanswer", **model_call)
+    gr.on([reanswer.click], reanswer_both, inputs=[cols, *thresholds, form], outputs=[cols, *view_outputs], api_name="reanswer", **model_call)
     gr.on([demo_btn.click], demo_all, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="load_demo", **model_call)
     gr.on([new_session.click], end_sessions, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="new_session", **model_call)
+    form.change(change_form, inputs=[form, cols, *thresholds], outputs=[cols, *view_outputs], api_name="set_compressed_form", api_visibility="undocumented")
     gr.on([reset.click], reset_all, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="reset")
     gr.on([save.click], save_all, inputs=[cols], outputs=[saved], api_name="save_conversation")
     gr.on([upload.upload], load_all, inputs=[upload, cols, *thresholds], outputs=[cols, *ui["strategy"], *view_outputs], api_name="load_conversation")

@@ -28,7 +28,7 @@ def check_message(engine: AppEngine, text: str) -> str:
 
 def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: float, tau_high: float, *, reply: str | None = None) -> None:
     """One turn in one column. A failure is shown in the column; the conversation stays as it was."""
-    strategy = engine.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high)
+    strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
     try:
         column.last = strategy.respond(column.session, text, reply=reply)
         column.last_thresholds = (tau_low, tau_high)
@@ -49,7 +49,7 @@ def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_
     if column.last is None or not column.session.n_turns:
         column.error = "Nothing to re-answer yet."
         return
-    strategy = engine.strategy(column.strategy)
+    strategy = engine.column_strategy(column)
     text = strategy.undo_last_turn(column.session)
     column.last = None
     respond_column(engine, column, text, tau_low, tau_high)
@@ -65,6 +65,16 @@ def end_session_column(engine: AppEngine, column: ColumnState) -> str:
     except Exception as exc:  # a failing model call must not lose the conversation
         column.error = f"Closing the session failed ({type(exc).__name__}: {exc}); the conversation is unchanged."
         return ""
+
+
+def set_compressed_form(columns: list[ColumnState], form: str) -> None:
+    """The app's form control: REA's compressed band as latent vectors or text from the next reply on."""
+    from rea_core.config import LATENT_CHOICE
+
+    if form not in LATENT_CHOICE:
+        raise ValueError(f"compressed form must be one of {', '.join(LATENT_CHOICE)}; got {form!r}")
+    for column in columns:
+        column.compressed_form = form
 
 
 # -- views ---------------------------------------------------------------------------------------
@@ -89,7 +99,7 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     When the thresholds differ from those the latest reply used, the plan is re-decided from the
     cached scores (no model call) and labeled as such.
     """
-    strategy = engine.strategy(column.strategy)
+    strategy = engine.column_strategy(column)
     uses_im = strategy.uses_instructional_memory
     error = f'<div class="rea-error">⚠ {escape(column.error)}</div>' if column.error else ""
     last = column.last
@@ -155,7 +165,7 @@ def save_columns(engine: AppEngine, columns: list[ColumnState]) -> str:
     """
     handle, path = engine.downloads.new_file("rea-conversation-", ".json")  # removed after REA_TEMP_TTL_S
     handle.close()
-    save_sessions(path, [(engine.strategy(c.strategy), c.session) for c in columns])
+    save_sessions(path, [(engine.column_strategy(c), c.session) for c in columns])
     return path
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from html import escape
 from pathlib import Path
 
 import gradio as gr
@@ -29,12 +30,19 @@ HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic E
 <b>Heuristic Context Retrieval</b>.</p></div>"""
 
 
-def codec_line(models) -> str:
-    """What REA's compressed replies are on this backbone: latent vectors, or the text fallback and why."""
-    codec = models.codec
-    if codec is None:
+def codec_line(engine: AppEngine) -> str:
+    """What REA's compressed replies are by default on this backbone, its measured gap share and why."""
+    models, strategy = engine.models, engine.strategy("rea")
+    choice = strategy.compressed_form
+    if choice is None:
         return f"compressed replies: **text-compressed** ({models.codec_note or 'latent codec switched off'})"
-    return f"compressed replies: **{codec.spec.n_latent} latent vectors** per reply (dual-LoRA codec)"
+    if choice.form == "latent":
+        made = "fitted per reply" if strategy.config.codec_mode == "optimize" else "dual-LoRA codec"
+        form = f"{models.codec.spec.n_latent} latent vectors** per reply ({made})"
+    else:
+        form = f"text-compressed** (first {strategy.config.text_compress_words} words)" if choice.measure == "text" else "text-compressed** (extractive)"
+    share = f"measured gap share {choice.gap_share:.2f}" if choice.gap_share is not None else "gap share not measured"
+    return f"compressed replies: **{form} · {share} · {choice.reason}"
 
 
 def hcr_line(cfg) -> str:
@@ -51,7 +59,7 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
     # Gradio's copies of uploads and downloads are aged out like our own (app.tempfiles).
     with gr.Blocks(title="REA Studio", delete_cache=(max(60, ttl // 4), ttl)) as demo:
         gr.HTML(HEADER)
-        gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {codec_line(engine.models)}", elem_id="backbone")
+        gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}", elem_id="backbone")
         gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
         with gr.Row():
             tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")

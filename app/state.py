@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from rea_core import REAConfig, ChatSession, Models, Strategy, TurnResult, available_strategies, build_strategy
+from rea_core.config import LATENT_CHOICE
 from rea_core.limits import Limits
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +28,7 @@ class ColumnState:
     last: TurnResult | None = None  # the latest generated turn, for the prompt view and live thresholds
     last_thresholds: tuple[float, float] | None = None
     error: str = ""
+    compressed_form: str = "auto"  # REA's compressed band: "auto" (measured best), "latent" or "text" (the app's form control)
 
 
 @dataclass
@@ -74,16 +76,22 @@ class AppEngine:
     def strategy_names(self) -> list[str]:
         return available_strategies()
 
-    def strategy(self, name: str, *, tau_low: float | None = None, tau_high: float | None = None) -> Strategy:
-        """The named strategy on the shared models, at the given thresholds (no model is reloaded)."""
+    def strategy(self, name: str, *, tau_low: float | None = None, tau_high: float | None = None, form: str = "auto") -> Strategy:
+        """The named strategy on the shared models, at the given thresholds and compressed form
+        ("auto": the config's; "latent" / "text": REA's compressed band switched), no model reloaded."""
+        if form not in LATENT_CHOICE:
+            raise ValueError(f"compressed form must be one of {', '.join(LATENT_CHOICE)}; got {form!r}")
         if name not in self._strategies:
             self._strategies[name] = build_strategy(name, self.models, self.config)
         base = self._strategies[name]
-        if tau_low is None and tau_high is None:
-            return base
-        lo = base.config.tau_low if tau_low is None else tau_low
-        hi = base.config.tau_high if tau_high is None else tau_high
-        return base.with_config(base.config.with_thresholds(lo, hi))
+        config = base.config if form == "auto" else replace(base.config, latent_replies=LATENT_CHOICE[form])
+        if tau_low is not None or tau_high is not None:
+            config = config.with_thresholds(base.config.tau_low if tau_low is None else tau_low, base.config.tau_high if tau_high is None else tau_high)
+        return base if config is base.config else base.with_config(config)
+
+    def column_strategy(self, column: ColumnState, *, tau_low: float | None = None, tau_high: float | None = None) -> Strategy:
+        """A column's strategy under its compressed-form control."""
+        return self.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form=column.compressed_form)
 
     def latent_shape(self) -> tuple[int, int, int] | None:
         """(n_latent, max_chunks, hidden_size) of the loaded codec, the only latents a loaded file may carry."""

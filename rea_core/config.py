@@ -7,6 +7,9 @@ Environment variables (all optional):
     REA_TAU_LOW, REA_TAU_HIGH   HCR thresholds (default: the values calibrated for the scorer).
     REA_SCORER          HCR scorer: ``hybrid`` (default), ``exchange``, ``minilm``, ``sentence``, or ``latent`` (needs a codec).
     REA_CODEC           latent codec: ``auto`` (the one shipped for the backbone), ``none``, or a folder.
+    REA_CODEC_MODE      how reply latents are made: ``encode`` (the codec's compress adapter, default) or ``optimize`` (fitted per reply).
+    REA_OPTIMIZE_STEPS  step budget per reply of ``optimize`` (default 40).
+    REA_COMPRESSED_FORM REA's compressed band: ``auto`` (the form measured best, recorded with the codec; default), ``latent`` or ``text``.
     REA_RECOGNIZER_STAGE2   recognizer stage 2: ``trained`` (the shipped classifier, default) or ``llm`` (few-shot).
 """
 
@@ -37,6 +40,8 @@ DEFAULT_SCORER = "hybrid"
 DEFAULT_TAU_LOW, DEFAULT_TAU_HIGH = CALIBRATED_THRESHOLDS[DEFAULT_SCORER]
 IM_PLACEMENTS = ("system", "query")
 COMPRESSED_FORMS = ("extractive", "first_words")
+CODEC_MODES = ("encode", "optimize")
+LATENT_CHOICE = {"auto": None, "latent": True, "text": False}  # REA_COMPRESSED_FORM -> latent_replies
 RECOGNIZER_STAGE2 = ("trained", "llm")
 
 
@@ -145,7 +150,16 @@ class REAConfig:
     max_new_tokens: int = field(default=256, metadata={"help": "reply length cap"})
     max_reply_units: int = field(default=3, metadata={"help": "reply chunks embedded per exchange for HCR scoring"})
     text_compress_words: int = field(default=24, metadata={"help": "word budget of the text-compressed reply stand-in"})
-    latent_replies: bool = field(default=True, metadata={"help": "compressed replies as latent vectors when a codec is loaded (off: text-compressed)"})
+    latent_replies: bool | None = field(
+        default=None,
+        metadata={"help": "compressed replies as latent vectors (True, when a codec is loaded), text-compressed (False), or None: "
+                          "the form measured best on this backbone, recorded with the codec (compression/forms.py)"},
+    )
+    codec_mode: str = field(default="encode", metadata={"help": "how reply latents are made: 'encode' (the codec's compress adapter) or 'optimize' (fitted to each reply, issue 15)"})
+    optimize_steps: int = field(default=40, metadata={"help": "codec_mode 'optimize': Adam steps per reply at most (the background budget)"})
+    optimize_lr: float = field(default=1e-2, metadata={"help": "codec_mode 'optimize': learning rate"})
+    optimize_target_accuracy: float = field(default=1.0, metadata={"help": "codec_mode 'optimize': stop once this share of the reply's tokens is predicted"})
+    optimize_adapter: str = field(default="generate", metadata={"help": "codec_mode 'optimize': fit and generate under the 'generate' adapter or 'none' (plain backbone)"})
     scorer: str = field(
         default=DEFAULT_SCORER,
         metadata={"help": "HCR scorer: 'hybrid' (BM25 + whole-exchange MiniLM), 'exchange' (whole-exchange MiniLM), 'minilm' "
@@ -195,6 +209,12 @@ class REAConfig:
         object.__setattr__(self, "tau_high", hi)
         _choice("im_placement", self.im_placement, IM_PLACEMENTS)
         _choice("compressed_form", self.compressed_form, COMPRESSED_FORMS)
+        _choice("codec_mode", self.codec_mode, CODEC_MODES)
+        _choice("optimize_adapter", self.optimize_adapter, ("generate", "none"))
+        if self.latent_replies not in (None, True, False):
+            raise ValueError(f"latent_replies must be True, False or None (measured best); got {self.latent_replies!r}")
+        if self.optimize_steps < 0 or not self.optimize_lr > 0 or not 0.0 < self.optimize_target_accuracy <= 1.0:
+            raise ValueError("optimize_steps must be >= 0, optimize_lr > 0 and optimize_target_accuracy in (0, 1]")
         if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0 or not 0.0 <= self.follow_up_prior <= 1.0:
             raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
         if self.context_turns < 0 or self.recent_raw < 0 or self.recent_floor < 0 or self.follow_up_top_k < 0:
@@ -247,6 +267,15 @@ class REAConfig:
                 env[name] = float(raw)
         if os.environ.get("REA_SCORER"):
             env["scorer"] = os.environ["REA_SCORER"]
+        if os.environ.get("REA_CODEC_MODE"):
+            env["codec_mode"] = os.environ["REA_CODEC_MODE"]
+        if os.environ.get("REA_OPTIMIZE_STEPS"):
+            env["optimize_steps"] = int(os.environ["REA_OPTIMIZE_STEPS"])
+        form = os.environ.get("REA_COMPRESSED_FORM")
+        if form:
+            if form not in LATENT_CHOICE:
+                raise ValueError(f"REA_COMPRESSED_FORM must be one of {', '.join(LATENT_CHOICE)}; got {form!r}")
+            env["latent_replies"] = LATENT_CHOICE[form]
         if os.environ.get("REA_RECOGNIZER_STAGE2"):
             env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
         env.update({k: v for k, v in overrides.items() if v is not None})

@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from ..errors import ModelLoadError
 from ..types import Generation
@@ -31,6 +31,13 @@ def _load_hint(spec: str) -> str:
     )
 
 
+class AdapterHost(Protocol):
+    """What a generator needs from adapters injected into its model: a way to switch them all off."""
+
+    def disabled(self) -> contextlib.AbstractContextManager:
+        """Context in which the model runs as the plain backbone."""
+
+
 class HFGenerator:
     """A causal LM and its tokenizer behind the ``Generator`` interface. Greedy decoding."""
 
@@ -47,8 +54,9 @@ class HFGenerator:
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else eos
         # One model call at a time: a background latent compression must not switch adapters mid-reply.
         self.lock = threading.RLock()
-        # Text-only calls run the plain backbone; a latent codec replaces this with peft's disable_adapter.
-        self.adapter_guard = contextlib.nullcontext
+        # Adapters injected into ``model`` (the latent codec's LoRA layers), declared through
+        # ``attach_adapters``: text-only calls run the plain backbone with them switched off.
+        self._adapters: AdapterHost | None = None
 
     @classmethod
     def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None) -> "HFGenerator":
@@ -70,6 +78,30 @@ class HFGenerator:
         except Exception as exc:  # any failure to load is one clear message, not a traceback
             raise ModelLoadError(f"{_load_hint(spec)} Cause: {type(exc).__name__}: {exc}") from exc
         return cls(model, tokenizer, name=name, context_window=context_window)
+
+    # -- adapters ----------------------------------------------------------------------------
+
+    def attach_adapters(self, host: AdapterHost) -> None:
+        """Declare the adapters a latent codec injected into this model (one host per model).
+
+        Why: peft changes the wrapped model in place, so every text-only call must switch the
+        adapters off; the generator asks the host instead of having its guard replaced from outside.
+
+        Raises:
+            ValueError: another host is already attached (load the backbone again for another codec).
+        """
+        if self._adapters is not None and self._adapters is not host:
+            raise ValueError(f"generator '{self.name}' already carries a latent codec; load the backbone again for another")
+        self._adapters = host
+
+    @property
+    def adapters(self) -> AdapterHost | None:
+        """The attached adapter host (the latent codec), or None for a plain backbone."""
+        return self._adapters
+
+    def plain_backbone(self) -> contextlib.AbstractContextManager:
+        """Context in which the model runs without any attached adapter."""
+        return self._adapters.disabled() if self._adapters is not None else contextlib.nullcontext()
 
     # -- tokens ------------------------------------------------------------------------------
 
@@ -114,7 +146,7 @@ class HFGenerator:
             # What a naive chat does when history outgrows the window: drop the oldest tokens.
             truncated = len(ids) - max_prompt_tokens
             ids = ids[truncated:]
-        with self.lock, self.adapter_guard(), self._torch.inference_mode():
+        with self.lock, self.plain_backbone(), self._torch.inference_mode():
             embeds = self.embed_ids(ids)  # (1, T, hidden)
             text, new_tokens = self.generate_from_embeds(embeds, max_new_tokens=max_new_tokens)
         return Generation(
@@ -149,7 +181,7 @@ class HFGenerator:
     def token_logprobs(self, ids: Sequence[int]) -> list[float]:
         """log p(ids[i] | ids[:i]) for i >= 1 under the plain backbone (SeCom's perplexity compression)."""
         torch = self._torch
-        with self.lock, self.adapter_guard(), torch.inference_mode():
+        with self.lock, self.plain_backbone(), torch.inference_mode():
             x = torch.tensor([list(ids)], device=self.device)  # (1, T)
             logp = torch.log_softmax(self.model(input_ids=x).logits[0, :-1].float(), dim=-1)  # (T-1, vocab)
             return logp[torch.arange(len(ids) - 1), x[0, 1:]].tolist()
@@ -158,7 +190,7 @@ class HFGenerator:
         torch = self._torch
         prompt = self.template_ids(messages)
         scores = []
-        with self.lock, self.adapter_guard(), torch.inference_mode():
+        with self.lock, self.plain_backbone(), torch.inference_mode():
             for choice in choices:
                 cont = self.tokenizer(choice, add_special_tokens=False)["input_ids"]
                 ids = torch.tensor([prompt + cont], device=self.device)

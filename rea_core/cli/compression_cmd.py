@@ -63,7 +63,7 @@ def make_codec_sessions(
 def compressor(
     data: SessionsOpt,
     out: Annotated[Path, typer.Option("--out", help="Run folder: checkpoint/ (resumable), codec/, log.jsonl, report.html.")],
-    preset: Annotated[str, typer.Option("--preset", help="'cpu' (under 30 min on 2 cores) or 'gpu' (seed 000, A.2).")] = "cpu",
+    preset: Annotated[str, typer.Option("--preset", help="'cpu' (under 30 min on 2 cores), 'gpu' (seed 000, A.2), or 'retention-cpu' / 'retention-gpu' (issue 15).")] = "cpu",
     lr: Annotated[Optional[float], typer.Option("--lr")] = None,
     batch_size: Annotated[Optional[int], typer.Option("--batch-size", help="Effective batch (gradient accumulation).")] = None,
     epochs: Annotated[Optional[float], typer.Option("--epochs")] = None,
@@ -73,6 +73,11 @@ def compressor(
     projector: Annotated[Optional[str], typer.Option("--projector", help="'rescale' or 'linear'.")] = None,
     targets: Annotated[Optional[str], typer.Option("--targets", help="'dataset' replies or 'self' (needs --self-targets data).")] = None,
     autoencode_steps: Annotated[Optional[int], typer.Option("--autoencode-steps", help="Optimizer steps of autoencoding warm-up.")] = None,
+    objective: Annotated[Optional[str], typer.Option("--objective", help="'generate' or 'retention' (reconstruction mixed in throughout, ICAE-style).")] = None,
+    token_init: Annotated[Optional[str], typer.Option("--token-init", help="Memory tokens: 'random' rows or 'content' (slice means of the reply).")] = None,
+    center: Annotated[Optional[bool], typer.Option("--center/--no-center", help="Mean-center latents before the projector.")] = None,
+    read_layer: Annotated[Optional[int], typer.Option("--read-layer", help="Hidden layer the latents are read from (default: last).")] = None,
+    monitor_every: Annotated[Optional[int], typer.Option("--monitor-every", help="Log latent cosine and reconstruction ROUGE-L every N steps.")] = None,
     seed: Annotated[Optional[int], typer.Option("--seed")] = None,
     ship: Annotated[bool, typer.Option("--ship", help="Copy the trained codec into rea_core/adapters/ for this backbone.")] = False,
     model: ModelOpt = "packaged",
@@ -91,7 +96,8 @@ def compressor(
     with reported_errors():
         try:
             cfg = make_preset(preset, lr=lr, batch_size=batch_size, epochs=epochs, max_steps=max_steps, max_minutes=max_minutes,
-                              n_latent=n_latent, projector=projector, targets=targets, autoencode_steps=autoencode_steps, seed=seed)
+                              n_latent=n_latent, projector=projector, targets=targets, autoencode_steps=autoencode_steps, seed=seed,
+                              objective=objective, token_init=token_init, center=center, read_layer=read_layer, monitor_every=monitor_every)
         except (TypeError, ValueError) as exc:
             raise typer.BadParameter(str(exc))
         sessions = read_sessions(data, split="train")
@@ -113,24 +119,50 @@ def compression(
     out: OutOpt,
     limit: LimitOpt = 60,
     codec: Annotated[Optional[Path], typer.Option("--codec", help="Codec folder (default: the one shipped for the backbone).")] = None,
+    forms: Annotated[str, typer.Option("--forms", help="Comma-separated forms: raw, omit, user, text, extractive, latent, optimized, optimized_plain, retrained.")] = "raw,omit,user,text,extractive,latent",
+    retrained: Annotated[Optional[Path], typer.Option("--retrained", help="Codec folder of the 'retrained' form (loaded on its own copy of the backbone).")] = None,
+    optimize_steps: Annotated[int, typer.Option("--optimize-steps", help="Step budget per reply of the optimized forms.")] = 40,
+    optimize_lr: Annotated[float, typer.Option("--optimize-lr", help="Learning rate of the optimized forms.")] = 1e-2,
+    probes_per_session: Annotated[int, typer.Option("--probes-per-session", help="Probes (next replies) per held-out session.")] = 2,
+    reconstructions: Annotated[int, typer.Option("--reconstructions", help="Replies decoded back from each latent form (ROUGE-L).")] = 20,
+    retrieval: Annotated[bool, typer.Option("--retrieval/--no-retrieval", help="Also compare the HCR scorers against the NLL oracle.")] = True,
+    record: Annotated[bool, typer.Option("--record", help="Write measurements.json (which compressed form measured best) into the codec folder.")] = False,
     model: ModelOpt = "packaged",
 ) -> None:
-    """NLL of the next reply with the earlier reply raw, latent, text-compressed or omitted; reconstruction ROUGE-L; scorer comparison.
+    """Every form of a compressed exchange in one table: NLL, gap shares, positions, reconstruction ROUGE-L, time per reply.
 
-    Example: rea eval compression --data runs/codec/sessions.jsonl --out runs/codec/eval --limit 60
+    Example: rea eval compression --data runs/codec/sessions.jsonl --out runs/codec/eval --limit 10 --forms raw,omit,user,text,extractive,latent,optimized
     """
+    import datetime
+
     from ..backends import load_embedder, load_generator
     from ..compression import load_default_codec
-    from ..compression.artifacts import load_codec
+    from ..compression.artifacts import load_codec, shipped_codec_dir, write_measurements
     from ..compression.data import read_sessions
     from ..compression.evaluate import evaluate_compression
+    from ..compression.forms import latent_measure, measurements_record
+    from ..compression.optimize import OptimizeConfig
 
     quiet_libraries()
     with reported_errors():
         sessions = read_sessions(data, split="heldout")
         if not sessions:
             raise typer.BadParameter(f"{data} has no held-out sessions")
+        names = [f.strip() for f in forms.split(",") if f.strip()]
         generator = load_generator(model)
         loaded = load_codec(generator, codec) if codec else load_default_codec(generator, required=True)
-        results = evaluate_compression(loaded, load_embedder("packaged"), sessions[:limit] if limit else sessions, out)
-        _print_summary(results)
+        second = load_codec(load_generator(model), retrained) if retrained else None
+        try:
+            results = evaluate_compression(loaded, load_embedder("packaged"), sessions[:limit] if limit else sessions, out, forms=names,
+                                           optimize=OptimizeConfig(max_steps=optimize_steps, lr=optimize_lr), retrained=second,
+                                           probes_per_session=probes_per_session, reconstructions=reconstructions, retrieval_probes=retrieval)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc))
+        if record:
+            keys = {"latent": latent_measure("encode"), "optimized": latent_measure("optimize-generate"),
+                    "optimized_plain": latent_measure("optimize-none"), "text": "text", "extractive": "extractive"}
+            source = f"rea eval compression --limit {limit} --forms {forms} ({results['probes']} probes, {datetime.date.today()})"
+            folder = codec or shipped_codec_dir(generator.name)
+            path = write_measurements(folder, measurements_record(results, forms={f: k for f, k in keys.items() if f in results["gap_recovered"]}, source=source))
+            typer.echo(f"recorded the measurements in {path}")
+        _print_summary({k: v for k, v in results.items() if k not in ("per_probe", "reconstructions", "retrieval_probes", "fits")})

@@ -7,11 +7,14 @@ import logging
 from ..errors import ModelLoadError
 from .artifacts import AdapterMismatchError, load_codec, save_codec, shipped_codec_dir
 from .codec import CodecSpec, DualLoRACodec, HybridInput, latent_message
+from .forms import FormChoice, choose_form
+from .optimize import OptimizeConfig, OptimizedLatents, optimize_latents
 
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "AdapterMismatchError", "CodecSpec", "DualLoRACodec", "HybridInput",
+    "AdapterMismatchError", "CodecSpec", "DualLoRACodec", "FormChoice", "HybridInput", "OptimizeConfig", "OptimizedLatents",
+    "choose_form", "optimize_latents",
     "latent_message", "load_codec", "load_default_codec", "no_codec_message", "save_codec", "shipped_codec_dir",
 ]
 

@@ -1,7 +1,8 @@
 """Saving, checking and finding trained codecs (both adapters, compression tokens, projector).
 
 A codec folder holds ``codec.safetensors`` (every trained tensor, float16) and ``codec.json``
-(its ``CodecSpec`` and how it was trained). Codecs for the packaged backbone ship inside the
+(its ``CodecSpec`` and how it was trained), and optionally ``measurements.json`` (what
+``rea eval compression`` measured for each compressed form on this backbone: ``forms.py``). Codecs for the packaged backbone ship inside the
 package under ``rea_core/adapters/<backbone>/`` and load by default when the backbone matches.
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 from ..errors import ModelLoadError
 from .codec import CodecSpec, DualLoRACodec
 
-WEIGHTS, META = "codec.safetensors", "codec.json"
+WEIGHTS, META, MEASUREMENTS = "codec.safetensors", "codec.json", "measurements.json"
 
 
 class AdapterMismatchError(ModelLoadError):
@@ -78,10 +79,31 @@ def load_codec(generator, folder: str | Path, *, n_latent: int | None = None) ->
     folder = Path(folder)
     spec, provenance = read_spec(folder)
     check_compatible(spec, generator, n_latent=n_latent, folder=folder)
-    codec = DualLoRACodec(generator, spec)
+    codec = DualLoRACodec(generator, spec, provenance=provenance, measurements=read_measurements(folder))
     try:
         codec.load_state_dict(load_file(str(folder / WEIGHTS)))
     except (OSError, ValueError) as exc:
         raise ModelLoadError(f"Cannot load codec weights from {folder / WEIGHTS}: {exc}") from exc
-    codec.provenance = provenance
     return codec
+
+
+def read_measurements(folder: str | Path) -> dict | None:
+    """The measurements record shipped with a codec, or None; a damaged one is an error, not ignored."""
+    from .forms import FORMS_FORMAT
+
+    path = Path(folder) / MEASUREMENTS
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record.get("format") != FORMS_FORMAT or not isinstance(record.get("forms"), dict):
+            raise ValueError(f"not a {FORMS_FORMAT} record")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ModelLoadError(f"{path} is damaged: {exc}") from exc
+    return record
+
+
+def write_measurements(folder: str | Path, record: dict) -> Path:
+    path = Path(folder) / MEASUREMENTS
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    return path

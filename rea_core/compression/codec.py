@@ -13,22 +13,27 @@ per-dimension gain (``rescale``), optionally followed by an identity-initialized
 (``linear``).
 
 The codec shares the generator's model object: peft injects LoRA layers into it, so the codec
-installs an adapter guard on the generator, and every text-only call (vanilla, the recognizer)
-runs with adapters disabled. A lock shared with the generator serializes model calls, so a
+declares itself to the generator (``HFGenerator.attach_adapters``) and every text-only call
+(vanilla, the recognizer) runs with its adapters disabled. A lock shared with the generator serializes model calls, so a
 background compression never switches adapters under a running generation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from dataclasses import asdict, dataclass, field
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
 from ..backends.base import Message
 from ..types import Generation
 from ..reconstruction import LATENT_CLOSE, LATENT_OPEN, SLOT as _SLOT, latent_message  # the prompt format of a latent reply
+
+if TYPE_CHECKING:
+    from .background import BackgroundCompressor
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +52,9 @@ class CodecSpec:
     lora_alpha: int = 16
     target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
     projector: str = "rescale"  # "rescale" or "linear"
+    read_layer: int | None = None  # hidden layer the latents are read from (None: the last, post-norm; issue 15 tries a middle one)
+    center: bool = False  # subtract the mean of a window's latents before the projector (removes the shared direction)
+    token_init: str = "random"  # compression-token inputs: "random" learned rows, or "content" (each slice's mean embedding + a learned offset)
     window_tokens: int = 256  # reply tokens read per compressor pass
     max_chunks: int = 4  # a longer reply is compressed in up to this many windows, then truncated
 
@@ -55,6 +63,8 @@ class CodecSpec:
             raise ValueError("n_latent, window_tokens and max_chunks must be positive")
         if self.projector not in ("rescale", "linear"):
             raise ValueError(f"projector must be 'rescale' or 'linear', got {self.projector!r}")
+        if self.token_init not in ("random", "content"):
+            raise ValueError(f"token_init must be 'random' or 'content', got {self.token_init!r}")
         object.__setattr__(self, "target_modules", tuple(self.target_modules))
 
     def to_dict(self) -> dict:
@@ -82,15 +92,16 @@ class HybridInput:
 class DualLoRACodec:
     """Compression and generation adapters on the generator's backbone (``HFGenerator``)."""
 
-    def __init__(self, generator, spec: CodecSpec, *, seed: int = 0):
+    def __init__(self, generator, spec: CodecSpec, *, seed: int = 0, provenance: dict | None = None, measurements: dict | None = None):
         import torch
         from peft import LoraConfig, get_peft_model
 
-        if getattr(generator, "codec", None) is not None:
+        if generator.adapters is not None:
             raise ValueError(f"generator '{generator.name}' already carries a latent codec; load the backbone again for another")
         self.generator = generator
         self.spec = spec
-        self.provenance: dict = {}
+        self.provenance: dict = dict(provenance or {})  # how it was trained (codec.json)
+        self.measurements: dict | None = measurements  # what each compressed form measured on this backbone (forms.py)
         self._torch = torch
         base = generator.model
         hidden = base.config.hidden_size
@@ -105,8 +116,10 @@ class DualLoRACodec:
         embedding = base.get_input_embeddings().weight
         gen = torch.Generator().manual_seed(seed)
         init_ids = torch.randint(0, embedding.shape[0], (spec.n_latent,), generator=gen)
-        # Compression tokens start as copies of random vocabulary embeddings (ICAE), so their scale matches text.
-        self.compression_tokens = torch.nn.Parameter(embedding.detach()[init_ids.to(embedding.device)].clone().float().to(device))
+        if spec.token_init == "content":  # a learned offset on each slice's mean embedding, starting at zero
+            self.compression_tokens = torch.nn.Parameter(torch.zeros(spec.n_latent, hidden, device=device))
+        else:  # copies of random vocabulary embeddings (ICAE), so their scale matches text
+            self.compression_tokens = torch.nn.Parameter(embedding.detach()[init_ids.to(embedding.device)].clone().float().to(device))
         self.embed_rms = float(embedding.detach().float().pow(2).mean(-1).sqrt().mean())
         self.gain = torch.nn.Parameter(torch.ones(hidden, device=device))
         self.linear = None
@@ -116,9 +129,37 @@ class DualLoRACodec:
             torch.nn.init.zeros_(self.linear.bias)
         self.dtype = dtype
         self.lock = generator.lock
-        generator.adapter_guard = self.peft_model.disable_adapter  # text-only calls see the plain backbone
-        generator.codec = self
+        # The background worker writing reply latents, owned here so strategies sharing this codec
+        # share its one queue (``background``).
+        self._worker: BackgroundCompressor | None = None
+        self._worker_mu = threading.Lock()
+        generator.attach_adapters(self)  # text-only calls see the plain backbone (``disabled``)
         self.set_trainable(False)
+
+    # -- the generator's adapter host ----------------------------------------------------------
+
+    def disabled(self):
+        """Context with both adapters off: the plain backbone (``HFGenerator.plain_backbone``)."""
+        return self.peft_model.disable_adapter()
+
+    @contextlib.contextmanager
+    def adapter(self, name: str | None):
+        """Context running the model under adapter ``name``, or the plain backbone for None."""
+        if name is None:
+            with self.disabled():
+                yield
+        else:
+            self.use_adapter(name)
+            yield
+
+    def background(self) -> "BackgroundCompressor":
+        """The one background worker of this codec (one thread: writes never run side by side), made on first use."""
+        from .background import BackgroundCompressor
+
+        with self._worker_mu:
+            if self._worker is None:
+                self._worker = BackgroundCompressor(self)
+            return self._worker
 
     # -- parameters ---------------------------------------------------------------------------
 
@@ -191,8 +232,9 @@ class DualLoRACodec:
         return [ids[i : i + w] for i in range(0, len(ids), w)], cut
 
     def _project(self, hidden):
-        torch = self._torch
-        h = hidden.float()
+        h = hidden.float()  # (n_latent, hidden)
+        if self.spec.center:  # the window's shared direction carries no per-latent content
+            h = h - h.mean(0, keepdim=True)
         h = h / h.pow(2).mean(-1, keepdim=True).add(1e-6).sqrt() * self.embed_rms * self.gain
         if self.linear is not None:
             h = self.linear(h)
@@ -201,10 +243,16 @@ class DualLoRACodec:
     def compress_ids(self, ids: Sequence[int]):
         """(n_latent, hidden) latents of one token window, under the compress adapter (with grad when training)."""
         torch = self._torch
-        text = self.generator.embed_ids(ids).float()
-        inputs = torch.cat([text, self.compression_tokens[None]], dim=1).to(self.dtype)
+        text = self.generator.embed_ids(ids).float()  # (1, T, hidden)
+        tokens = self.compression_tokens
+        if self.spec.token_init == "content":
+            tokens = tokens + slice_means(text[0], self.spec.n_latent)
+        inputs = torch.cat([text, tokens[None]], dim=1).to(self.dtype)  # (1, T + n_latent, hidden)
         self.use_adapter(COMPRESS)
-        hidden = self.generator.model.base_model(inputs_embeds=inputs).last_hidden_state  # post-norm, no LM head
+        if self.spec.read_layer is None:
+            hidden = self.generator.model.base_model(inputs_embeds=inputs).last_hidden_state  # post-norm, no LM head
+        else:
+            hidden = self.generator.model.base_model(inputs_embeds=inputs, output_hidden_states=True).hidden_states[self.spec.read_layer]
         return self._project(hidden[0, -self.spec.n_latent :])
 
     def compress_windows(self, windows: Sequence[Sequence[int]]):
@@ -226,7 +274,10 @@ class DualLoRACodec:
 
     def _piece_ids(self, messages: Sequence[Message], n_blocks: int, *, add_generation_prompt: bool = True) -> list[list[int]]:
         """Token ids of the templated text around the latent slots: one more piece than slots."""
-        pieces = self.generator.template_text(messages, add_generation_prompt=add_generation_prompt).split(_SLOT)
+        return self._split_ids(self.generator.template_text(messages, add_generation_prompt=add_generation_prompt), n_blocks)
+
+    def _split_ids(self, text: str, n_blocks: int) -> list[list[int]]:
+        pieces = text.split(_SLOT)
         if len(pieces) - 1 != n_blocks:
             raise ValueError(f"{len(pieces) - 1} latent slots in the prompt but {n_blocks} latent blocks")
         tok = self.generator.tokenizer
@@ -238,8 +289,13 @@ class DualLoRACodec:
         ``latent_blocks`` are (n, hidden) tensors or arrays, one per slot. ``suffix_ids`` are
         appended after the prompt (training targets).
         """
+        text = self.generator.template_text(messages, add_generation_prompt=add_generation_prompt)
+        return self.hybrid_input_text(text, latent_blocks, suffix_ids=suffix_ids)
+
+    def hybrid_input_text(self, text: str, latent_blocks: Sequence, *, suffix_ids: Sequence[int] = ()) -> HybridInput:
+        """Embed already templated ``text`` whose latent slots take ``latent_blocks`` in order."""
         torch = self._torch
-        pieces = self._piece_ids(messages, len(latent_blocks), add_generation_prompt=add_generation_prompt)
+        pieces = self._split_ids(text, len(latent_blocks))
         pieces[-1] = list(pieces[-1]) + list(suffix_ids)
         device = self.generator.device
         parts, spans, pos = [], [], 0
@@ -259,8 +315,9 @@ class DualLoRACodec:
         """Input positions of the hybrid prompt: text tokens plus latent vectors (nothing embedded)."""
         return sum(map(len, self._piece_ids(messages, len(latent_blocks)))) + sum(len(b) for b in latent_blocks)
 
-    def generate(self, messages: Sequence[Message], latent_blocks: Sequence, *, max_new_tokens: int, max_prompt_tokens: int | None = None) -> tuple[Generation, HybridInput]:
-        """Greedy reply from a hybrid prompt under the generate adapter."""
+    def generate(self, messages: Sequence[Message], latent_blocks: Sequence, *, max_new_tokens: int, max_prompt_tokens: int | None = None,
+                 adapter: str | None = GENERATE) -> tuple[Generation, HybridInput]:
+        """Greedy reply from a hybrid prompt under ``adapter`` (the generate adapter; None: the plain backbone)."""
         import time
 
         start = time.perf_counter()
@@ -270,8 +327,8 @@ class DualLoRACodec:
             if max_prompt_tokens is not None and hybrid.length > max_prompt_tokens:
                 truncated = hybrid.length - max_prompt_tokens
                 embeds = embeds[:, truncated:]
-            self.use_adapter(GENERATE)
-            text, new_tokens = self.generator.generate_from_embeds(embeds, max_new_tokens=max_new_tokens)
+            with self.adapter(adapter):
+                text, new_tokens = self.generator.generate_from_embeds(embeds, max_new_tokens=max_new_tokens)
         gen = Generation(text=text, prompt_tokens=hybrid.length - truncated, new_tokens=new_tokens,
                          wall_s=time.perf_counter() - start, truncated_tokens=truncated)
         return gen, hybrid
@@ -290,11 +347,7 @@ class DualLoRACodec:
         n = len(target_ids)
         with self.lock, torch.inference_mode():
             hybrid = self.hybrid_input(messages, latent_blocks, suffix_ids=target_ids)
-            if adapter is None:
-                with self.generator.adapter_guard():
-                    logits = self.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=n + 1).logits[0]
-            else:
-                self.use_adapter(adapter)
+            with self.adapter(adapter):
                 logits = self.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=n + 1).logits[0]
         pred = logits[:-1].float()
         nll = torch.nn.functional.cross_entropy(pred, torch.tensor(target_ids, device=pred.device))
@@ -305,3 +358,19 @@ class DualLoRACodec:
         messages = [{"role": "user", "content": latent_message() + "\n" + RECONSTRUCT_PROMPT}]
         gen, _ = self.generate(messages, [latents], max_new_tokens=max_new_tokens)
         return gen.text
+
+
+def slice_means(embeds, n: int):
+    """(n, hidden) mean embedding of each of ``n`` contiguous, near-equal slices of (T, hidden) ``embeds``.
+
+    Why: a latent that starts from the content it stands for (its n-th of the reply) does not
+    collapse onto one shared direction. A slice left empty (T < n) takes the whole text's mean.
+    """
+    import torch
+
+    T = embeds.shape[0]
+    if T == 0:
+        raise ValueError("cannot pool an empty text")
+    bounds = [round(i * T / n) for i in range(n + 1)]
+    whole = embeds.mean(0)
+    return torch.stack([embeds[a:b].mean(0) if b > a else whole for a, b in zip(bounds, bounds[1:])])  # (n, hidden)

@@ -6,6 +6,14 @@ per example) or raw text, so the generation adapter learns to read both. The los
 flows back through the latents into the compression adapter and the compression tokens. An
 optional autoencoding warm-up (ICAE) mixes in "repeat the latent block" examples early on.
 
+The retention objective (issue 15, ``objective="retention"``) keeps reconstruction in the mix for
+the whole run (ICAE's autoencoding + language modelling): a ``reconstruct_share`` of examples asks
+the generator to repeat the reply from its latents, so the latents must carry it. With it go
+content-initialized memory tokens (``token_init="content"``) and mean-centered latents
+(``center``) or a middle layer (``read_layer``). Every ``monitor_every`` steps the run logs the
+mean pairwise cosine between latents of different replies and the reconstruction ROUGE-L of a few
+fixed replies, so collapse shows early.
+
 Runs are reproducible (fixed seed; example order and forms depend only on it), show progress, save
 a checkpoint every ``save_every`` optimizer steps, and resume from the last one.
 """
@@ -39,6 +47,13 @@ class TrainConfig:
     latent_prob: float = 0.75
     autoencode_steps: int = 0  # optimizer steps of autoencoding warm-up at the start
     autoencode_share: float = 0.5  # share of warm-up examples that are autoencoding
+    objective: str = "generate"  # "generate" (response loss, autoencoding only in the warm-up) or "retention" (reconstruction mixed in throughout)
+    reconstruct_share: float = 0.5  # retention: share of examples that reconstruct the reply from its latents
+    token_init: str = "random"  # compression-token inputs: "random" rows or "content" (slice means + learned offset)
+    center: bool = False  # mean-center a window's latents before the projector
+    read_layer: int | None = None  # hidden layer the latents are read from (None: last)
+    monitor_every: int = 0  # log latent cosine and reconstruction ROUGE-L every this many steps (0: off)
+    monitor_replies: int = 3  # fixed replies decoded for that
     max_target_tokens: int = 256
     targets: str = "dataset"  # "dataset" replies or "self" (self-distillation, needs self_reply in the data)
     system_prompt: str = "You are a helpful assistant."
@@ -54,7 +69,13 @@ class TrainConfig:
 
     def run_key(self) -> dict:
         """Settings a resumed run must share with the checkpoint (time and step limits may change)."""
-        return {k: v for k, v in asdict(self).items() if k not in ("max_steps", "max_minutes", "save_every")}
+        return {k: v for k, v in asdict(self).items() if k not in ("max_steps", "max_minutes", "save_every", "monitor_every", "monitor_replies")}
+
+    def __post_init__(self) -> None:
+        if self.objective not in ("generate", "retention"):
+            raise ValueError(f"objective must be 'generate' or 'retention', got {self.objective!r}")
+        if not 0.0 <= self.reconstruct_share <= 1.0:
+            raise ValueError(f"reconstruct_share must lie in [0, 1], got {self.reconstruct_share}")
 
 
 # seed 000, A.2 on a GPU; the CPU preset is sized to finish on a 2-core machine in under 30 minutes.
@@ -65,6 +86,11 @@ PRESETS = {
         autoencode_steps=25, max_target_tokens=48, window_tokens=96, max_chunks=1, save_every=10,
     ),
 }
+# Issue 15: the retention objective, content-initialized memory tokens, centered latents.
+_RETENTION = dict(objective="retention", reconstruct_share=0.5, token_init="content", center=True, monitor_every=10)
+PRESETS["retention-cpu"] = replace(PRESETS["cpu"], autoencode_steps=0, **_RETENTION)
+PRESETS["retention-gpu"] = replace(PRESETS["gpu"], lr=1e-4, epochs=1.0, history_turns=1, max_target_tokens=96, window_tokens=96, max_chunks=1,
+                                   save_every=50, **{**_RETENTION, "monitor_every": 25})
 
 
 def preset(name: str, **overrides) -> TrainConfig:
@@ -142,7 +168,7 @@ def new_codec(generator, cfg: TrainConfig) -> DualLoRACodec:
     spec = CodecSpec(
         backbone=generator.name, hidden_size=generator.model.config.hidden_size, n_latent=cfg.n_latent,
         lora_r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, projector=cfg.projector,
-        window_tokens=cfg.window_tokens, max_chunks=cfg.max_chunks,
+        window_tokens=cfg.window_tokens, max_chunks=cfg.max_chunks, read_layer=cfg.read_layer, center=cfg.center, token_init=cfg.token_init,
     )
     return DualLoRACodec(generator, spec, seed=cfg.seed)
 
@@ -190,6 +216,7 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
         torch.save(optimizer.state_dict(), ckpt / "optimizer.pt")
         (ckpt / "state.json").write_text(json.dumps({"run_key": cfg.run_key(), "step": step, "history": history}))
 
+    monitor_texts = [sessions[s].turns[t]["reply"] for s, t in plan[: cfg.monitor_replies]] if cfg.monitor_every else []
     started = time.perf_counter()
     bar = tqdm(total=total_steps, initial=step, desc="codec training", unit="step", disable=not progress)
     codec.set_trainable(True)
@@ -205,7 +232,10 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
             index = step * cfg.batch_size + k
             s, t = plan[index % len(plan)]
             rng = random.Random(f"{cfg.seed}:{index}")  # each example's forms depend on the seed and its index only
-            auto = step < cfg.autoencode_steps and rng.random() < cfg.autoencode_share
+            if cfg.objective == "retention":
+                auto = rng.random() < cfg.reconstruct_share
+            else:
+                auto = step < cfg.autoencode_steps and rng.random() < cfg.autoencode_share
             example = make_example(sessions[s], t, cfg, rng, autoencode=auto)
             loss = example_loss(codec, example, max_target_tokens=cfg.max_target_tokens)
             (loss / cfg.batch_size).backward()
@@ -218,8 +248,11 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
             if values:
                 record[f"loss_{kind}"] = round(sum(values) / len(values), 4)
         history.append(record)
+        if cfg.monitor_every and step % cfg.monitor_every == 0:
+            record.update(monitor(codec, monitor_texts))
+            codec.set_trainable(True)
         bar.update(1)
-        bar.set_postfix({k: v for k, v in record.items() if k.startswith("loss")})
+        bar.set_postfix({k: v for k, v in record.items() if k.startswith(("loss", "latent_cos", "rouge"))})
         if step % cfg.save_every == 0 or step == total_steps:
             save_checkpoint()
     bar.close()
@@ -233,7 +266,7 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
         "examples_seen": step * cfg.batch_size,
         "train_sessions": len(sessions),
         "steps_per_s": round(len(seconds) / sum(seconds), 4) if seconds else None,
-        "final_loss": history[-1].get("loss_generate") if history else None,
+        "final_loss": next((r["loss_generate"] for r in reversed(history) if "loss_generate" in r), None),
         "config": asdict(cfg),
         "backbone": generator.name,
         "torch": torch.__version__,
@@ -244,6 +277,24 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
     return summary
 
 
+def monitor(codec: DualLoRACodec, texts: Sequence[str]) -> dict:
+    """Collapse check: mean cosine between latents of different replies (near 1: one shared
+    direction), and ROUGE-L of the replies decoded back from their latents."""
+    import numpy as np
+
+    from .evaluate import rouge_l_f1
+
+    codec.set_trainable(False)
+    latents = [codec.compress(t) for t in texts]  # each (n_latent, hidden)
+    units = [lat / np.linalg.norm(lat, axis=1, keepdims=True) for lat in latents]
+    across = [float((a @ b.T).mean()) for i, a in enumerate(units) for b in units[i + 1 :]]
+    rouge = []
+    for text, lat in zip(texts, latents):
+        reference = codec.generator.tokenizer.decode(codec.reply_windows(text)[0][0])
+        rouge.append(rouge_l_f1(codec.reconstruct(lat, max_new_tokens=48), reference))
+    return {"latent_cos": round(float(np.mean(across)), 4) if across else None, "rouge_l": round(float(np.mean(rouge)), 4) if rouge else None}
+
+
 def loss_figure(history: list[dict]):
     import plotly.graph_objects as go
 
@@ -252,5 +303,10 @@ def loss_figure(history: list[dict]):
         points = [(r["step"], r[f"loss_{kind}"]) for r in history if f"loss_{kind}" in r]
         if points:
             fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines", name=f"{kind} loss"))
-    fig.update_layout(title="Codec training loss", xaxis_title="optimizer step", yaxis_title="cross-entropy (nats/token)")
+    for key, name in (("latent_cos", "latent cosine across replies"), ("rouge_l", "reconstruction ROUGE-L")):
+        points = [(r["step"], r[key]) for r in history if r.get(key) is not None]
+        if points:
+            fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers", name=name, yaxis="y2"))
+    fig.update_layout(title="Codec training loss (and collapse checks)", xaxis_title="optimizer step", yaxis_title="cross-entropy (nats/token)",
+                      yaxis2=dict(title="cosine / ROUGE-L", overlaying="y", side="right", range=[0, 1]))
     return fig

@@ -66,7 +66,7 @@ def trace_conversation(strategy, conversation: Conversation, *, generate_missing
     """
     if latents is None:
         latents = generate_missing or strategy.config.scorer == "latent"
-    if not latents and strategy.config.latent_replies:
+    if not latents and strategy.config.latent_replies is not False:
         strategy = strategy.with_config(replace(strategy.config, latent_replies=False))
     session = strategy.new_session()
     traces = []

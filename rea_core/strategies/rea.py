@@ -15,8 +15,9 @@ from typing import Sequence
 import numpy as np
 
 from ..backends.base import Embedder, Generator
-from ..compression.background import background_for
+from ..compression.background import EncodeWriter, LatentWriter
 from ..compression.codec import DualLoRACodec
+from ..compression.forms import LATENT, FormChoice, choose_form
 from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
 from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
@@ -55,17 +56,45 @@ class REAStrategy(Strategy):
     # -- latent replies (section 3.2) --------------------------------------------------------------
 
     @property
+    def latent_writer(self) -> LatentWriter | None:
+        """How reply latents are made under ``config.codec_mode``: the codec's encoder, or per-reply optimization."""
+        if self.codec is None:
+            return None
+        if self.config.codec_mode == "optimize":
+            from ..compression.optimize import OptimizeConfig, OptimizeWriter
+
+            cfg = self.config
+            return OptimizeWriter(self.codec, OptimizeConfig(max_steps=cfg.optimize_steps, lr=cfg.optimize_lr, target_accuracy=cfg.optimize_target_accuracy,
+                                                             adapter=cfg.optimize_adapter, system_prompt=cfg.system_prompt))
+        return EncodeWriter(self.codec)
+
+    @property
+    def compressed_form(self) -> FormChoice | None:
+        """REA's compressed form and why (None without a codec: text-compressed, nothing to choose)."""
+        if self.codec is None:
+            return None
+        return choose_form(self.codec.measurements, writer_key=self.latent_writer.key, text_form=self.config.compressed_form,
+                           forced=self.config.latent_replies)
+
+    @property
     def uses_latents(self) -> bool:
-        """Compressed replies are latent vectors: a codec is loaded and the config does not switch it off."""
-        return self.codec is not None and self.config.latent_replies
+        """Compressed replies are latent vectors: a codec is loaded and the config (or its measurements) chooses them."""
+        return self.codec is not None and self.compressed_form.form == LATENT
 
     @property
     def latent_scoring(self) -> bool:
         return self.codec is not None and self.config.scorer == "latent"
 
-    def _ensure_latents(self, session: ChatSession) -> None:
+    @property
+    def _generate_adapter(self) -> str | None:
+        """Optimized latents fitted on the plain backbone are read by the plain backbone."""
+        from ..compression.codec import GENERATE
+
+        return None if self.config.codec_mode == "optimize" and self.config.optimize_adapter == "none" else GENERATE
+
+    def _ensure_latents(self, session: ChatSession, *, finish: bool = False) -> None:
         if self.uses_latents or self.latent_scoring:
-            background_for(self.codec).ensure(session.episodes.exchanges, with_user=self.latent_scoring)
+            self.codec.background().ensure(session.episodes.exchanges, self.latent_writer, with_user=self.latent_scoring, finish=finish)
 
     def catch_up_cost(self, session: ChatSession) -> int:
         """Exchanges to embed (all of them under another embedder or unit mode) plus latents to compute."""
@@ -73,13 +102,14 @@ class REAStrategy(Strategy):
         stale = episodes.embedder_name not in (None, self.embedder.name) or episodes.unit_mode != self.config.unit_mode
         cost = len(episodes) if stale else len(episodes) - episodes.n_embedded
         if self.uses_latents or self.latent_scoring:
-            cost += sum(ex.latents is None for ex in episodes.exchanges)
+            writer = self.latent_writer
+            cost += sum(writer.needs(ex) for ex in episodes.exchanges)
         if self.latent_scoring:
             cost += sum(ex.user_latents is None for ex in episodes.exchanges)
         return cost
 
     def flush(self, session: ChatSession) -> None:
-        self._ensure_latents(session)
+        self._ensure_latents(session, finish=True)  # a save holds finished latents, at the whole budget
 
     def _latent_blocks(self, session: ChatSession, plan: PromptPlan) -> list:
         return [session.episodes.exchanges[t].latents for t in latent_turns(plan)]  # exchange i is turn i
@@ -88,7 +118,8 @@ class REAStrategy(Strategy):
         if not self.uses_latents:
             return super().generate_reply(session, plan, messages)
         gen, _ = self.codec.generate(
-            messages, self._latent_blocks(session, plan), max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens
+            messages, self._latent_blocks(session, plan), max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens,
+            adapter=self._generate_adapter,
         )
         return gen
 
@@ -207,7 +238,7 @@ class REAStrategy(Strategy):
         return plan, decisions
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
-        self._ensure_latents(session)  # waits for the background compression of the previous reply
+        self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
         scores = self.score(session, query)
         return self.replan(query, session.episodes.exchanges, session.instructions.texts(), scores)
 
@@ -220,4 +251,8 @@ class REAStrategy(Strategy):
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         exchange = session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here
         if self.uses_latents or self.latent_scoring:
-            background_for(self.codec).submit(exchange, with_user=self.latent_scoring)  # after the reply, off its path
+            worker, writer = self.codec.background(), self.latent_writer
+            worker.submit(exchange, writer, with_user=self.latent_scoring)  # after the reply, off its path
+            for earlier in session.episodes.exchanges[:-1]:  # an optimization stopped for the last turn continues
+                if writer.needs(earlier):
+                    worker.submit(earlier, writer, with_user=self.latent_scoring)

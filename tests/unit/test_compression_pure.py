@@ -101,3 +101,34 @@ def test_train_compressor_refuses_unknown_preset(tmp_path):
     data.write_text('{"id": "a", "turns": [{"user": "u", "reply": "r"}, {"user": "u2", "reply": "r2"}]}\n')
     result = CliRunner().invoke(app, ["train", "compressor", "--data", str(data), "--out", str(tmp_path / "run"), "--preset", "tpu"])
     assert result.exit_code == 2 and "unknown preset 'tpu'" in result.output
+
+
+def test_choose_form_follows_the_measurements_record():
+    from rea_core.compression.forms import choose_form, measurements_record
+
+    record = {"format": "rea-codec-measurements", "forms": {"latent-encode": {"gap_share": 0.34}, "text": {"gap_share": 0.77}, "extractive": {"gap_share": 0.8}}}
+    text = choose_form(record, writer_key="encode")
+    assert (text.form, text.measure, text.gap_share) == ("text", "text", 0.77) and "latent: 0.340" in text.reason
+    assert choose_form(record, writer_key="encode", text_form="extractive").form == "text"
+    record["forms"]["latent-optimize-generate"] = {"gap_share": 0.77}  # a tie goes to the latents (fewer positions)
+    assert choose_form(record, writer_key="optimize-generate").form == "latent"
+    assert choose_form(record, writer_key="optimize-none").form == "text"  # never measured: not chosen
+    assert choose_form(record, writer_key="encode", forced=True).form == "latent"
+    assert choose_form(record, writer_key="optimize-generate", forced=False).form == "text"
+    assert choose_form(None, writer_key="encode").form == "latent"  # no record: the codec, as before
+    with pytest.raises(ValueError, match="text_form"):
+        choose_form(record, writer_key="encode", text_form="middle")
+    results = {"probes": 4, "gap_recovered": {"latent": 0.2, "text": 0.7}, "reply_gap_recovered": {"latent": -0.1, "text": 0.6}, "mean_tokens": {"latent": 30.0, "text": 50.0}}
+    made = measurements_record(results, forms={"latent": "latent-encode", "text": "text"}, source="test")
+    assert choose_form(made, writer_key="encode").measure == "text" and made["forms"]["latent-encode"]["beyond_user"] == -0.1
+    with pytest.raises(ValueError, match="no gap share"):
+        measurements_record(results, forms={"optimized": "latent-optimize-generate"}, source="test")
+
+
+def test_summarize_takes_each_latent_form_against_its_own_reader():
+    rows = [{"nll_raw": 1.0, "nll_omit": 3.0, "nll_user": 2.5, "nll_latent": 2.0, "nll_optimized_plain": 1.5,
+             "nll_raw@plain": 0.5, "nll_omit@plain": 2.5, "nll_user@plain": 2.0,
+             **{f"tokens_{f}": 10 for f in ("raw", "omit", "user", "latent", "optimized_plain")}}]
+    r = summarize(rows, [], [], forms=("raw", "omit", "user", "latent", "optimized_plain"), readers=("plain",))
+    assert r["gap_recovered"]["latent"] == pytest.approx(0.5)
+    assert r["gap_recovered"]["optimized_plain"] == pytest.approx(0.5) and r["reply_gap_recovered"]["optimized_plain"] == pytest.approx(1 / 3)
