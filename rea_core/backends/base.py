@@ -45,7 +45,7 @@ class Generator(Protocol):
 
     name: str
     context_window: int  # most tokens of prompt plus reply the model takes
-    capabilities: frozenset[str]
+    capabilities: frozenset[str]  # optional capabilities known without a model call (``has`` asks ``supports`` where defined)
     token_source: str  # what token counts are: "tokenizer" (exact) or "estimate" (server usage gives the prompt total)
 
     def count_tokens(self, text: str) -> int:
@@ -89,7 +89,9 @@ def finish(stream: Iterator[str | Generation]) -> Generation:
 
 
 def has(generator, capability: str) -> bool:
-    return capability in getattr(generator, "capabilities", frozenset())
+    """Whether ``generator`` provides ``capability`` (a backend may find out lazily, e.g. by asking its server)."""
+    supports = getattr(generator, "supports", None)
+    return supports(capability) if supports is not None else capability in getattr(generator, "capabilities", frozenset())
 
 
 def require(generator, needs: frozenset[str] | set[str], who: str) -> None:
@@ -98,11 +100,13 @@ def require(generator, needs: frozenset[str] | set[str], who: str) -> None:
     Raises:
         CapabilityError: naming the missing capabilities and the generator.
     """
-    missing = sorted(set(needs) - set(getattr(generator, "capabilities", frozenset())))
+    missing = sorted(c for c in needs if not has(generator, c))
     if missing:
         from ..errors import CapabilityError
 
         what = ", ".join(f"{m} ({CAPABILITY_HELP.get(m, m)})" for m in missing)
+        why = getattr(generator, "logprobs_note", "")
+        what += f" [{why}]" if why and CHOICE_LOGPROBS in missing else ""
         raise CapabilityError(
             f"{who} needs {what}, which the generator '{generator.name}' does not provide. "
             "Use a local transformers model (--model packaged, a folder or a Hugging Face id) for it, or a setting that does not need it."

@@ -52,6 +52,9 @@ class HFGenerator:
     capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE})
     token_source = "tokenizer"
 
+    def supports(self, capability: str) -> bool:
+        return capability in self.capabilities
+
     def __init__(self, model, tokenizer, *, name: str, context_window: int | None = None, cache_limits: CacheLimits | None = None):
         import torch
 

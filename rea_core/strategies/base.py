@@ -241,3 +241,24 @@ def turn_summary(result: TurnResult) -> dict:
         if gen.token_source != "tokenizer":
             summary["token_source"] = gen.token_source
     return summary
+
+
+def stats_text(entry: dict) -> str:
+    """One turn's stats line from its ``turn_summary``: prompt tokens (and where the count came from),
+    time to first token, total time, decisions, KV reuse. Plain text, no user text."""
+    d = entry.get("decisions", {})
+    source = entry.get("token_source")
+    parts = [f"prompt {entry.get('prompt_tokens', 0)} tok" + (f" ({source})" if source else "")]
+    if entry.get("ttft_s") is not None:
+        parts.append(f"first token {entry['ttft_s']:.2f} s")
+    parts.append(f"total {entry.get('latency_s', 0.0):.2f} s")
+    parts.append(f"raw {d.get('raw', 0)} · compressed {d.get('compressed', 0)} · omitted {d.get('omit', 0)}")
+    if entry.get("truncated_tokens"):
+        parts.append(f"{entry['truncated_tokens']} tok truncated")
+    if entry.get("reused_tokens") or entry.get("cache_bytes"):
+        parts.append(f"KV reused {entry.get('reused_tokens', 0)}/{entry.get('prompt_tokens', 0)} tok, cache {entry.get('cache_bytes', 0) / 2**20:.1f} MB")
+    if entry.get("cache_note"):
+        parts.append(entry["cache_note"])
+    if not entry.get("generated", True):
+        parts.append("reply given (replay)")
+    return " | ".join(parts)
