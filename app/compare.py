@@ -92,8 +92,10 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
             stopper = engine.stop_event(request.session_hash if request else None)
             try:
                 for partial in handlers.stream_columns(engine, columns, message, lo, hi, stopper):
-                    yield {ui["chat"][side]: handlers.chat_messages(columns[side], message, partial[side])
-                           for side in SIDES if partial[side] is not None}
+                    update = {ui["chat"][side]: handlers.chat_messages(columns[side], message, partial[side])
+                              for side in SIDES if partial[side] is not None}
+                    if update:  # an empty dict would read as one positional value
+                        yield update
             finally:
                 engine.release_stop_event(request.session_hash if request else None, stopper)
         yield {cols: columns, pending: None, **render(columns, lo, hi)}

@@ -7,6 +7,7 @@ vectors into the same input (section 3.5); plain text prompts take the same path
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import queue
 import threading
@@ -71,6 +72,8 @@ class HFGenerator:
         # Text-only calls run the plain backbone; a latent codec replaces this with peft's disable_adapter.
         self.adapter_guard = contextlib.nullcontext
         self.prefix_cache = PrefixCache(cache_limits)
+        # transformers renamed forward's `past_key_values` to `cache` (5.2x); take whichever this version has.
+        self._cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
     @classmethod
     def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None,
@@ -212,7 +215,7 @@ class HFGenerator:
         shown, ttft, ok = "", None, False
         try:
             with self.lock, guard(), torch.inference_mode():
-                logits = self.model(inputs_embeds=embeds[:, reused:], past_key_values=kv, use_cache=True, logits_to_keep=1).logits
+                logits = self.model(inputs_embeds=embeds[:, reused:], use_cache=True, logits_to_keep=1, **{self._cache_kw: kv}).logits
             fed += list(items[reused:])
             for _ in range(max_new_tokens):
                 next_id = int(logits[0, -1].argmax())
@@ -226,7 +229,7 @@ class HFGenerator:
                 if next_id == eos or len(new_ids) == max_new_tokens or stop.is_set():
                     break
                 with self.lock, guard(), torch.inference_mode():
-                    logits = self.model(input_ids=torch.tensor([[next_id]], device=self.device), past_key_values=kv, use_cache=True).logits
+                    logits = self.model(input_ids=torch.tensor([[next_id]], device=self.device), use_cache=True, **{self._cache_kw: kv}).logits
                 fed.append(next_id)
             ok = True
         finally:
