@@ -61,7 +61,8 @@ class Server:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=30)
-        self.log.close()
+        if not self.log.closed:
+            self.log.close()
 
 
 @pytest.fixture(scope="module")
@@ -127,8 +128,9 @@ def test_cli_chat_streams_rea_and_vanilla_over_the_server(server):
     assert "text-compressed" in out.stderr  # no latent codec over HTTP, and the CLI says so
 
 
-def test_killing_the_server_mid_stream_leaves_the_session_unchanged(tmp_path, models):
-    doomed = Server(tmp_path)
+def test_killing_the_server_mid_stream_leaves_the_session_unchanged(server, models):
+    """Last in this module: it kills the module's server (saves starting a second one)."""
+    doomed = server
     try:
         remote = Models(generator=doomed.generator(tokenizer=models.generator.tokenizer), embedder=models.embedder)
         rea = build_strategy("rea", remote, REAConfig(max_new_tokens=200))
@@ -153,4 +155,4 @@ def test_killing_the_server_mid_stream_leaves_the_session_unchanged(tmp_path, mo
         assert out.returncode == 0 and len(errors) == 1 and "cannot reach the model server" in errors[0], out.stderr
         assert "Traceback" not in out.stderr
     finally:
-        doomed.stop()
+        doomed.stop()  # idempotent: the module fixture's stop then does nothing
