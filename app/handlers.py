@@ -149,9 +149,12 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     if column.last_thresholds != (tau_low, tau_high):  # re-decide only when the thresholds moved
         plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
     if plan is last.plan:  # exactly what was sent
-        view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply")
+        source = last.generation.token_source if last.generation else strategy.generator.token_source
+        view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply",
+                                  token_source=source)
     else:
-        view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)")
+        view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)",
+                                  token_source=strategy.generator.token_source)
     chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.query, score_label=strategy.score_label)
     return view, chart, im_table(column.session.instructions, enabled=uses_im), error
 

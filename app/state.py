@@ -87,6 +87,7 @@ class AppEngine:
             recognizer_model=overrides.pop("recognizer_model", None) or os.environ.get("REA_RECOGNIZER_MODEL"),
             codec=overrides.pop("codec", None) or os.environ.get("REA_CODEC", "auto"),
             tokenizer=overrides.pop("tokenizer", None) or os.environ.get("REA_TOKENIZER"),
+            cache_limits=overrides["limits"].cache_limits(),
         )
         config = REAConfig.from_env(
             tau_low=overrides.pop("tau_low", None),

@@ -39,6 +39,7 @@ def load_models(
     context_window: int | None = None,
     codec: str | None = "auto",
     tokenizer: str | None = None,
+    cache_limits=None,
 ) -> Models:
     """Load the generator, the embedder, (if named) a separate recognizer model, and the latent codec.
 
@@ -50,7 +51,8 @@ def load_models(
     Raises:
         ModelLoadError: naming the model (or codec) that failed and what to do.
     """
-    generator = load_generator(model, device=device, context_window=context_window, tokenizer=tokenizer)
+    extra = {"cache_limits": cache_limits} if cache_limits is not None else {}  # KV prefix cache bounds (in-process models)
+    generator = load_generator(model, device=device, context_window=context_window, tokenizer=tokenizer, **extra)
     loaded, note = None, ""
     if codec not in (None, "none") and not has(generator, WEIGHTS):
         note = (f"'{generator.name}' is served over HTTP and takes no latent vectors: compressed replies are text-compressed."

@@ -14,7 +14,7 @@ def load_generator(spec: str = "packaged", *, tokenizer: str | None = None, devi
     from .openai_compat import OpenAIGenerator, is_openai_spec
 
     if is_openai_spec(spec):
-        return OpenAIGenerator.from_spec(spec, tokenizer=tokenizer, context_window=kwargs.get("context_window"))
+        return OpenAIGenerator.from_spec(spec, tokenizer=tokenizer, context_window=kwargs.get("context_window"))  # the server keeps its own KV
     from .hf import HFGenerator
 
     return HFGenerator.load(spec, device=device, **kwargs)
