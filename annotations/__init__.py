@@ -1,9 +1,18 @@
-"""REA Studio annotation store: human marks of Heuristic Context Retrieval misses.
+"""REA Studio annotation store: human labels and marks for REA's recognizer and HCR.
 
-A thin client of `rea_core`: it records which exchanges HCR omitted although
-a later query needed them, so thresholds (tau_low, tau_high) can be re-tuned.
-`models` holds the SQLAlchemy models, `store` every query, `db` the engine
-factory and migrations.
+A thin client of `rea_core` holding two kinds of human judgement:
+
+* Retrieval-failure marks: which exchanges Heuristic Context Retrieval omitted although a
+  later query needed them, so thresholds (tau_low, tau_high) can be re-tuned and marks
+  become retrieval test cases (`store`, re-exported here).
+* The annotation studio (seed 000, sections 3.3 and D.1-D.3): candidate inputs labeled
+  global / task / ordinary with history and undo (`store_items`), agreement, adjudication
+  and recognizer versions trained from the labels (`store_review`, `agreement`,
+  `training`), queue modes that find recognizer errors (`triage`), imports and exports
+  (`io`) and the packaged seed pool (`seed`).
+
+`models` holds the SQLAlchemy models; `db` the engine factory, the transaction helpers every
+store module uses (`reading`, `writing`, `retrying`) and the migrations.
 
 Example:
     >>> from annotations import create_db_engine, session_factory, upgrade, list_failure_marks

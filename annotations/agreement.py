@@ -2,6 +2,11 @@
 
 Agreement tells whether the global / task / ordinary guideline is applied the same way by
 different people; a low kappa means the labels the recognizer is trained on are noisy.
+
+Cohen's kappa is scikit-learn's ``cohen_kappa_score``. Fleiss' kappa is written here because no
+installed dependency has it (scikit-learn and SciPy do not; statsmodels, which does, is not a
+dependency, and its ``fleiss_kappa`` assumes every item has the same number of raters, while items
+here may have two or more). The tests check it against Fleiss' (1971) worked example.
 """
 
 from __future__ import annotations
@@ -14,20 +19,17 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
     """Cohen's kappa of two annotators' labels on the same items, in the same order.
 
     Returns:
-        (p_o - p_e) / (1 - p_e); None when there are no items or chance agreement is 1
-        (both gave one and the same label to everything: kappa is undefined).
+        (p_o - p_e) / (1 - p_e) as scikit-learn computes it; None when there are no items or
+        chance agreement is 1 (both gave one and the same label to everything: kappa is undefined).
     """
     if len(a) != len(b):
         raise ValueError("both annotators need a label for the same items")
-    n = len(a)
-    if n == 0:
+    labels = sorted(set(a) | set(b))
+    if len(labels) < 2:  # no items, or one label given to everything by both: p_e = 1
         return None
-    p_o = sum(x == y for x, y in zip(a, b)) / n
-    ca, cb = Counter(a), Counter(b)
-    p_e = sum(ca[k] * cb[k] for k in ca) / (n * n)
-    if p_e == 1.0:
-        return None
-    return (p_o - p_e) / (1 - p_e)
+    from sklearn.metrics import cohen_kappa_score
+
+    return float(cohen_kappa_score(list(a), list(b), labels=labels))
 
 
 def fleiss_kappa(items: Sequence[Mapping[str, int]]) -> float | None:

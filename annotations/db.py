@@ -1,8 +1,10 @@
-"""Engine factory, session factory and migrations for the annotation store.
+"""Engine factory, session factory, transaction helpers and migrations for the annotation store.
 
 Nothing here runs at import: callers build an engine with `create_db_engine`,
 bring its schema to head with `upgrade`, and pass sessions from
-`session_factory` to the functions in `annotations.store`.
+`session_factory` to the functions in `annotations.store`, `store_items` and
+`store_review`, which run every query inside `reading` or `writing` (and
+`retrying` for a write that may lose a unique-key race).
 
 Example:
     >>> engine = create_db_engine("sqlite:////tmp/rea-studio.db")
@@ -13,12 +15,15 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
 
 if TYPE_CHECKING:  # alembic loads only when migrating
     from alembic.config import Config
@@ -174,6 +179,74 @@ def session_factory(engine: Engine) -> sessionmaker:
     function after its session has committed and closed.
     """
     return sessionmaker(bind=engine, expire_on_commit=False)
+
+
+T = TypeVar("T")
+
+
+def store_error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
+    """A driver error as `StoreError`: the operator's message names the database (never its password),
+    the visitor's only the outcome (e.g. "nothing was saved")."""
+    return StoreError(f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
+                      visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.")
+
+
+@contextmanager
+def writing(session: Session, outcome: str = "nothing was saved") -> Iterator[None]:
+    """One write transaction: BEGIN IMMEDIATE on SQLite, commit at the end, roll back on any error.
+
+    Raises:
+        StoreError: The database is locked or unreachable; nothing of the block was saved (``outcome``).
+    """
+    try:
+        if session.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
+            session.commit()
+        session.connection(execution_options={IMMEDIATE_OPTION: True})
+        yield
+        session.commit()
+    except OperationalError as exc:
+        session.rollback()
+        raise store_error(session, exc, outcome) from exc
+    except BaseException:
+        session.rollback()
+        raise
+
+
+@contextmanager
+def reading(session: Session, outcome: str = "nothing was loaded") -> Iterator[None]:
+    """One read transaction, rolled back at the end so it holds no snapshot (nor, on SQLite, a read lock).
+
+    Objects the block loaded are detached first, fully loaded, so they stay readable after the
+    session closes (a rollback would otherwise expire them).
+
+    Raises:
+        StoreError: The database is locked or unreachable.
+    """
+    try:
+        yield
+    except OperationalError as exc:
+        raise store_error(session, exc, outcome) from exc
+    finally:
+        session.expunge_all()
+        session.rollback()
+
+
+def retrying(write: Callable[[], T], attempts: int = 3) -> T:
+    """Run ``write`` (itself one `writing` block) again when it loses a unique-key race.
+
+    Two writers may both find no row for a key and both insert it; the loser's transaction was
+    rolled back whole by `writing`, so running ``write`` again finds the winner's row.
+
+    Raises:
+        IntegrityError: Still violated after ``attempts`` tries (a real constraint error).
+    """
+    for attempt in range(attempts):
+        try:
+            return write()
+        except IntegrityError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def alembic_config() -> Config:

@@ -19,7 +19,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from rea_core.memory.trained_recognizer import normalize_text
+from rea_core.text import normalize
 
 from .io import ImportRow
 
@@ -38,7 +38,7 @@ def validation_texts() -> set[str]:
     path = resources.files("rea_core").joinpath("data", "recognizer_validation.jsonl")
     if not path.is_file():
         return set()
-    return {normalize_text(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    return {normalize(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 
 def ifbench_rows(limit: int, rng: random.Random) -> list[ImportRow]:
@@ -82,4 +82,4 @@ def seed_rows(*, ifbench_prompts: int = 120, chitchat: int = 120, seed: int = 0)
     rng = random.Random(seed)
     held_out = validation_texts()
     rows = ifbench_rows(ifbench_prompts, rng) + chitchat_rows(chitchat, rng)
-    return [r for r in rows if normalize_text(r.text) not in held_out]
+    return [r for r in rows if normalize(r.text) not in held_out]

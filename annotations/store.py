@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from typing import IO, Any
 
 from sqlalchemy import delete, inspect, select
-from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from .db import IMMEDIATE_OPTION, StoreError, safe_url
+from .db import reading, retrying, writing
 from .models import RetrievalFailureMark
 
 ANONYMOUS = "anonymous"
@@ -38,23 +35,6 @@ REQUIRED_FIELDS = (
 )
 # id and created_at belong to the store, not the caller.
 SETTABLE_FIELDS = frozenset(inspect(RetrievalFailureMark).columns.keys()) - {"id", "created_at"}
-
-
-def _store_error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
-    """Turn a driver error into a message that names the database but no password."""
-    return StoreError(
-        f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; "
-        f"{outcome}. Try again."
-    )
-
-
-@contextmanager
-def _reading(session: Session) -> Iterator[None]:
-    try:
-        yield
-    except OperationalError as exc:
-        session.rollback()
-        raise _store_error(session, exc, "nothing was loaded") from exc
 
 
 def _validated(fields: dict[str, Any]) -> dict[str, Any]:
@@ -103,12 +83,9 @@ def add_failure_mark(session: Session, **fields: Any) -> RetrievalFailureMark:
         StoreError: The database is locked or unreachable; nothing was saved.
     """
     values = _validated(fields)
-    for attempt in range(2):
-        try:
-            # Read-then-write: take SQLite's write lock first (no-op elsewhere).
-            if session.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
-                session.commit()
-            session.connection(execution_options={IMMEDIATE_OPTION: True})
+
+    def write() -> RetrievalFailureMark:
+        with writing(session):  # read-then-write: SQLite's write lock is taken first
             mark = _find_by_key(session, values)
             if mark is None:
                 mark = RetrievalFailureMark(**values)
@@ -116,19 +93,9 @@ def add_failure_mark(session: Session, **fields: Any) -> RetrievalFailureMark:
             else:
                 for name, value in values.items():
                     setattr(mark, name, value)
-            session.commit()
             return mark
-        except IntegrityError:
-            session.rollback()
-            if attempt:  # not a lost race with another writer: a real constraint error
-                raise
-        except OperationalError as exc:
-            session.rollback()
-            raise _store_error(session, exc, "nothing was saved") from exc
-        except BaseException:
-            session.rollback()
-            raise
-    raise AssertionError("unreachable")  # pragma: no cover
+
+    return retrying(write)
 
 
 def list_failure_marks(session: Session, conversation_id: str | None = None) -> list[RetrievalFailureMark]:
@@ -142,7 +109,7 @@ def list_failure_marks(session: Session, conversation_id: str | None = None) -> 
     )
     if conversation_id is not None:
         query = query.where(RetrievalFailureMark.conversation_id == conversation_id)
-    with _reading(session):
+    with reading(session):
         return list(session.scalars(query))
 
 
@@ -155,15 +122,8 @@ def delete_failure_mark(session: Session, mark_id: int) -> bool:
     Raises:
         StoreError: The database is locked or unreachable; nothing was deleted.
     """
-    try:
+    with writing(session, "nothing was deleted"):
         result = session.execute(delete(RetrievalFailureMark).where(RetrievalFailureMark.id == mark_id))
-        session.commit()
-    except OperationalError as exc:
-        session.rollback()
-        raise _store_error(session, exc, "nothing was deleted") from exc
-    except BaseException:
-        session.rollback()
-        raise
     return result.rowcount > 0
 
 
@@ -216,7 +176,7 @@ def export_failure_marks_jsonl(session: Session, path_or_file: str | os.PathLike
     Raises:
         StoreError: The database is locked or unreachable.
     """
-    with _reading(session):
+    with reading(session):
         marks = list(session.scalars(select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)))
     rows = [mark_to_dict(mark) for mark in marks] if raw else marks_as_conversations(marks)
     lines = [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]

@@ -9,17 +9,17 @@ database raises `StoreError` and nothing of the action is saved.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import and_, case, delete, exists, func, select
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from rea_core.memory.trained_recognizer import normalize_text
+from rea_core.recognizer import rule_priors
+from rea_core.text import normalize
 
-from .db import IMMEDIATE_OPTION, StoreError, safe_url
+from .db import reading, retrying, writing
 from .io import ImportRow
 from .models import LABEL_CHOICES, ROLES, Adjudication, Annotator, CurrentLabel, ImportBatch, Item, LabelEvent
 
@@ -31,68 +31,13 @@ class AccessError(PermissionError):
     """The signed-in person may not do this (e.g. adjudicate without the adjudicator role)."""
 
 
-def _error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
-    return StoreError(f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
-                      visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.")
-
-
-@contextmanager
-def writing(session: Session, outcome: str = "nothing was saved") -> Iterator[None]:
-    """One write transaction: BEGIN IMMEDIATE on SQLite, commit at the end, roll back on any error."""
-    try:
-        if session.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
-            session.commit()
-        session.connection(execution_options={IMMEDIATE_OPTION: True})
-        yield
-        session.commit()
-    except OperationalError as exc:
-        session.rollback()
-        raise _error(session, exc, outcome) from exc
-    except BaseException:
-        session.rollback()
-        raise
-
-
-@contextmanager
-def reading(session: Session) -> Iterator[None]:
-    try:
-        yield
-    except OperationalError as exc:
-        session.rollback()
-        raise _error(session, exc, "nothing was loaded") from exc
-    finally:
-        session.rollback()  # end the read transaction so it holds no snapshot
-
-
-def retrying(fn: Callable[[], object], session: Session, attempts: int = 3):
-    """Run a write that may lose a unique-key race with a concurrent writer, retrying it."""
-    for attempt in range(attempts):
-        try:
-            return fn()
-        except IntegrityError:
-            if attempt == attempts - 1:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
 def text_hash(text: str) -> str:
-    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
+    return hashlib.sha256(normalize(text).encode("utf-8")).hexdigest()
 
 
 def is_double(digest: str, share: float) -> bool:
     """Deterministic per text, so a re-import never changes which items get two annotators."""
     return int(digest[:8], 16) / 0xFFFFFFFF < share
-
-
-def rule_scores(texts: Sequence[str]) -> list[float]:
-    """Rules-only recognizer score: 1 global, 0 not, 0.5 where the rules defer (the unsure ones)."""
-    from rea_core.memory.recognizer import GLOBAL, rule_stage
-
-    out = []
-    for text in texts:
-        label, _ = rule_stage(text)
-        out.append(0.5 if label is None else 1.0 if label == GLOBAL else 0.0)
-    return out
 
 
 def _annotator(session: Session, name: str, role: str | None = None) -> Annotator:
@@ -118,7 +63,7 @@ def ensure_annotator(session: Session, name: str, role: str = "annotator") -> An
         with writing(session):
             return _annotator(session, name, role)
 
-    return retrying(run, session)
+    return retrying(run)
 
 
 def _set_label(session: Session, item_id: int, annotator: Annotator, label: str, *, note: str = "",
@@ -146,7 +91,7 @@ class ImportResult:
 
 
 def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, annotator: str | None = None,
-                double_share: float = DEFAULT_DOUBLE_SHARE, scorer: Scorer = rule_scores) -> ImportResult:
+                double_share: float = DEFAULT_DOUBLE_SHARE, scorer: Scorer = rule_priors) -> ImportResult:
     """Import one file's rows in one transaction: all of it, or (on any error) nothing.
 
     Duplicates (same text after normalizing case and spaces, in the file or already stored)
@@ -186,7 +131,7 @@ def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, ann
             batch.n_new_items, batch.n_labels = len(new_rows), n_labels
             return ImportResult(batch.id, len(rows), len(new_rows), len(rows) - len(new_rows), n_labels)
 
-    return retrying(run, session)
+    return retrying(run)
 
 
 def count_items(session: Session) -> int:
@@ -273,7 +218,7 @@ def record_label(session: Session, annotator: str, item_id: int, label: str, *, 
                 raise ValueError(f"no item {item_id}")
             return _set_label(session, item_id, _annotator(session, annotator), label, note=note, seconds=seconds, shown_score=shown_score)
 
-    return retrying(run, session)
+    return retrying(run)
 
 
 def record_skip(session: Session, annotator: str, item_id: int, *, seconds: float | None = None) -> LabelEvent:
@@ -287,7 +232,7 @@ def record_skip(session: Session, annotator: str, item_id: int, *, seconds: floa
             session.flush()
             return event
 
-    return retrying(run, session)
+    return retrying(run)
 
 
 @dataclass
@@ -324,7 +269,7 @@ def undo_last(session: Session, annotator: str) -> Undone | None:
                     restored = previous.label
             return Undone(last.item_id, last.action, last.label, restored)
 
-    return retrying(run, session)
+    return retrying(run)
 
 
 @dataclass

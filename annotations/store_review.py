@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 
 from .agreement import cohen_kappa, fleiss_kappa, majority
 from .models import LABEL_CHOICES, Adjudication, Annotator, CurrentLabel, Item, RecognizerVersion
-from .store_items import AccessError, reading, writing
+from .db import reading, writing
+from .store_items import AccessError
 
 
 def _labels_by_item(session: Session) -> dict[int, dict[str, str]]:

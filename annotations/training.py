@@ -1,31 +1,32 @@
 """Train the recognizer from the store's labels and keep the version (seed 000, D.1-D.2).
 
-Glue between `rea_core.memory.trained_recognizer` (the training and metrics) and the store
+Glue between `rea_core.recognizer.training` (the training and metrics) and the store
 (the labels and versions), shared by the app's "Train recognizer" action and `rea train
 recognizer`, so both do the same thing.
 """
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
 
 from sqlalchemy.orm import sessionmaker
 
 from rea_core.backends.base import Embedder
-from rea_core.memory.trained_recognizer import TrainedRecognizer, baseline_metrics, train_recognizer
+from rea_core.evals.recognizer_eval import default_validation_path
+from rea_core.recognizer.default import load_label_set
+from rea_core.recognizer.metrics import baseline_metrics
+from rea_core.recognizer.trained import TrainedRecognizer
+from rea_core.recognizer.training import train_recognizer
 
 from . import store_review
 
 
 def validation_rows() -> list[dict[str, Any]] | None:
     """The packaged recognizer validation set ({text, label} rows), or None when it is absent."""
-    path = resources.files("rea_core").joinpath("data", "recognizer_validation.jsonl")
+    path = default_validation_path()
     if not path.is_file():
         return None
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [{"text": r["text"], "label": r["label"]} for r in rows if r.get("label") in ("global", "task", "ordinary")] or None
+    return [{"text": r.text, "label": r.label} for r in load_label_set(path)] or None
 
 
 def train_from_store(Session: sessionmaker, embedder: Embedder, *, created_by: str, activate: bool = True,

@@ -10,7 +10,7 @@ stops inputs with no model, so nobody sees those misses unless someone looks for
 
 Both need a recognizer with a trained stage 2 (the shipped default or a studio version). The
 same module counts how many earlier misses a newly trained version catches, and the recall and
-precision of the recognizer per label source, with the project's metric (``evaluate_scores``).
+precision of the recognizer per label source, with the project's metric (``rea_core.recognizer.metrics``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from rea_core.memory.recognizer import GLOBAL, OTHER, REVOKE, InstructionRecognizer, rule_stage
-from rea_core.memory.trained_recognizer import evaluate_scores
+from rea_core.recognizer import GLOBAL, OTHER, InstructionRecognizer, rule_stage
+from rea_core.recognizer.metrics import evaluate_recognizer
 
 from . import store_items
 from .store_items import QueueItem
@@ -85,15 +85,6 @@ def next_in_mode(session: Session, annotator: str, mode: str, recognizer: Instru
     return found[0] if found else None
 
 
-def pipeline_score_list(recognizer: InstructionRecognizer, texts: Sequence[str]) -> list[float]:
-    """The recognizer's scores as REA runs it (a revocation scores 0: it adds no instruction)."""
-    return [0.0 if v.label == REVOKE else v.score for v in recognizer.recognize_many(list(texts))]
-
-
-def _threshold(recognizer: InstructionRecognizer) -> float:
-    return recognizer.trained.threshold if recognizer.trained is not None else recognizer.config.threshold
-
-
 def missed_globals(recognizer: InstructionRecognizer, texts: Sequence[str]) -> list[str]:
     """The global-labeled ``texts`` the recognizer does not store."""
     return [t for t, v in zip(texts, recognizer.recognize_many(list(texts))) if v.label != GLOBAL]
@@ -110,6 +101,5 @@ def metrics_by_source(recognizer: InstructionRecognizer, rows: Sequence[tuple[st
     out = {}
     for source in sorted({s for _, _, s in rows}):
         part = [(t, lab) for t, lab, s in rows if s == source]
-        scores = pipeline_score_list(recognizer, [t for t, _ in part])
-        out[source] = evaluate_scores([lab for _, lab in part], scores, _threshold(recognizer))
+        out[source] = evaluate_recognizer(recognizer, [t for t, _ in part], [lab for _, lab in part])
     return out

@@ -2,13 +2,13 @@
 
 Every write takes the signed-in ``Identity`` resolved on the server for this request; the item
 being labeled and the time it was shown live in server-side session state, never in the page.
-A locked or down database raises ``LabelNotSaved``: the tab keeps the item and says so.
+A locked or down database raises ``StoreUnavailable`` (``LabelNotSaved`` for a label, skip or
+undo) saying what failed: the tab keeps the item on screen.
 """
 
 from __future__ import annotations
 
 import html
-import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -17,14 +17,13 @@ from rea_core import REAError
 
 from .annotate_auth import Identity
 from .state import AppEngine
+from .store_guard import NOTE_MAX_CHARS, StoreUnavailable, guard, storable
 
-logger = logging.getLogger(__name__)
-NOTE_MAX_CHARS = 2000  # a note explains a label; longer text is cut, not stored whole
 KEY_LABELS = {"1": "global", "2": "task", "3": "ordinary"}
 
 
-class LabelNotSaved(REAError):
-    """The database refused a write (locked or down); the message says what was not saved."""
+class LabelNotSaved(StoreUnavailable):
+    """The database refused a label, skip or undo (locked or down); the message says which."""
 
 
 @dataclass
@@ -40,28 +39,6 @@ def guideline() -> str:
     return resources.files("annotations").joinpath("guideline.md").read_text(encoding="utf-8")
 
 
-def visitor_safe(exc: Exception) -> str:
-    """What a visitor may read about a database failure: the outcome, never the host or user.
-    The full message (host, no password) goes to the server log for the operator."""
-    logger.warning("annotations database: %s", exc)
-    return getattr(exc, "visitor_message", "The annotations database is unavailable. Try again later.")
-
-
-def storable(text: str, limit: int | None = None) -> str:
-    """Text as the database can keep it: NUL characters removed (PostgreSQL refuses them), cut to ``limit``."""
-    text = (text or "").replace("\x00", "")
-    return text if limit is None else text[:limit]
-
-
-def _guard(fn):
-    from annotations import StoreError
-
-    try:
-        return fn()
-    except StoreError as exc:
-        raise LabelNotSaved(visitor_safe(exc)) from exc
-
-
 def sign_in(engine: AppEngine, who: Identity) -> None:
     """Record the annotator and their role (from server config); seed an empty store."""
     from annotations import store_items
@@ -72,7 +49,7 @@ def sign_in(engine: AppEngine, who: Identity) -> None:
         with engine.db() as session:
             store_items.ensure_seeded(session)
 
-    _guard(run)
+    guard(run, "not signed in")
 
 
 def item_html(item, score: float | None) -> str:
@@ -111,7 +88,7 @@ def next_view(engine: AppEngine, who: Identity, item_id: int | None = None, mode
         return item, p, reason
 
     try:
-        item, p, reason = _guard(run)
+        item, p, reason = guard(run, "next item not loaded")
     except ValueError as exc:  # no trained stage 2 to triage with
         raise REAError(str(exc)) from exc
     shown = None if item is None else Shown(item.id, time.monotonic(), item.score)
@@ -136,7 +113,7 @@ def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str 
                 store_items.record_label(session, who.name, shown.item_id, value, seconds=seconds, shown_score=shown.score,
                                          note=storable(note, NOTE_MAX_CHARS))
 
-    _guard(run)
+    guard(run, "skip not saved" if value == "skip" else "label not saved", LabelNotSaved)
     return f"Saved: item {shown.item_id} → {value} ({seconds:.1f} s)."
 
 
@@ -148,4 +125,4 @@ def undo(engine: AppEngine, who: Identity):
         with engine.db() as session:
             return store_items.undo_last(session, who.name)
 
-    return _guard(run)
+    return guard(run, "nothing undone", LabelNotSaved)

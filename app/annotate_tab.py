@@ -11,6 +11,7 @@ from rea_core import REAError
 from . import annotate_auth as auth
 from . import annotate_handlers as ah
 from .state import AppEngine
+from .store_guard import StoreUnavailable
 
 BUTTONS = [("global", "1 · Global"), ("task", "2 · Task"), ("ordinary", "3 · Ordinary"), ("skip", "s · Skip")]
 
@@ -46,7 +47,7 @@ def build_annotate_tab(engine: AppEngine):
         try:
             ah.sign_in(engine, who)
             state, html, prog = ah.next_view(engine, who)
-        except ah.LabelNotSaved as exc:
+        except StoreUnavailable as exc:
             return {status: f"**Database error:** {exc}", who_md: f"Signed in as **{who.name}**."}
         return {shown: state, item: html, progress: prog, status: "", who_md: f"Signed in as **{who.name}** ({who.role})."}
 
@@ -60,7 +61,7 @@ def build_annotate_tab(engine: AppEngine):
             message = ah.label(engine, who, state, value, text or "")
         except ah.LabelNotSaved as exc:  # the item stays on screen: press again to retry
             gr.Warning("The label was NOT saved: the database is locked or down.")
-            return {status: f"**Not saved, try again:** {exc}"}
+            return {status: f"**Try again:** {exc}"}
         try:
             new_state, html, prog = ah.next_view(engine, who, mode=queue or "default")
         except REAError as exc:
@@ -76,8 +77,8 @@ def build_annotate_tab(engine: AppEngine):
             if undone is None:
                 return {status: "Nothing to undo."}
             new_state, html, prog = ah.next_view(engine, who, item_id=undone.item_id)
-        except ah.LabelNotSaved as exc:
-            return {status: f"**Not undone, try again:** {exc}"}
+        except StoreUnavailable as exc:
+            return {status: f"**Try again:** {exc}"}
         what = f"label {undone.label}" if undone.action == "label" else "skip"
         return {shown: new_state, item: html, progress: prog, status: f"Undone: {what} on item {undone.item_id}."}
 

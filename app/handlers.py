@@ -11,14 +11,14 @@ from html import escape
 from pathlib import Path
 from typing import Iterator
 
-from rea_core import ChatSession, DataFormatError, REAError, load_conversations, validate_message
+from rea_core import DataFormatError, REAError, load_conversations, validate_message
+from rea_core.session import save_sessions, sessions_from_data
 
 from .state import AppEngine, ColumnState
 from .views.charts import retrieval_chart
 from .views.memory import im_table, stats_line
 from .views.prompt import render_prompt_view
 
-COMPARE_FORMAT = "rea-studio-compare"
 DEMO_ID = "h1-initial-letter"
 
 
@@ -94,7 +94,12 @@ def stream_columns(engine: AppEngine, columns: list[ColumnState], text: str, tau
 
 
 def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
-    """Regenerate the latest reply under the current thresholds."""
+    """Regenerate the latest reply under the current thresholds.
+
+    The latest turn is undone first (its exchange, what it added to Instructional Memory, its log
+    entry), then its message is answered again. If that answer fails, the turn stays undone: the
+    column shows the error and says so, and the message can be sent again.
+    """
     if column.last is None or not column.session.n_turns:
         column.error = "Nothing to re-answer yet."
         return
@@ -102,6 +107,8 @@ def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_
     text = strategy.undo_last_turn(column.session)
     column.last = None
     respond_column(engine, column, text, tau_low, tau_high)
+    if column.error:
+        column.error += " The re-answered turn was taken back before this attempt and is no longer in the conversation."
 
 
 def end_session_column(engine: AppEngine, column: ColumnState) -> str:
@@ -202,20 +209,19 @@ def im_remove(column: ColumnState, position: float | int | None) -> str:
 def save_columns(engine: AppEngine, columns: list[ColumnState]) -> str:
     """Write both columns' sessions to a JSON file and return its path (for download).
 
-    Background work (REA's latent compression) finishes first, so the file holds the latents and a
-    reload does not recompress.
+    Through the library's one save path (``save_sessions``, also ``rea chat``'s ``/save``): each
+    strategy's background work (REA's latent compression) finishes first, so the file holds the
+    latents and a reload does not recompress.
     """
-    for column in columns:
-        engine.strategy(column.strategy).flush(column.session)
-    payload = {"format": COMPARE_FORMAT, "version": 1, "columns": [c.session.to_dict() for c in columns]}
     handle, path = engine.downloads.new_file("rea-conversation-", ".json")  # removed after REA_TEMP_TTL_S
-    with handle:
-        json.dump(payload, handle, ensure_ascii=False)
+    handle.close()
+    save_sessions(path, [(engine.strategy(c.strategy), c.session) for c in columns])
     return path
 
 
 def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
-    """Columns from a file written by ``save_columns`` (or a single saved session). DataFormatError names the problem.
+    """Columns from a saved file (``save_columns``, ``rea chat``'s ``/save``, or a single saved session).
+    DataFormatError names the problem.
 
     The file is held to the app's limits (size, turns, characters per turn, latent shape) before
     any of it is used, so a loaded conversation costs no more than a typed one.
@@ -226,15 +232,12 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise DataFormatError(f"{name} is not a JSON conversation file: {str(exc)[:200]}") from exc
-    if isinstance(data, dict) and data.get("format") == COMPARE_FORMAT:
-        columns = data.get("columns")
-        if not isinstance(columns, list) or len(columns) > 2:
-            raise DataFormatError(f"{name}: \"columns\" must be a list of at most 2 saved sessions")
-        sessions = [ChatSession.from_dict(d) for d in columns]
-    else:
-        sessions = [ChatSession.from_dict(data)]
-    if not sessions:
-        raise DataFormatError(f"{name} holds no conversation.")
+    try:
+        sessions = sessions_from_data(data)
+    except DataFormatError as exc:
+        raise DataFormatError(f"{name}: {exc}") from exc
+    if len(sessions) > 2:
+        raise DataFormatError(f"{name} holds {len(sessions)} sessions; the app has 2 columns (load at most 2)")
     names = engine.strategy_names()
     for side, s in enumerate(sessions):
         if s.strategy not in names:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rea_core import REAError
 
-from .annotate_handlers import NOTE_MAX_CHARS, storable, visitor_safe
 from .state import AppEngine
+from .store_guard import NOTE_MAX_CHARS, guard, storable
 
 
 class MarkError(REAError):
@@ -24,16 +24,6 @@ def _store():
     from annotations import store
 
     return store
-
-
-def _guard(fn):
-    """Run a store call; a locked or unreachable database becomes one clear MarkError (no host named)."""
-    from annotations import StoreError
-
-    try:
-        return fn()
-    except StoreError as exc:
-        raise MarkError(visitor_safe(exc)) from exc
 
 
 def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, note: str, tau_low: float, tau_high: float, *, annotator: str | None) -> str:
@@ -73,7 +63,7 @@ def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, 
                 context=json.dumps(context, ensure_ascii=False),
             )
 
-    _guard(write)
+    guard(write, "mark not saved", MarkError)
     return f"Marked: turn {query_turn} needed omitted exchange {exchange_turn} of {trace.conversation_id}."
 
 
@@ -85,7 +75,7 @@ def marks_rows(engine: AppEngine) -> list[list]:
                 for m in _store().list_failure_marks(session)
             ]
 
-    return _guard(read)
+    return guard(read, "marks not loaded", MarkError)
 
 
 def export_marks(engine: AppEngine, folder: str) -> str:
@@ -95,7 +85,7 @@ def export_marks(engine: AppEngine, folder: str) -> str:
         with engine.db() as session:
             _store().export_failure_marks_jsonl(session, path)
 
-    _guard(write)
+    guard(write, "marks not exported", MarkError)
     return str(path)
 
 
@@ -108,7 +98,7 @@ def recheck_marks(engine: AppEngine, tau_low: float, tau_high: float) -> str:
             store = _store()
             return store.marks_as_conversations(store.list_failure_marks(session))
 
-    conversations = _guard(read)
+    conversations = guard(read, "marks not loaded", MarkError)
     cases = parse_needed_cases(conversations, where="stored marks")
     if not cases:
         return "No marks with a stored conversation yet: trace a conversation and mark an omitted exchange that was needed."

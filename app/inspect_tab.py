@@ -3,6 +3,7 @@ exchange score heatmap and the decisions, and mark omitted exchanges an answer n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import gradio as gr
@@ -18,7 +19,9 @@ from .views.prompt import render_prompt_view
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
 
 
-def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> None:
+def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> tuple[Callable, list[gr.Dataframe]]:
+    """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``: the marks table,
+    filled for signed-in people on each page load."""
     from . import inspect_handlers as ih
 
     # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).

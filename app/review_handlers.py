@@ -8,8 +8,8 @@ import html
 from rea_core import REAError
 
 from .annotate_auth import Identity, require_adjudicator
-from .annotate_handlers import _guard
 from .state import AppEngine
+from .store_guard import guard
 
 
 def _fmt(k: float | None) -> str:
@@ -23,7 +23,7 @@ def stats_markdown(engine: AppEngine) -> str:
         with engine.db() as session:
             return store_review.agreement_stats(session)
 
-    s = _guard(run)
+    s = guard(run, "stats not loaded")
     lines = [f"**{s.n_items}** items · **{s.n_labeled}** labeled · **{s.n_adjudicated}** adjudicated",
              "", "labels given: " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.label_counts.items())) or "none"),
              "", "final labels (adjudicated or majority): " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.final_counts.items())) or "none"),
@@ -44,7 +44,7 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
         with engine.db() as session:
             return store_review.disagreements(session, include_adjudicated=True)
 
-    return [[d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""] for d in _guard(run)]
+    return [[d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""] for d in guard(run, "disagreements not loaded")]
 
 
 def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
@@ -62,7 +62,7 @@ def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> st
             store_review.adjudicate(session, item_id, label, who.name)
 
     try:
-        _guard(run)
+        guard(run, "adjudication not saved")
     except (AccessError, ValueError) as exc:
         raise REAError(str(exc)) from exc
     return f"Item {item_id} adjudicated as {label}."
@@ -75,7 +75,7 @@ def versions(engine: AppEngine):
         with engine.db() as session:
             return store_review.list_versions(session)
 
-    return _guard(run)
+    return guard(run, "recognizer versions not loaded")
 
 
 def _active(engine: AppEngine):
@@ -85,7 +85,7 @@ def _active(engine: AppEngine):
         with engine.db() as session:
             return store_review.active_version(session)
 
-    return _guard(run)
+    return guard(run, "active recognizer version not loaded")
 
 
 def active_name(engine: AppEngine) -> str:
@@ -127,9 +127,9 @@ def train(engine: AppEngine, who: Identity) -> str:
         with engine.db() as session:
             return [t for t, lab, _ in store_review.labeled_rows(session) if lab == "global"]
 
-    version = _guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name))
+    version = guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name), "recognizer not trained")
     apply_active(engine)
-    missed, caught = triage.caught_misses(before, recognizer, _guard(labeled))
+    missed, caught = triage.caught_misses(before, recognizer, guard(labeled, "labels not loaded"))
     return (f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use. "
             f"Of the {missed} labeled global inputs the previous recognizer missed, it catches {caught}.")
 
@@ -142,7 +142,7 @@ def source_metrics_markdown(engine: AppEngine) -> str:
         with engine.db() as session:
             return store_review.labeled_rows(session)
 
-    found = _guard(rows)
+    found = guard(rows, "labels not loaded")
     if not found:
         return "No final labels yet: recall and precision per source appear once items are labeled."
     by_source = triage.metrics_by_source(engine.strategy("rea").recognizer, found)
@@ -163,13 +163,13 @@ def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
         with engine.db() as session:
             store_review.set_active_version(session, version_id)
 
-    _guard(run)
+    guard(run, "recognizer not switched")
     return f"Recognizer in use: {apply_active(engine)}."
 
 
 def provenance(engine: AppEngine) -> str:
     """Where the packaged stage 2 comes from: label set, counts, held-out metrics (one line)."""
-    from rea_core.memory.default_recognizer import provenance_line
+    from rea_core.recognizer.default import provenance_line
 
     shipped, _ = engine.strategy("rea").recognizer.packaged
     return provenance_line(shipped)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rea_core.corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions  # noqa: E402
-from rea_core.data import parse_conversation  # noqa: E402
+from rea_core.conversations import parse_conversation  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "data" / "backrefs.jsonl"
 

@@ -7,7 +7,7 @@ Sets: the held-out split of rea_core/data/recognizer_train.jsonl (never used for
 threshold), its validation-set part (the held-out half of rea_core/data/recognizer_validation.jsonl),
 the 90 fresh hand-written inputs (rea_core/data/recognizer_fresh_test.jsonl), and, for the gate,
 every labeled set in the repository. Metrics are for the class global on the whole recognizer as
-REA runs it (``pipeline_scores``: stage 1, then stage 2 where stage 1 defers).
+REA runs it (``rea_core.recognizer.metrics.evaluate_recognizer``: stage 1, then stage 2 where stage 1 defers).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rea_core.memory.default_recognizer import LabeledInput, load_label_set  # noqa: E402
-from rea_core.memory.recognizer import OTHER, REVOKE, rule_stage  # noqa: E402
-from rea_core.memory.trained_recognizer import evaluate_scores, pipeline_scores  # noqa: E402
+from rea_core.recognizer.default import LabeledInput, load_label_set  # noqa: E402
+from rea_core.recognizer import OTHER, REVOKE, InstructionRecognizer, build_recognizer, rule_stage  # noqa: E402
+from rea_core.recognizer.metrics import evaluate_recognizer  # noqa: E402
 
 LABELED = {
     "validation (387)": "rea_core/data/recognizer_validation.jsonl",
@@ -47,14 +47,14 @@ def gate_report() -> None:
         print(f"| {name} | {len(globals_)} | {passed} | {passed / len(globals_):.3f} | {deferred / len(others):.3f} |")
 
 
-def _row(name: str, set_name: str, rows: list[LabeledInput], scores, threshold: float) -> str:
-    m = evaluate_scores([r.label for r in rows], scores, threshold)
+def _row(name: str, set_name: str, rows: list[LabeledInput], recognizer: InstructionRecognizer) -> str:
+    m = evaluate_recognizer(recognizer, [r.text for r in rows], [r.label for r in rows])
     (tn, fp), (fn, tp) = m["confusion"]
     return f"| {name} | {set_name} | {m['n']} ({m['positives']}) | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | {tp} / {fp} / {fn} / {tn} |"
 
 
 def metrics_report(embedder, with_llm: bool) -> None:
-    from rea_core.memory.default_recognizer import load_default_recognizer
+    from rea_core.recognizer.default import load_default_recognizer
 
     model = load_default_recognizer()
     label_set = load_label_set(ROOT / "rea_core/data/recognizer_train.jsonl")
@@ -63,23 +63,18 @@ def metrics_report(embedder, with_llm: bool) -> None:
             "fresh hand-written": load_label_set(ROOT / "rea_core/data/recognizer_fresh_test.jsonl")}
     print(f"\n## Precision / recall of the class global (threshold {model.threshold:.3f})")
     print("| recognizer | set | n (global) | precision | recall | F1 | TP / FP / FN / TN |\n| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    rules_only, default = InstructionRecognizer(None), InstructionRecognizer(None, trained=model, embedder=embedder)
     for set_name, rows in sets.items():
-        texts = [r.text for r in rows]
-        print(_row("rules only", set_name, rows, pipeline_scores(texts, None, None), 0.5))
-        print(_row("**gate + shipped trained (default)**", set_name, rows, pipeline_scores(texts, model, embedder), model.threshold))
+        print(_row("rules only", set_name, rows, rules_only))
+        print(_row("**gate + shipped trained (default)**", set_name, rows, default))
     if with_llm:
         from rea_core.backends import load_generator
-        from rea_core.memory.recognizer import InstructionRecognizer
-
         llm = InstructionRecognizer(load_generator("packaged"))
         for set_name, rows in list(sets.items())[1:]:  # the 660-row split would take ~10 minutes of LLM calls
-            scores = [0.0 if v.label == REVOKE else v.score for v in llm.recognize_many([r.text for r in rows])]
-            print(_row("gate + few-shot SmolLM2-135M", set_name, rows, scores, llm.config.threshold))
+            print(_row("gate + few-shot SmolLM2-135M", set_name, rows, llm))
 
 
 def timing_report(embedder, repeats: int) -> None:
-    from rea_core.memory.recognizer import build_recognizer
-
     recognizer = build_recognizer(None, embedder)
     texts = [r.text for r in load_label_set(ROOT / "rea_core/data/recognizer_fresh_test.jsonl")]
     for t in texts[:5]:

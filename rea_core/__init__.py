@@ -10,18 +10,18 @@ Example:
     >>> rea.respond(session, "From now on, answer in lowercase.").plan.instructions
 """
 
-from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, REAConfig, default_thresholds, scorer_label, validate_thresholds
-from .data import Conversation, Turn, load_conversations
+from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, COMEDYConfig, REAConfig, SeComConfig, default_thresholds, scorer_label, validate_thresholds
+from .conversations import Conversation, Turn, load_conversations
 from .errors import CapabilityError, DataFormatError, InputError, ModelLoadError, REAError, ServingError, ThresholdError, UnknownStrategyError
 from .memory.episodic import EpisodicMemory, Exchange
 from .memory.instructional import InstructionalMemory
-from .memory.recognizer import InstructionRecognizer, RecognizerConfig
+from .recognizer import InstructionRecognizer, RecognizerConfig
 from .pipeline import Models, build_strategy, load_models
-from .prompt.reconstruct import build_prompt_plan, render_messages
+from .reconstruction import build_prompt_plan, render_messages
 from .retrieval.hcr import decide, plan_context
 from .retrieval.scoring import max_pairwise_cosine
 from .retrieval.trace import RetrievalTrace, TurnTrace, trace_conversation
-from .session import ChatSession
+from .session import ChatSession, load_sessions, save_sessions
 from .text import validate_message
 from .strategies import Strategy, available_strategies, get_strategy, register_strategy
 from .types import (
@@ -41,6 +41,8 @@ from .types import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "load_sessions",
+    "save_sessions",
     "CALIBRATED_THRESHOLDS",
     "DEFAULT_TAU_HIGH",
     "DEFAULT_TAU_LOW",
@@ -63,6 +65,8 @@ __all__ = [
     "Models",
     "PromptPlan",
     "REAConfig",
+    "SeComConfig",
+    "COMEDYConfig",
     "REAError",
     "Recognition",
     "RecognizerConfig",

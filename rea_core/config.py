@@ -84,6 +84,51 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 @dataclass(frozen=True)
+class SeComConfig:
+    """SeCom's settings (seed 001): segmentation, denoising, retrieval."""
+
+    segmenter: str = field(
+        default="llm",
+        metadata={"help": "'llm' (zero-shot on the backbone, embedding fallback when its output does not parse) or 'embedding'"},
+    )
+    segment_window: int = field(default=6, metadata={"help": "unsegmented turns that trigger a segmentation pass"})
+    boundary_threshold: float = field(
+        default=0.15, metadata={"help": "embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"}
+    )
+    compressor: str = field(
+        default="auto",
+        metadata={"help": "denoising: 'auto' (LLMLingua-2 where its model loads, else perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"},
+    )
+    compress_rate: float = field(default=0.75, metadata={"help": "share of tokens a memory unit keeps after compression (LLMLingua's rate; paper: 75%)"})
+    retriever: str = field(default="bm25", metadata={"help": "retriever over compressed segments: 'bm25' (bm25s) or 'dense' (the embedder)"})
+    top_k: int = field(default=3, metadata={"help": "segments retrieved per query (N)"})
+    cache_entries: int = field(default=512, metadata={"help": "dense-retriever vectors cached per session, least recently used dropped past it"})
+
+    def __post_init__(self) -> None:
+        _choice("secom.segmenter", self.segmenter, SECOM_SEGMENTERS)
+        _choice("secom.compressor", self.compressor, SECOM_COMPRESSORS)
+        _choice("secom.retriever", self.retriever, SECOM_RETRIEVERS)
+        if not 0.0 < self.compress_rate <= 1.0:
+            raise ValueError(f"secom.compress_rate must lie in (0, 1], got {self.compress_rate}")
+        if not -1.0 <= self.boundary_threshold <= 1.0:
+            raise ValueError(f"secom.boundary_threshold must lie in [-1, 1], got {self.boundary_threshold}")
+        if self.segment_window < 2 or self.top_k < 1 or self.cache_entries < 1:
+            raise ValueError("secom.segment_window >= 2, secom.top_k >= 1 and secom.cache_entries >= 1 are required")
+
+
+@dataclass(frozen=True)
+class COMEDYConfig:
+    """COMEDY's settings (seed 002): session length and the memory calls' budget."""
+
+    session_turns: int = field(default=8, metadata={"help": "turns per session before memory extraction and compression run"})
+    memory_tokens: int = field(default=160, metadata={"help": "new-token cap of the Task 1 and Task 2 model calls"})
+
+    def __post_init__(self) -> None:
+        if self.session_turns < 1 or self.memory_tokens < 8:
+            raise ValueError("comedy.session_turns >= 1 and comedy.memory_tokens >= 8 are required")
+
+
+@dataclass(frozen=True)
 class REAConfig:
     """Knobs of the REA pipeline. Ablation rows of Table 4 are switches here."""
 
@@ -131,27 +176,9 @@ class REAConfig:
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
     )
-    # -- comparison strategies (issue 7) ----------------------------------------------------------
-    secom_segmenter: str = field(
-        default="llm",
-        metadata={"help": "SeCom segmenter: 'llm' (zero-shot on the backbone, embedding fallback when its output does not parse) or 'embedding'"},
-    )
-    secom_segment_window: int = field(default=6, metadata={"help": "SeCom: unsegmented turns that trigger a segmentation pass"})
-    secom_boundary_threshold: float = field(
-        default=0.15, metadata={"help": "SeCom embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"}
-    )
-    secom_compressor: str = field(
-        default="auto",
-        metadata={"help": "SeCom denoising: 'auto' (LLMLingua-2 where its model loads, else perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"},
-    )
-    secom_compress_rate: float = field(
-        default=0.75, metadata={"help": "SeCom: share of tokens a memory unit keeps after compression (LLMLingua's rate; paper: 75%)"}
-    )
-    secom_retriever: str = field(default="bm25", metadata={"help": "SeCom retriever over compressed segments: 'bm25' (bm25s) or 'dense' (the embedder)"})
-    secom_top_k: int = field(default=3, metadata={"help": "SeCom: segments retrieved per query (N)"})
-    secom_cache_entries: int = field(default=512, metadata={"help": "SeCom: dense-retriever vectors cached per session, least recently used dropped past it"})
-    comedy_session_turns: int = field(default=8, metadata={"help": "COMEDY: turns per session before memory extraction and compression run"})
-    comedy_memory_tokens: int = field(default=160, metadata={"help": "COMEDY: new-token cap of the Task 1 and Task 2 model calls"})
+    # -- comparison strategies (issue 7), each with its own settings -----------------------------
+    secom: SeComConfig = field(default_factory=SeComConfig, metadata={"help": "SeCom's settings (seed 001)"})
+    comedy: COMEDYConfig = field(default_factory=COMEDYConfig, metadata={"help": "COMEDY's settings (seed 002)"})
 
     def __post_init__(self) -> None:
         if self.scorer not in HCR_SCORERS:
@@ -179,15 +206,10 @@ class REAConfig:
             raise ValueError("max_message_chars, max_new_tokens and max_reply_units must be positive")
         object.__setattr__(self, "fixed_resolution", Resolution(self.fixed_resolution))
         _choice("recognizer_stage2", self.recognizer_stage2, RECOGNIZER_STAGE2)
-        _choice("secom_segmenter", self.secom_segmenter, SECOM_SEGMENTERS)
-        _choice("secom_compressor", self.secom_compressor, SECOM_COMPRESSORS)
-        _choice("secom_retriever", self.secom_retriever, SECOM_RETRIEVERS)
-        if not 0.0 < self.secom_compress_rate <= 1.0:
-            raise ValueError(f"secom_compress_rate must lie in (0, 1], got {self.secom_compress_rate}")
-        if not -1.0 <= self.secom_boundary_threshold <= 1.0:
-            raise ValueError(f"secom_boundary_threshold must lie in [-1, 1], got {self.secom_boundary_threshold}")
-        if self.secom_segment_window < 2 or self.secom_top_k < 1 or self.secom_cache_entries < 1 or self.comedy_session_turns < 1 or self.comedy_memory_tokens < 8:
-            raise ValueError("secom_segment_window >= 2, secom_top_k >= 1, secom_cache_entries >= 1, comedy_session_turns >= 1 and comedy_memory_tokens >= 8 are required")
+        if isinstance(self.secom, dict):  # from a saved config
+            object.__setattr__(self, "secom", SeComConfig(**self.secom))
+        if isinstance(self.comedy, dict):
+            object.__setattr__(self, "comedy", COMEDYConfig(**self.comedy))
 
     @property
     def unit_mode(self) -> str:
@@ -198,13 +220,20 @@ class REAConfig:
         return replace(self, tau_low=tau_low, tau_high=tau_high)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = asdict(self)  # secom and comedy become nested dicts
         d["fixed_resolution"] = self.fixed_resolution.value
         return d
 
     @classmethod
     def from_dict(cls, data: dict) -> "REAConfig":
+        """A config from ``to_dict``'s output; also reads the flat ``secom_*`` / ``comedy_*`` keys saved before they were grouped."""
         known = {f.name for f in fields(cls)}
+        data = dict(data)
+        for group, group_cls in (("secom", SeComConfig), ("comedy", COMEDYConfig)):
+            flat = {k[len(group) + 1:]: data.pop(k) for k in list(data) if k.startswith(group + "_")}
+            flat = {k: v for k, v in flat.items() if k in {f.name for f in fields(group_cls)}}
+            if flat and group not in data:
+                data[group] = flat
         return cls(**{k: v for k, v in data.items() if k in known})
 
     @classmethod

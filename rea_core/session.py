@@ -2,20 +2,35 @@
 
 A session belongs to one strategy and one person; the app keeps one per browser tab and column,
 so nothing is shared between users.
+
+Saved files have one format, written by ``save_sessions`` (``rea chat``'s ``/save`` and the app's
+Save): ``{"format": "rea-studio-compare", "version": 1, "columns": [session, ...]}``, one
+``ChatSession.to_dict()`` per strategy or column. ``load_sessions`` also reads what earlier releases
+wrote: a single session object (``"format": "rea-session"``) and ``rea chat``'s ``/save DIR``
+folders of ``<strategy>.json`` files.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
 
+if TYPE_CHECKING:
+    from .strategies.base import Strategy
+
 FORMAT_VERSION = 1
+SESSION_FORMAT = "rea-session"  # one session object (also every entry of a saved file's "columns")
+SAVE_FORMAT = "rea-studio-compare"  # a saved file: the name the app's first release gave it, so its files load
+SAVE_VERSION = 1
 
 
 @dataclass
@@ -36,7 +51,7 @@ class ChatSession:
 
     def to_dict(self) -> dict:
         return {
-            "format": "rea-session",
+            "format": SESSION_FORMAT,
             "version": FORMAT_VERSION,
             "session_id": self.session_id,
             "strategy": self.strategy,
@@ -48,7 +63,7 @@ class ChatSession:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ChatSession":
-        if not isinstance(data, dict) or data.get("format") != "rea-session":
+        if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise DataFormatError("Not a REA session file (expected a JSON object with \"format\": \"rea-session\").")
         try:
             return cls(
@@ -120,20 +135,96 @@ class ChatSession:
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> Path:
-        path = Path(path)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(path)  # never leave a half-written session behind
-        return path
+        """Write this session alone in the saved-file format. Nothing is flushed: a strategy with
+        background work (REA's compression) should save through ``save_sessions``."""
+        return _write_sessions(path, [self])
 
     @classmethod
     def load(cls, path: str | Path) -> "ChatSession":
-        path = Path(path)
+        """The one session in a saved file (any format ``load_sessions`` reads)."""
+        sessions = load_sessions(path)
+        if len(sessions) != 1:
+            raise DataFormatError(f"{path}: holds {len(sessions)} sessions; load it with load_sessions")
+        return sessions[0]
+
+
+def save_sessions(path: str | Path, sessions: Sequence[tuple["Strategy", ChatSession]]) -> Path:
+    """Save sessions to one file, after each strategy finished its background work on its session.
+
+    The one save path of ``rea chat``'s ``/save`` and the app's Save: ``Strategy.flush`` first (the
+    strategy contract: REA's latents are then in the file, so a reload does not recompress), then
+    an atomic write of the saved-file format.
+
+    Args:
+        path: The file to (over)write.
+        sessions: (strategy, session) pairs, in order (the app's columns, the chat's strategies).
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: A session belongs to another strategy than the one given with it.
+        OSError: The file cannot be written (nothing is left half-written).
+
+    Example:
+        >>> save_sessions("chat.json", [(rea, rea_session), (vanilla, vanilla_session)])
+    """
+    for strategy, session in sessions:
+        if session.strategy != strategy.name:
+            raise ValueError(f"a {session.strategy!r} session cannot be saved by the {strategy.name!r} strategy")
+        strategy.flush(session)
+    return _write_sessions(path, [session for _, session in sessions])
+
+
+def _write_sessions(path: str | Path, sessions: Sequence[ChatSession]) -> Path:
+    path = Path(path)
+    payload = {"format": SAVE_FORMAT, "version": SAVE_VERSION, "columns": [s.to_dict() for s in sessions]}
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    # Owner-only, like the app's download folder: a conversation is its author's.
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, ensure_ascii=False)
+    tmp.replace(path)  # never leave a half-written file behind
+    return path
+
+
+def sessions_from_data(data) -> list[ChatSession]:
+    """Sessions from parsed JSON: a saved file (``SAVE_FORMAT``) or a single session object.
+
+    Raises:
+        DataFormatError: Neither, or a session in it is incomplete or damaged.
+    """
+    if isinstance(data, dict) and data.get("format") == SAVE_FORMAT:
+        columns = data.get("columns")
+        if not isinstance(columns, list) or not columns:
+            raise DataFormatError("\"columns\" must be a non-empty list of saved sessions")
+        return [ChatSession.from_dict(d) for d in columns]
+    if isinstance(data, dict) and data.get("format") == SESSION_FORMAT:
+        return [ChatSession.from_dict(data)]
+    raise DataFormatError(f"Not a REA session file (expected a JSON object with \"format\": \"{SAVE_FORMAT}\" or \"{SESSION_FORMAT}\").")
+
+
+def load_sessions(path: str | Path) -> list[ChatSession]:
+    """Sessions from a saved file, a single-session file, or a folder written by ``rea chat``'s
+    ``/save DIR`` before it wrote one file (its ``*.json``, in name order).
+
+    Raises:
+        DataFormatError: Unreadable, not JSON, not a session file; the message names the path.
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise DataFormatError(f"{path}: a folder without saved sessions (*.json)")
+        return [session for file in files for session in load_sessions(file)]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataFormatError(f"Cannot read session file {path}: {exc}") from exc
+    try:
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DataFormatError(f"Cannot read session file {path}: {exc}") from exc
-        try:
-            return cls.from_json(text)
-        except DataFormatError as exc:
-            raise DataFormatError(f"{path}: {exc}") from exc
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise DataFormatError(f"Session file is not valid JSON: {str(exc)[:200]}") from exc
+        return sessions_from_data(data)
+    except DataFormatError as exc:
+        raise DataFormatError(f"{path}: {exc}") from exc

@@ -54,10 +54,11 @@ class Recognition:
     """Instruction Recognizer verdict for one user input (section 3.3, A.4).
 
     ``label`` is "global" (a persistent directive governing later replies), "revoke" (the user
-    lifts an earlier one) or "other"
-    (a task-specific request or an ordinary query). ``stage`` says who decided:
-    "rules" (the cue filter alone) or "classifier" (the few-shot LLM). ``cues`` are the
-    rule patterns that fired, so a UI can explain the decision.
+    lifts an earlier one) or "other" (a task-specific request or an ordinary query). ``stage``
+    says who decided: "rules" (stage 1 alone), "trained" (the trained classifier of stage 2),
+    "classifier" (the few-shot LLM of stage 2), "replacement" (REA: the input swaps an
+    instruction Instructional Memory holds) or "oracle" (an evaluation arm given the gold labels).
+    ``cues`` are the rule patterns that fired, so a UI can explain the decision.
     """
 
     label: str

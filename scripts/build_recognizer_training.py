@@ -104,7 +104,7 @@ def constraint_rows(rng: random.Random) -> list[dict]:
 
 
 def corpus_rows(rng: random.Random, excluded: set[str]) -> list[dict]:
-    from rea_core.memory.recognizer import GLOBAL, rule_stage
+    from rea_core.recognizer import GLOBAL, rule_stage
 
     rows = []
     path = bv.resources.files("ifbench").joinpath("data", "IFBench_test.jsonl")

@@ -1,4 +1,5 @@
-"""Plotly figures: HCR scores of the latest query, and the query x exchange score heatmap."""
+"""Plotly figures: the latest query's score for every stored exchange (REA's HCR scores, or
+another strategy's own retrieval ranking), and the query x exchange score heatmap."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ def _short(text: str, n: int = 120) -> str:
 def retrieval_chart(
     decisions: tuple[Decision, ...], exchanges: list[Exchange], *, tau_low: float, tau_high: float, query: str = "", score_label: str | None = None
 ) -> go.Figure:
-    """One bar per stored exchange, colored by decision; with ``score_label`` (the strategy's
-    thresholded score) tau_low and tau_high are drawn as lines, else the scores are the strategy's own ranking."""
+    """One bar per scored exchange, colored by decision; with ``score_label`` (the strategy's
+    thresholded score, REA's HCR) tau_low and tau_high are drawn as lines, else the scores are the
+    strategy's own ranking (SeCom's BM25 or dense scores) with no thresholds. Strategies that do not
+    score (vanilla, COMEDY) get a title that says so and counts their decisions."""
     fig = go.Figure()
     scored = [d for d in decisions if d.score is not None]
     for resolution in Resolution:
@@ -36,9 +39,12 @@ def retrieval_chart(
         )
     for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")) if score_label else ():
         fig.add_hline(y=value, line_dash="dash", line_color="#555", annotation_text=f"{name} {value:.2f}", annotation_position="top left")
-    title = f"HCR scores for: {_short(query, 60)}" if query else "HCR scores"
+    kind = "HCR scores" if score_label else "Retrieval scores"
+    title = f"{kind} for: {_short(query, 60)}" if query else kind
     if decisions and not scored:
-        title = "No retrieval scores: this strategy keeps every exchange"
+        n = {r: sum(d.resolution is r for d in decisions) for r in Resolution}
+        title = (f"No retrieval scores: this strategy does not score exchanges ({n[Resolution.RAW]} raw, "
+                 f"{n[Resolution.COMPRESSED]} compressed, {n[Resolution.OMIT]} omitted)")
     fig.update_layout(
         title=title, xaxis_title="exchange (turn)", yaxis_title=score_label or "retrieval score (no thresholds)", yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
         barmode="overlay", height=300, margin=dict(l=40, r=10, t=40, b=40), legend_orientation="h", legend_y=-0.25,

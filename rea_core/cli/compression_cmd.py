@@ -16,8 +16,8 @@ from typing import Annotated, Optional
 import typer
 
 from .common import quiet_libraries, reported_errors
-from .evaluate import LimitOpt, OutOpt, _print_summary, data_app, eval_app
-from .options import ModelOpt
+from .evaluate import OutOpt, _print_summary, data_app, eval_app
+from .options import LimitOpt, ModelOpt
 from .train import app as train_app
 
 SessionsOpt = Annotated[Path, typer.Option("--data", help="Codec sessions JSONL from 'rea data make-codec-sessions'.")]

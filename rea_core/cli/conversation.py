@@ -15,18 +15,21 @@ from .options import (
     DEFAULT_MODEL,
     ContextWindowOpt,
     EmbedderOpt,
+    LimitOpt,
     MaxNewTokensOpt,
     ModelOpt,
     NoHCROpt,
     NoIMOpt,
     RecognizerModelOpt,
+    RulesOnlyOpt,
     Stage2Opt,
     TauHighOpt,
     TauLowOpt,
     TokenizerOpt,
 )
 
-CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save DIR, /reset, /quit"
+CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save [FILE], /reset, /quit"
+DEFAULT_SAVE = "rea-chat.json"
 
 
 def _strategy_names(value: str) -> list[str]:
@@ -53,7 +56,7 @@ def chat(
     max_new_tokens: MaxNewTokensOpt = 256,
     context_window: ContextWindowOpt = None,
     recognizer_model: RecognizerModelOpt = None,
-    load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a folder written by /save.")] = None,
+    load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
     tokenizer: TokenizerOpt = None,
     kv_reuse: Annotated[bool, typer.Option("--kv-reuse/--no-kv-reuse", envvar="REA_KV_REUSE", help="Reuse each conversation's KV prefix between turns (in-process models).")] = True,
 ) -> None:
@@ -63,17 +66,15 @@ def chat(
     """
     from ..errors import InputError, REAError
     from ..pipeline import build_strategy
-    from ..session import ChatSession
+    from ..session import load_sessions, save_sessions
 
     with reported_errors():
         names = _strategy_names(strategy)
         config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse)
+        resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(model, embedder, context_window, recognizer_model, tokenizer)
         strategies = {n: build_strategy(n, models, config) for n in names}
-        sessions = {n: s.new_session() for n, s in strategies.items()}
-        if load:
-            for n in names:
-                sessions[n] = ChatSession.load(load / f"{n}.json")
+        sessions = {n: resumed[n] if n in resumed else s.new_session() for n, s in strategies.items()}
         typer.echo(f"chatting with {', '.join(names)} on {models.generator.name}. {CHAT_HELP}")
         while True:
             try:
@@ -98,11 +99,13 @@ def chat(
                     typer.echo(f"[{n}] Instructional Memory: {s.instructions.texts() or '(empty)'}")
                 continue
             if command == "/save":
-                folder = Path(arg or "rea-chat")
-                folder.mkdir(parents=True, exist_ok=True)
-                for n, s in sessions.items():
-                    s.save(folder / f"{n}.json")
-                typer.echo(f"saved to {folder}/")
+                path = Path(arg or DEFAULT_SAVE)
+                try:
+                    save_sessions(path, [(strategies[n], sessions[n]) for n in names])
+                except OSError as exc:
+                    typer.secho(f"error: not saved: {exc}", err=True, fg=typer.colors.RED)
+                    continue
+                typer.echo(f"saved to {path}")
                 continue
             for n, strat in strategies.items():
                 started = False
@@ -131,10 +134,25 @@ def chat(
                 typer.secho(f"      {_stats_line(result)}", dim=True)
 
 
+def _resumed(saved: list, names: list[str], where: Path) -> dict:
+    """The saved session of each chat strategy, matched by strategy name in saved order."""
+    from ..errors import DataFormatError
+
+    pool, out = list(saved), {}
+    for n in names:
+        found = next((s for s in pool if s.strategy == n), None)
+        if found is None:
+            held = ", ".join(s.strategy for s in saved)
+            raise DataFormatError(f"{where}: no saved {n!r} session (it holds: {held}); choose its strategies with --strategy")
+        pool.remove(found)
+        out[n] = found
+    return out
+
+
 def recognize(
     text: Annotated[str, typer.Argument(help="The user input to classify.")],
     model: ModelOpt = DEFAULT_MODEL,
-    rules_only: Annotated[bool, typer.Option("--rules-only", help="Stage 1 only; no model is loaded.")] = False,
+    rules_only: RulesOnlyOpt = False,
     stage2: Stage2Opt = "trained",
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
@@ -142,7 +160,7 @@ def recognize(
 
     Example: rea recognize "From now on, answer in lowercase."
     """
-    from ..memory.recognizer import InstructionRecognizer, build_recognizer, rule_stage
+    from ..recognizer import InstructionRecognizer, build_recognizer, rule_stage
     from ..text import validate_message
 
     with reported_errors():
@@ -172,7 +190,7 @@ def replay(
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy to replay with.")] = "rea",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per turn on stdout.")] = False,
     regenerate: Annotated[bool, typer.Option("--regenerate", help="Generate every reply, even where the file gives one.")] = False,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Replay only the first N conversations.")] = None,
+    limit: LimitOpt = None,
     model: ModelOpt = DEFAULT_MODEL,
     embedder: EmbedderOpt = DEFAULT_EMBEDDER,
     tau_low: TauLowOpt = None,
@@ -187,7 +205,7 @@ def replay(
 
     Example: rea replay examples/conversations.jsonl --strategy rea --json
     """
-    from ..data import load_conversations
+    from ..conversations import load_conversations
     from ..errors import REAError
     from ..limits import Limits
     from ..pipeline import build_strategy

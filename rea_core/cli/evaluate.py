@@ -10,16 +10,28 @@ import typer
 
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
 from .common import config_from_options, load_pipeline, reported_errors, split_names
-from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, ContextWindowOpt, EmbedderOpt, ModelOpt, RecognizerModelOpt, Stage2Opt, TauHighOpt, TauLowOpt
+from .options import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_MODEL,
+    ContextWindowOpt,
+    EmbedderOpt,
+    LimitOpt,
+    MaxNewTokensOpt,
+    ModelOpt,
+    RecognizerModelOpt,
+    RulesOnlyOpt,
+    SeedOpt,
+    Stage2Opt,
+    TauHighOpt,
+    TauLowOpt,
+)
 
 eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation, retrieval.", no_args_is_help=True)
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
 
 OutOpt = Annotated[Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")]
-LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
 StrategiesOpt = Annotated[str, typer.Option("--strategies", help="Comma-separated strategies or ablation arms.")]
 DataOpt = Annotated[Path, typer.Option("--data", help="JSONL file in the task's format (README).")]
-MaxNewOpt = Annotated[int, typer.Option("--max-new-tokens", help="Reply length cap for generated turns.")]
 
 
 def _names(value: str) -> list[str]:
@@ -47,7 +59,7 @@ def adherence(
     recognizer_model: RecognizerModelOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
-    max_new_tokens: MaxNewOpt = 64,
+    max_new_tokens: MaxNewTokensOpt = 64,
     context_window: ContextWindowOpt = None,
 ) -> None:
     """Instruction adherence (IAR) per strategy and per turn depth.
@@ -72,7 +84,7 @@ def ablations(
     limit: LimitOpt = None,
     model: ModelOpt = DEFAULT_MODEL,
     embedder: EmbedderOpt = DEFAULT_EMBEDDER,
-    max_new_tokens: MaxNewOpt = 64,
+    max_new_tokens: MaxNewTokensOpt = 64,
 ) -> None:
     """Table 4 / D.3 ablations on an adherence file: EM only, EM+HCR, EM+HCR+IM, oracle / withheld / false-positive IM.
 
@@ -95,7 +107,7 @@ def sweep(
     limit: LimitOpt = None,
     model: ModelOpt = DEFAULT_MODEL,
     embedder: EmbedderOpt = DEFAULT_EMBEDDER,
-    max_new_tokens: MaxNewOpt = 64,
+    max_new_tokens: MaxNewTokensOpt = 64,
 ) -> None:
     """tau_low x tau_high grid: IAR and mean prompt tokens as heatmaps (Figure 6).
 
@@ -119,11 +131,11 @@ def state(
     data: Annotated[Optional[Path], typer.Option("--data", help="State-tracking JSONL; default: a generated suite.")] = None,
     strategies: StrategiesOpt = "vanilla,rea",
     n: Annotated[int, typer.Option("--n", help="Generated problems per flavor (without --data).")] = 10,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOpt = 0,
     limit: LimitOpt = None,
     model: ModelOpt = DEFAULT_MODEL,
     embedder: EmbedderOpt = DEFAULT_EMBEDDER,
-    max_new_tokens: MaxNewOpt = 32,
+    max_new_tokens: MaxNewTokensOpt = 32,
 ) -> None:
     """State tracking (Appendix E): JGA for Full, Shared and REA on Code, Math and Actions.
 
@@ -150,10 +162,10 @@ def latency(
     every: Annotated[int, typer.Option("--every", help="Generate and time every k-th turn (1 = all).")] = 5,
     n: Annotated[int, typer.Option("--n", help="Conversations.")] = 1,
     strategies: StrategiesOpt = "vanilla,rea",
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOpt = 0,
     model: ModelOpt = DEFAULT_MODEL,
     embedder: EmbedderOpt = DEFAULT_EMBEDDER,
-    max_new_tokens: MaxNewOpt = 64,
+    max_new_tokens: MaxNewTokensOpt = 64,
     context_window: ContextWindowOpt = None,
 ) -> None:
     """Per-turn latency and prompt tokens over long conversations; vanilla/REA ratio over the last turns.
@@ -175,7 +187,7 @@ def recognizer(
     out: OutOpt,
     data: Annotated[Optional[Path], typer.Option("--data", help="Labeled JSONL (text, label); default: the shipped validation set.")] = None,
     model: ModelOpt = DEFAULT_MODEL,
-    rules_only: Annotated[bool, typer.Option("--rules-only", help="Stage 1 only.")] = False,
+    rules_only: RulesOnlyOpt = False,
     stage2: Stage2Opt = "trained",
     limit: LimitOpt = None,
 ) -> None:
@@ -185,10 +197,11 @@ def recognizer(
     Example: rea eval recognizer --stage2 llm --out runs/recognizer-llm
     """
     from ..evals import recognizer_eval as task
-    from ..memory.recognizer import InstructionRecognizer, build_recognizer
+    from ..recognizer import InstructionRecognizer, build_recognizer
+    from ..recognizer.default import load_label_set
 
     with reported_errors():
-        rows = task.load_labeled(data or task.default_validation_path())[:limit]
+        rows = load_label_set(data or task.default_validation_path())[:limit]
         if rules_only:
             recognizer, name = InstructionRecognizer(None), "rules only"
         elif stage2 == "llm":
@@ -219,7 +232,9 @@ def segmentation(
 
     with reported_errors():
         task.load_gold(data or task.default_gold_path())  # validated before any model load
-        config = config_from_options(secom_boundary_threshold=threshold)
+        from ..config import SeComConfig
+
+        config = config_from_options(secom=None if threshold is None else SeComConfig(boundary_threshold=threshold))
         models = load_pipeline(model, embedder, None)
         _print_summary(task.evaluate(models, config, out, data))
 
@@ -269,7 +284,7 @@ def make_adherence(
     out: Annotated[Path, typer.Option("--out", help="JSONL file to write.")],
     n: Annotated[int, typer.Option("--n")] = 20,
     turns: Annotated[int, typer.Option("--turns")] = 24,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOpt = 0,
     compliant_history: Annotated[bool, typer.Option("--compliant-history", help="Rewrite every stored reply to follow the instructions in force at its turn, as a capable assistant's history would.")] = False,
 ) -> None:
     """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at several depths.
@@ -292,7 +307,7 @@ def make_adherence(
 def make_state(
     out: Annotated[Path, typer.Option("--out", help="JSONL file to write.")],
     n: Annotated[int, typer.Option("--n", help="Problems per flavor.")] = 10,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: SeedOpt = 0,
 ) -> None:
     """Generate a state-tracking suite (Code, Math, Actions; Full and Shared conditions).
 

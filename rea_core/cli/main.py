@@ -1,5 +1,9 @@
 """The ``rea`` command line. Only assembles commands; each lives in its own module.
 
+The library's commands are added here; the app's (``rea app``) and the annotation studio's
+(``rea annotations``, ``rea db``, ``rea train recognizer``) live with them and join through the
+``rea_studio.commands`` entry point, so nothing in ``rea_core`` imports ``app`` or ``annotations``.
+
 Example:
     rea app                           # the Gradio app on http://localhost:7860
     rea chat                          # REA and vanilla side by side in the terminal
@@ -9,10 +13,14 @@ Example:
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
+
 import typer
 
-from . import annotations_cmd, conversation, db, evaluate, serve, train
+from . import conversation, evaluate, train
 from . import compression_cmd  # noqa: F401  (adds its commands to the data, train and eval groups)
+
+COMMAND_PLUGINS = "rea_studio.commands"  # entry-point group: callables taking the command groups
 
 app = typer.Typer(
     name="rea",
@@ -24,12 +32,11 @@ app = typer.Typer(
 app.command()(conversation.chat)
 app.command()(conversation.recognize)
 app.command()(conversation.replay)
-app.command(name="app")(serve.serve)
-app.add_typer(db.app, name="db")
 app.add_typer(evaluate.eval_app, name="eval")
 app.add_typer(evaluate.data_app, name="data")
-app.add_typer(annotations_cmd.app, name="annotations")
 app.add_typer(train.app, name="train")
+for plugin in entry_points(group=COMMAND_PLUGINS):
+    plugin.load()({"root": app, "train": train.app, "eval": evaluate.eval_app, "data": evaluate.data_app})
 
 
 def main() -> None:

@@ -34,6 +34,9 @@ TokenizerOpt = Annotated[
     Optional[str],
     typer.Option("--tokenizer", envvar="REA_TOKENIZER", help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage."),
 ]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
+RulesOnlyOpt = Annotated[bool, typer.Option("--rules-only", help="Recognizer stage 1 (rules) only; no model is loaded.")]
 NoIMOpt = Annotated[bool, typer.Option("--no-im", help="Ablation: REA without Instructional Memory.")]
 NoHCROpt = Annotated[bool, typer.Option("--no-hcr", help="Ablation: REA without HCR (every exchange compressed).")]
 

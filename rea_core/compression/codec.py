@@ -28,12 +28,11 @@ import numpy as np
 
 from ..backends.base import Message
 from ..types import Generation
+from ..reconstruction import LATENT_CLOSE, LATENT_OPEN, SLOT as _SLOT, latent_message  # the prompt format of a latent reply
 
 log = logging.getLogger(__name__)
 
 COMPRESS, GENERATE = "compress", "generate"
-LATENT_OPEN, LATENT_CLOSE = "<latent>", "</latent>"
-_SLOT = "\u241eREA_LATENT_SLOT\u241e"  # placeholder in templated text; a message that contains it fails the slot count check
 RECONSTRUCT_PROMPT = "Repeat the text inside the latent block word for word."
 
 
@@ -78,11 +77,6 @@ class HybridInput:
     @property
     def latent_positions(self) -> int:
         return sum(e - s for s, e in self.latent_spans)
-
-
-def latent_message(n_blocks: int = 1) -> str:
-    """The assistant content standing for a latent reply (one slot per compressed chunk block)."""
-    return LATENT_OPEN + _SLOT * n_blocks + LATENT_CLOSE
 
 
 class DualLoRACodec:

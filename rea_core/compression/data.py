@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions
-from ..data import read_jsonl
+from ..conversations import read_jsonl
 from ..errors import DataFormatError
 
 MIN_TURNS, MAX_TURNS = 3, 15

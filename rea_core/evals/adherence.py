@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..data import Conversation, parse_conversation, read_jsonl
+from ..conversations import Conversation, parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from .checks import Check
 

@@ -13,14 +13,14 @@ from typing import Callable
 from ..config import REAConfig
 from .retrieval import NO_FOLLOW_UP
 from ..errors import UnknownStrategyError
-from ..memory.recognizer import GLOBAL, OTHER, REVOKE
+from ..recognizer import GLOBAL, OTHER, REVOKE, Recognizer
 from ..pipeline import Models, build_strategy
 from ..strategies.base import Strategy
-from ..strategies.registry import available_strategies
+from ..strategies.registry import available_strategies, get_strategy
 from ..types import Recognition, Resolution
 
 
-class LabelRecognizer:
+class LabelRecognizer(Recognizer):
     """Recognizer that answers from known labels: the oracle and simulated-error conditions of D.3."""
 
     def __init__(self, global_texts: set[str], revoke_texts: set[str] = frozenset()):
@@ -43,10 +43,10 @@ class Arm:
 
 def _rea_with(labels: Callable[[object], LabelRecognizer] | None = None, **overrides) -> Callable:
     def build(models: Models, config: REAConfig, case) -> Strategy:
-        strategy = build_strategy("rea", models, replace(config, **overrides))
-        if labels is not None:
-            strategy.recognizer = labels(case)
-        return strategy
+        config = replace(config, **overrides)
+        if labels is None:
+            return build_strategy("rea", models, config)
+        return get_strategy("rea").from_models(models, config, recognizer=labels(case))
 
     return build
 

@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 from ..corpora import is_clean_turn, sharegpt_sessions
-from ..data import Conversation, Turn
+from ..conversations import Conversation, Turn
 
 
 def make_long_conversations(n: int, turns: int, seed: int = 0) -> list[Conversation]:

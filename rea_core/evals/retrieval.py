@@ -30,7 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from ..config import REAConfig
-from ..data import parse_conversation, read_jsonl
+from ..conversations import parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
 from ..types import Resolution

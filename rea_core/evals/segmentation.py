@@ -7,8 +7,10 @@ segments a session, by the zero-shot LLM segmenter (with its embedding fallback,
 the embedding segmenter alone; two trivial baselines (no boundary, a boundary at every turn) give
 the scale. Lower Pk and WindowDiff are better.
 
-Metrics follow Beeferman et al. (1999) and Pevzner & Hearst (2002) as NLTK computes them, on a
-per-turn sequence with 1 where a turn opens a segment; ``k`` is half the mean gold segment length.
+Pk (Beeferman et al., 1999) and WindowDiff (Pevzner & Hearst, 2002) are NLTK's
+(``nltk.metrics.segmentation``), on a per-turn sequence with 1 where a turn opens a segment. ``k``
+is always passed: half the mean gold segment length (segments = boundaries + 1), where NLTK's own
+default for Pk divides by the boundary count instead.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from ..data import parse_conversation, read_jsonl
+from ..conversations import parse_conversation, read_jsonl
 from ..errors import DataFormatError
 
 
@@ -37,26 +39,31 @@ def default_k(reference: Sequence[int]) -> int:
     return max(1, round(len(reference) / (2 * segments)))
 
 
-def _window_counts(reference: Sequence[int], hypothesis: Sequence[int], k: int | None) -> list[tuple[int, int]]:
-    """Boundary counts (reference, hypothesis) in every length-``k`` window; checks lengths and ``k``."""
+def _checked(reference: Sequence[int], hypothesis: Sequence[int], k: int | None) -> tuple[str, str, int]:
+    """Both sequences as NLTK's boundary strings ("0010..."), and ``k``; checks lengths and ``k``
+    (NLTK's Pk accepts a window wider than the sequence and divides by zero or less there)."""
     if len(reference) != len(hypothesis):
         raise ValueError("reference and hypothesis differ in length")
     k = default_k(reference) if k is None else k
     if not 0 < k <= len(reference):
         raise ValueError(f"window {k} does not fit {len(reference)} positions")
-    return [(sum(reference[i : i + k]), sum(hypothesis[i : i + k])) for i in range(len(reference) - k + 1)]
+    return "".join("1" if x else "0" for x in reference), "".join("1" if x else "0" for x in hypothesis), k
 
 
 def window_diff(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
     """WindowDiff: share of length-``k`` windows whose boundary counts differ."""
-    windows = _window_counts(reference, hypothesis, k)
-    return sum(r != h for r, h in windows) / len(windows)
+    from nltk.metrics.segmentation import windowdiff
+
+    ref, hyp, k = _checked(reference, hypothesis, k)
+    return windowdiff(ref, hyp, k)
 
 
 def pk(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
     """Pk: share of length-``k`` windows where reference and hypothesis disagree on whether any boundary falls inside."""
-    windows = _window_counts(reference, hypothesis, k)
-    return sum((r > 0) != (h > 0) for r, h in windows) / len(windows)
+    from nltk.metrics.segmentation import pk as nltk_pk
+
+    ref, hyp, k = _checked(reference, hypothesis, k)
+    return nltk_pk(ref, hyp, k)
 
 
 def default_gold_path() -> Path:
@@ -83,15 +90,15 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
     import json
     import time
 
-    from ..memory.segmentation import TopicSegmenter, boundaries
+    from ..memory.secom_segments import TopicSegmenter, boundaries
 
     cases = load_gold(data or default_gold_path())
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows, per_case = {}, []
     segmenters = {
-        "llm (embedding fallback)": TopicSegmenter(models.generator, models.embedder, mode="llm", threshold=config.secom_boundary_threshold),
-        "embedding": TopicSegmenter(models.generator, models.embedder, mode="embedding", threshold=config.secom_boundary_threshold),
+        "llm (embedding fallback)": TopicSegmenter(models.generator, models.embedder, mode="llm", threshold=config.secom.boundary_threshold),
+        "embedding": TopicSegmenter(models.generator, models.embedder, mode="embedding", threshold=config.secom.boundary_threshold),
     }
     for name, segmenter in segmenters.items():
         pks, wds, fallbacks, t0 = [], [], 0, time.perf_counter()
@@ -107,7 +114,7 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
         ref_hyp = [(boundary_sequence(g, len(t)), boundary_sequence(make(len(t)), len(t))) for _, t, g in cases]
         rows[name] = {"pk": sum(pk(r, h) for r, h in ref_hyp) / len(cases), "windowdiff": sum(window_diff(r, h) for r, h in ref_hyp) / len(cases)}
     results = {"task": "segmentation", "conversations": len(cases), "turns": sum(len(t) for _, t, _ in cases),
-               "gold_boundaries": sum(len(g) for _, _, g in cases), "threshold": config.secom_boundary_threshold,
+               "gold_boundaries": sum(len(g) for _, _, g in cases), "threshold": config.secom.boundary_threshold,
                "model": models.generator.name, "segmenters": rows}
     (out / "results.json").write_text(json.dumps({**results, "per_conversation": per_case}, indent=2, ensure_ascii=False), encoding="utf-8")
     return results

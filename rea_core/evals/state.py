@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..corpora import chitchat_conversations, is_clean_turn
-from ..data import Conversation, parse_conversation, read_jsonl
+from ..conversations import Conversation, parse_conversation, read_jsonl
 from ..errors import DataFormatError
 
 FLAVORS = ("code", "math", "actions")

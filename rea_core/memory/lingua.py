@@ -143,7 +143,7 @@ def build_compressor(kind: str, generator, rate: float) -> tuple[object, str]:
 
     if kind == "auto" and not has(generator, TOKEN_LOGPROBS):
         return NoCompressor(generator), (f"the generator '{generator.name}' gives no token log-probabilities: "
-                                         "SeCom's memory units are not compressed (set secom_compressor='llmlingua2' where its model loads).")
+                                         "SeCom's memory units are not compressed (set SeComConfig(compressor='llmlingua2') where its model loads).")
     if kind in ("auto", "llmlingua2"):
         if os.environ.get("HF_HUB_OFFLINE") == "1":
             reason = "HF_HUB_OFFLINE=1: the LLMLingua-2 model cannot be fetched"

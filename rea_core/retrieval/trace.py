@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..data import Conversation
+from ..conversations import Conversation
 from ..types import Decision, PromptPlan, Recognition, Resolution
 
 

@@ -18,7 +18,7 @@ from ..errors import ServingError
 from ..config import REAConfig
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
-from ..prompt.reconstruct import render_messages
+from ..reconstruction import render_messages
 from ..session import ChatSession
 from ..text import validate_message
 from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
@@ -220,7 +220,7 @@ class Strategy(ABC):
 
 
 def turn_summary(result: TurnResult) -> dict:
-    """The per-turn record kept in the session log and printed by ``rea replay --json``."""
+    """The per-turn record kept in the session log (saved with the session; the app's per-turn stats read it)."""
     summary = {
         "turn": result.turn,
         "prompt_tokens": result.prompt_tokens,

@@ -1,6 +1,6 @@
 """COMEDY (seed 002): compressive memory in one model, no retrieval, sessions of ``K`` turns.
 
-The conversation is cut into sessions: every ``comedy_session_turns`` turns, or earlier by the
+The conversation is cut into sessions: every ``comedy.session_turns`` turns, or earlier by the
 explicit "new session" action (``end_session``). When a session closes, the backbone runs
 Task 1 (session-level memory of that session) and then Task 2 (all session memories condensed
 into the compressive memory: user description, user-bot relationship, past events), both in
@@ -16,10 +16,11 @@ three parts, how they were made, and any fallback note).
 
 from __future__ import annotations
 
-from ..memory.compressive import MemoryExtractor, render_compressive
-from ..prompts import fill, load_prompt
+from ..memory.comedy_memory import MemoryExtractor, render_compressive
+from ..reconstruction import assemble_plan, exchange_segments, memory_segment
 from ..session import ChatSession
-from ..types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
+from ..templates import fill, load_template
+from ..types import Decision, PromptPlan, Resolution, Segment
 from .base import Strategy
 from .registry import register_strategy
 
@@ -29,7 +30,7 @@ class ComedyStrategy(Strategy):
     """COMEDY on the shared backbone. See the module docstring.
 
     Example:
-        >>> comedy = build_strategy("comedy", models, REAConfig(comedy_session_turns=4))
+        >>> comedy = build_strategy("comedy", models, REAConfig(comedy=COMEDYConfig(session_turns=4)))
         >>> session = comedy.new_session()
         >>> comedy.respond(session, "My name is Ana and I teach piano.")
         >>> comedy.end_session(session)  # Task 1 + Task 2 now
@@ -38,7 +39,7 @@ class ComedyStrategy(Strategy):
 
     @property
     def extractor(self) -> MemoryExtractor:
-        return MemoryExtractor(self.generator, self.config.comedy_memory_tokens)
+        return MemoryExtractor(self.generator, self.config.comedy.memory_tokens)
 
     @staticmethod
     def state(session: ChatSession) -> dict:
@@ -60,7 +61,7 @@ class ComedyStrategy(Strategy):
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         session.episodes.append(user_text, reply)
         state = self.state(session)
-        if session.n_turns - state["session_start"] >= self.config.comedy_session_turns:
+        if session.n_turns - state["session_start"] >= self.config.comedy.session_turns:
             state = self._close_session(session, state)
         self.commit_memory(session, session.n_turns - 1, state)
 
@@ -75,24 +76,19 @@ class ComedyStrategy(Strategy):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         count, state = self.generator.count_tokens, self.state(session)
         system = self.config.system_prompt
-        segments = [Segment(kind=SegmentKind.SYSTEM, tokens=count(system), text=system)] if system else []
-        notes = [f"COMEDY: sessions of {self.config.comedy_session_turns} turns; current session from turn {state['session_start']}; "
+        blocks: list[Segment] = []
+        notes = [f"COMEDY: sessions of {self.config.comedy.session_turns} turns; current session from turn {state['session_start']}; "
                  f"{len(state['sessions'])} closed session(s)."]
         memory = state["compressive"]
         if memory:
-            text = fill(load_prompt("comedy_task3"), memory=render_compressive(memory))
+            text = fill(load_template("comedy_task3"), memory=render_compressive(memory))
             label = f"compressive memory · sessions 1-{memory['sessions']} (turns 0-{memory['through_turn']}) · Task 2 by {memory['method']}"
-            segments.append(Segment(kind=SegmentKind.MEMORY, tokens=count(text), text=text, resolution=Resolution.COMPRESSED,
-                                    label=label, turns=tuple(range(memory["through_turn"] + 1))))
+            blocks.append(memory_segment(text, count, label=label, turns=range(memory["through_turn"] + 1)))
             notes += [s["note"] for s in state["sessions"] if s.get("note")][-3:] + ([memory["note"]] if memory.get("note") else [])
-        decisions = []
-        for ex in session.episodes.exchanges:
-            resolution = Resolution.RAW if ex.turn >= state["session_start"] else Resolution.OMIT
-            decisions.append(Decision(turn=ex.turn, score=None, resolution=resolution))
-            tokens = count(ex.user) + count(ex.reply) if resolution is Resolution.RAW else 0
-            segments.append(Segment(kind=SegmentKind.EXCHANGE, tokens=tokens, turn=ex.turn, resolution=resolution, user=ex.user,
-                                    reply=ex.reply if resolution is Resolution.RAW else "", source_reply=ex.reply,
-                                    reply_form=None if resolution is Resolution.OMIT else ReplyForm.RAW))
-        segments.append(Segment(kind=SegmentKind.QUERY, tokens=count(query), text=query))
-        return PromptPlan(segments=tuple(segments), notes=tuple(notes)), tuple(decisions)
+        exchanges = session.episodes.exchanges  # the current session's raw, earlier ones only through the memory
+        decisions = tuple(Decision(turn=ex.turn, score=None, resolution=Resolution.RAW if ex.turn >= state["session_start"] else Resolution.OMIT)
+                          for ex in exchanges)
+        plan = assemble_plan(query=query, count_tokens=count, system_prompt=system, memory=blocks,
+                             exchanges=exchange_segments(exchanges, decisions, count), notes=notes)
+        return plan, decisions
 

@@ -19,8 +19,8 @@ from ..compression.background import background_for
 from ..compression.codec import DualLoRACodec
 from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
-from ..memory.recognizer import GLOBAL, REVOKE, InstructionRecognizer, build_recognizer, is_replacement
-from ..prompt.reconstruct import build_prompt_plan, latent_turns
+from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
+from ..reconstruction import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
 from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
@@ -37,7 +37,7 @@ class REAStrategy(Strategy):
         generator: Generator,
         embedder: Embedder | None = None,
         config: REAConfig | None = None,
-        recognizer: InstructionRecognizer | None = None,
+        recognizer: Recognizer | None = None,
         codec: DualLoRACodec | None = None,
     ):
         if embedder is None:
@@ -47,8 +47,9 @@ class REAStrategy(Strategy):
         self.codec = codec
 
     @classmethod
-    def from_models(cls, models, config: REAConfig) -> "REAStrategy":
-        recognizer = build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
+    def from_models(cls, models, config: REAConfig, recognizer: Recognizer | None = None) -> "REAStrategy":
+        """REA on the shared models; ``recognizer`` replaces the one ``config`` names (an evaluation arm's labels)."""
+        recognizer = recognizer or build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
         return cls(models.generator, models.embedder, config, recognizer=recognizer, codec=models.codec)
 
     # -- latent replies (section 3.2) --------------------------------------------------------------

@@ -1,14 +1,14 @@
 """SeCom (seed 001, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
 
-Memory construction: finished turns wait in an *open tail*; once ``secom_segment_window`` turns
+Memory construction: finished turns wait in an *open tail*; once ``secom.segment_window`` turns
 wait (or at an explicit session boundary), the topic segmenter splits them into segments
 (``memory/segmentation.py``: zero-shot LLM with turn indices and role tags, embedding fallback).
 Every segment but the last is closed: its memory unit (``[user]: ... [agent]: ...`` per turn) is
-compressed once with LLMLingua at ``secom_compress_rate`` (``memory/lingua.py``) and kept; the last
+compressed once with LLMLingua at ``secom.compress_rate`` (``memory/lingua.py``) and kept; the last
 segment stays open and is re-segmented with the turns that follow. At a session boundary all are
 closed, as SeCom segments each session.
 
-Response: the query retrieves the top ``secom_top_k`` units, closed segments and the (compressed)
+Response: the query retrieves the top ``secom.top_k`` units, closed segments and the (compressed)
 open tail alike, with BM25 or the dense retriever (``retrieval/topk.py``) over the compressed
 units, ``{m_n} <- f_R(u*, f_Comp(M), N)``; the reply is generated from those units and the query
 alone, ``r* = f_LLM(u*, {m_n})``, with the units in turn order in the system message.
@@ -25,11 +25,12 @@ from ..config import REAConfig
 from ..limits import LRUCache
 from ..backends.base import TOKEN_LOGPROBS, TOKENIZER
 from ..memory.lingua import build_compressor
-from ..memory.segmentation import TopicSegmenter
-from ..prompts import load_prompt
+from ..memory.secom_segments import TopicSegmenter
+from ..reconstruction import assemble_plan, memory_segment
 from ..retrieval.topk import bm25_scores, dense_scores, select_top_k
 from ..session import ChatSession
-from ..types import Decision, PromptPlan, Resolution, Segment, SegmentKind
+from ..templates import load_template
+from ..types import Decision, PromptPlan, Resolution, Segment
 from .base import Strategy
 from .registry import register_strategy
 
@@ -46,7 +47,7 @@ class SeComStrategy(Strategy):
     """SeCom on the shared backbone and embedder. See the module docstring for the algorithm.
 
     Example:
-        >>> secom = build_strategy("secom", models, REAConfig(secom_retriever="dense"))
+        >>> secom = build_strategy("secom", models, REAConfig(secom=SeComConfig(retriever="dense")))
         >>> session = secom.new_session()
         >>> secom.respond(session, "I adopted a cat named Miso.").plan.notes
     """
@@ -59,22 +60,22 @@ class SeComStrategy(Strategy):
     def requirements(self) -> frozenset[str]:
         """Perplexity LLMLingua scores tokens on the backbone: asked for by name it needs token log-probabilities
         (``auto`` on a backend without them leaves units uncompressed and says so in the plan notes)."""
-        return self.requires | ({TOKEN_LOGPROBS, TOKENIZER} if self.config.secom_compressor == "ppl" else set())
+        return self.requires | ({TOKEN_LOGPROBS, TOKENIZER} if self.config.secom.compressor == "ppl" else set())
 
     @cached_property
     def _compressor(self):
-        return build_compressor(self.config.secom_compressor, self.generator, self.config.secom_compress_rate)
+        return build_compressor(self.config.secom.compressor, self.generator, self.config.secom.compress_rate)
 
     def with_config(self, config: REAConfig) -> "SeComStrategy":
         clone = super().with_config(config)
-        if (config.secom_compressor, config.secom_compress_rate) != (self.config.secom_compressor, self.config.secom_compress_rate):
+        if (config.secom.compressor, config.secom.compress_rate) != (self.config.secom.compressor, self.config.secom.compress_rate):
             clone.__dict__.pop("_compressor", None)
         return clone
 
     @property
     def segmenter(self) -> TopicSegmenter:
         c = self.config
-        return TopicSegmenter(self.generator, self.embedder, mode=c.secom_segmenter, threshold=c.secom_boundary_threshold)
+        return TopicSegmenter(self.generator, self.embedder, mode=c.secom.segmenter, threshold=c.secom.boundary_threshold)
 
     # -- memory construction ----------------------------------------------------------------------
 
@@ -109,7 +110,7 @@ class SeComStrategy(Strategy):
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         session.episodes.append(user_text, reply)
         state = self.state(session)
-        if session.n_turns - state["open_from"] >= self.config.secom_segment_window:
+        if session.n_turns - state["open_from"] >= self.config.secom.segment_window:
             state = self._segment_tail(session, state, close_all=False)
         self.commit_memory(session, session.n_turns - 1, state)
 
@@ -136,8 +137,8 @@ class SeComStrategy(Strategy):
 
     def score(self, query: str, texts: list[str], cache: LRUCache | None = None):
         """Retrieval scores of ``texts`` for ``query``; dense vectors of unit texts come from ``cache``
-        (the session's own, bounded by ``secom_cache_entries``) when given."""
-        if self.config.secom_retriever == "bm25":
+        (the session's own, bounded by ``secom.cache_entries``) when given."""
+        if self.config.secom.retriever == "bm25":
             return bm25_scores(query, texts)
         import numpy as np
 
@@ -153,17 +154,17 @@ class SeComStrategy(Strategy):
 
     def dense_cache(self, session: ChatSession) -> LRUCache:
         """This session's cache of unit vectors (per session, so it dies with the session)."""
-        return session.scratch.setdefault("secom_dense", LRUCache(self.config.secom_cache_entries))
+        return session.scratch.setdefault("secom_dense", LRUCache(self.config.secom.cache_entries))
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         c, count = self.config, self.generator.count_tokens
         units = self.units(session)
         scores = self.score(query, [u["compressed"]["text"] for u in units], self.dense_cache(session)) if units else []
-        chosen = set(select_top_k(scores, c.secom_top_k))
-        compressed = c.secom_compressor != "none"
-        header = load_prompt("secom_memory").split("{memory}")[0].strip()
+        chosen = set(select_top_k(scores, c.secom.top_k))
+        compressed = c.secom.compressor != "none"
+        header = load_template("secom_memory").split("{memory}")[0].strip()
         system = c.system_prompt + (f"\n\n{header}" if chosen else "")
-        segments = [Segment(kind=SegmentKind.SYSTEM, tokens=count(system), text=system)] if system else []
+        blocks: list[Segment] = []
         decisions: list[Decision] = []
         exchanges = session.episodes.exchanges
         for i, u in enumerate(units):
@@ -172,17 +173,13 @@ class SeComStrategy(Strategy):
             text = comp["text"]
             state = "open tail" if u["open"] else f"{u['segmenter']} segment"
             label = (f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
-                     f" · {c.secom_retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}")
-            segments.append(Segment(
-                kind=SegmentKind.MEMORY, tokens=count(text) if picked else 0, text=text, resolution=resolution,
-                source_reply=unit_text(exchanges, u["start"], u["end"]), score=float(scores[i]), label=label,
-                turns=tuple(range(u["start"], u["end"] + 1)),
-            ))
+                     f" · {c.secom.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}")
+            blocks.append(memory_segment(text, count, resolution=resolution, label=label, turns=range(u["start"], u["end"] + 1),
+                                         source_reply=unit_text(exchanges, u["start"], u["end"]), score=float(scores[i])))
             decisions += [Decision(turn=t, score=float(scores[i]), resolution=resolution) for t in range(u["start"], u["end"] + 1)]
-        segments.append(Segment(kind=SegmentKind.QUERY, tokens=count(query), text=query))
         _, compressor_note = self._compressor
         method = units[0]["compressed"]["method"] if units else "-"
-        notes = [f"SeCom: {len(units)} memory unit(s), top {c.secom_top_k} by {c.secom_retriever} over units compressed by {method} "
-                 f"at rate {c.secom_compress_rate:.0%} of tokens kept; segmenter {c.secom_segmenter}, window {c.secom_segment_window}."]
+        notes = [f"SeCom: {len(units)} memory unit(s), top {c.secom.top_k} by {c.secom.retriever} over units compressed by {method} "
+                 f"at rate {c.secom.compress_rate:.0%} of tokens kept; segmenter {c.secom.segmenter}, window {c.secom.segment_window}."]
         notes += [n for n in [compressor_note] if n] + self.state(session)["notes"]
-        return PromptPlan(segments=tuple(segments), notes=tuple(notes)), tuple(decisions)
+        return assemble_plan(query=query, count_tokens=count, system_prompt=system, memory=blocks, notes=notes), tuple(decisions)

@@ -7,7 +7,7 @@ as a naive chat does, which is how early global instructions get lost.
 
 from __future__ import annotations
 
-from ..prompt.reconstruct import build_prompt_plan
+from ..reconstruction import build_prompt_plan
 from ..retrieval.hcr import fixed_decisions
 from ..session import ChatSession
 from ..types import Decision, PromptPlan, Resolution

@@ -12,7 +12,7 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import DataFormatError, REAConfig
+from rea_core import DataFormatError, REAConfig, SeComConfig
 from rea_core.limits import Limits
 from rea_core.memory.episodic import _encode_array
 
@@ -101,8 +101,7 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
 def test_secom_dense_cache_is_per_session_and_bounded(models):
     from rea_core import build_strategy
 
-    secom = build_strategy("secom", models, REAConfig(secom_retriever="dense", secom_cache_entries=2, secom_segmenter="embedding", secom_compressor="none",
-                                                      secom_segment_window=2, max_new_tokens=8))
+    secom = build_strategy("secom", models, REAConfig(max_new_tokens=8, secom=SeComConfig(retriever="dense", cache_entries=2, segmenter="embedding", compressor="none", segment_window=2)))
     first, second = secom.new_session(), secom.new_session()
     for i in range(6):
         secom.respond(first, f"Fact {i}: my cat number {i} likes fish.", reply=f"Noted fact {i}.")

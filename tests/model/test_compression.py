@@ -13,7 +13,7 @@ from rea_core.compression import AdapterMismatchError, latent_message, load_code
 from rea_core.compression.codec import COMPRESS, GENERATE
 from rea_core.compression.data import Session
 from rea_core.compression.train import Example, example_loss, make_optimizer, new_codec, preset, train
-from rea_core.prompt.reconstruct import render_messages
+from rea_core.reconstruction import render_messages
 
 SESSION = Session("t-0", "test", "train", (
     {"user": "My sister Alice moved to Lisbon last spring for a job at a bakery.", "reply": "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastéis de nata."},

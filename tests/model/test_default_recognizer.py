@@ -5,8 +5,8 @@ import json
 import pytest
 
 from rea_core import DataFormatError, InputError
-from rea_core.memory.default_recognizer import load_default_recognizer, load_label_set, provenance_line
-from rea_core.memory.recognizer import build_recognizer
+from rea_core.recognizer.default import load_default_recognizer, load_label_set, provenance_line
+from rea_core.recognizer import build_recognizer
 
 ISSUE_MISSES = [
     "Keep a formal tone with me throughout our conversation.",

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rea_core import CapabilityError, REAConfig, ServingError, build_strategy
+from rea_core import CapabilityError, REAConfig, SeComConfig, ServingError, build_strategy
 from rea_core.backends.openai_compat import OpenAIGenerator
 from rea_core.backends.packaged import packaged_generator_dir
 from rea_core.pipeline import Models
@@ -110,7 +110,7 @@ def test_without_a_tokenizer_counts_come_from_server_usage_and_say_so(server, mo
 def test_strategies_declare_what_the_server_cannot_provide(server, models):
     remote = Models(generator=server.generator(), embedder=models.embedder)
     with pytest.raises(CapabilityError, match="token_logprobs"):
-        build_strategy("secom", remote, REAConfig(secom_compressor="ppl"))
+        build_strategy("secom", remote, REAConfig(secom=SeComConfig(compressor="ppl")))
     with pytest.raises(CapabilityError, match="choice_logprobs.*no logprobs"):
         build_strategy("rea", remote, REAConfig(recognizer_stage2="llm"))
     secom = build_strategy("secom", remote, REAConfig(max_new_tokens=8))  # auto: uncompressed units, said in the plan

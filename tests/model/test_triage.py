@@ -4,8 +4,8 @@ import pytest
 
 from annotations import create_db_engine, session_factory, store_items, triage, upgrade
 from annotations.io import ImportRow
-from rea_core.memory.recognizer import OTHER, InstructionRecognizer, build_recognizer, rule_stage
-from rea_core.memory.trained_recognizer import fit
+from rea_core.recognizer import OTHER, InstructionRecognizer, build_recognizer, rule_stage
+from rea_core.recognizer.trained import fit
 
 GATE_STOPPED_GLOBAL = "Detective mode."  # no cue of any gate family, yet a standing wish
 
@@ -70,3 +70,30 @@ def test_caught_misses_and_metrics_by_source(recognizer):
     assert m["fresh"]["recall"] == 1.0 and m["fresh"]["precision"] == 1.0 and m["hand"]["n"] == 1
     with pytest.raises(ValueError, match="trained stage 2"):
         triage.likely_missed([], InstructionRecognizer(None))
+
+
+def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_input(models, tmp_path):
+    """Issue 11: the numbers the Review tab shows come from the recognizer the app runs, input by input."""
+    from app import review_handlers
+    from app.state import AppEngine
+    from annotations.training import train_from_store, validation_rows
+    from rea_core import REAConfig
+    from rea_core.recognizer import GLOBAL
+    from rea_core.recognizer.metrics import decision_threshold, recognizer_scores
+
+    engine = AppEngine(models=models, config=REAConfig(max_new_tokens=8), database_url=f"sqlite:///{tmp_path / 'review.db'}")
+    with engine.db() as s:
+        store_items.import_rows(s, [ImportRow(t, labels=[("alice", lab)]) for t, lab in STUDIO_LABELS], source="studio")
+    version = train_from_store(engine.db, models.embedder, created_by="alice")
+    assert review_handlers.apply_active(engine) == f"version {version.id}"
+    app_recognizer = engine.strategy("rea").recognizer
+    rows = validation_rows()
+    texts, gold = [r["text"] for r in rows], [r["label"] for r in rows]
+
+    predicted_by_app = [app_recognizer.recognize(t).label == GLOBAL for t in texts]  # one at a time, as in a chat
+    predicted_by_metrics = (recognizer_scores(app_recognizer, texts) >= decision_threshold(app_recognizer)).tolist()
+    assert predicted_by_metrics == predicted_by_app
+    (tn, fp), (fn, tp) = version.metrics["validation"]["pipeline"]["confusion"]  # the version table's numbers
+    is_global = [g == GLOBAL for g in gold]
+    assert tp == sum(p and g for p, g in zip(predicted_by_app, is_global)) and fp == sum(p and not g for p, g in zip(predicted_by_app, is_global))
+    assert fn == sum(g and not p for p, g in zip(predicted_by_app, is_global)) and tn == sum(not p and not g for p, g in zip(predicted_by_app, is_global))

@@ -4,7 +4,7 @@ BM25; COMEDY sessions closing mid-conversation)."""
 
 import pytest
 
-from rea_core import REAConfig, build_strategy
+from rea_core import COMEDYConfig, REAConfig, SeComConfig, build_strategy
 
 pytestmark = pytest.mark.slow
 
@@ -23,8 +23,8 @@ CONVERSATION = [
 
 
 @pytest.mark.parametrize("name, config", [
-    ("secom", REAConfig(max_new_tokens=24, secom_segment_window=4)),
-    ("comedy", REAConfig(max_new_tokens=24, comedy_session_turns=4, comedy_memory_tokens=64)),
+    ("secom", REAConfig(max_new_tokens=24, secom=SeComConfig(segment_window=4))),
+    ("comedy", REAConfig(max_new_tokens=24, comedy=COMEDYConfig(session_turns=4, memory_tokens=64))),
 ])
 def test_ten_turns_end_to_end(models, name, config):
     strategy = build_strategy(name, models, config)

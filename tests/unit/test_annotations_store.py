@@ -214,6 +214,17 @@ def test_locked_database_raises_store_error_and_saves_nothing(db_url, db_path, e
     impatient.dispose()
 
 
+def test_a_read_holds_no_snapshot_and_its_marks_stay_readable(Session):
+    """Issue 11: every store module reads through one ``reading``, which rolls back at the end."""
+    with Session() as reader:
+        assert list_failure_marks(reader) == [] and not reader.in_transaction()
+        with Session() as writer:
+            add_failure_mark(writer, **mark_fields())
+        (mark,) = list_failure_marks(reader)  # the earlier read kept no snapshot that hides the new mark
+        assert not reader.in_transaction()
+    assert mark.note == "needed for the name"  # loaded in full, readable after the session closed
+
+
 def test_unreachable_database_raises_store_error(tmp_path):
     url = f"sqlite:///{tmp_path / 'no-such-dir' / 'store.db'}"
     with pytest.raises(StoreError, match="locked or unreachable"):

@@ -152,3 +152,18 @@ def test_visitors_never_see_the_database_host(monkeypatch):
     assert "127.0.0.1" not in message and "labels_db" not in message and "s3cret" not in message and "rea" not in message.split()
     assert isinstance(caught.value.__cause__, StoreError) and "127.0.0.1" in str(caught.value.__cause__)
     assert "s3cret" not in str(caught.value.__cause__)
+
+
+def test_a_failed_store_call_says_what_failed_in_every_tab():
+    """Issue 11: one guard for all tabs; a failed stats load no longer reads as a label that was not saved."""
+    from app import annotate_handlers as ah
+    from app.store_guard import StoreUnavailable
+
+    engine = AppEngine(models=None, database_url="postgresql+psycopg://rea:s3cret@127.0.0.1:1/labels_db")
+    with pytest.raises(StoreUnavailable, match="^Stats not loaded: the annotations database is") as caught:
+        rh.stats_markdown(engine)
+    assert not isinstance(caught.value, ah.LabelNotSaved) and "127.0.0.1" not in str(caught.value)
+    with pytest.raises(ih.MarkError, match="^Marks not loaded: "):
+        ih.marks_rows(engine)
+    with pytest.raises(StoreUnavailable, match="^Not signed in: "):
+        ah.sign_in(engine, auth.Identity("alice", "annotator"))

@@ -7,7 +7,8 @@ import pytest
 from rea_core import DataFormatError
 from rea_core.evals import adherence, state
 from rea_core.evals.checks import Check, known_instruction_ids
-from rea_core.evals.recognizer_eval import binary_metrics, load_labeled
+from rea_core.recognizer.default import load_label_set
+from rea_core.recognizer.metrics import evaluate_scores
 from rea_core.evals.suites import CONFLICTS, KINDS, make_adherence_suite
 
 
@@ -104,8 +105,9 @@ def test_state_suite_answers_and_exact_match(tmp_path):
 
 
 def test_recognizer_metrics_and_file_errors(tmp_path):
-    m = binary_metrics([True, True, False, False, False], [True, False, True, False, False])
+    m = evaluate_scores(["global", "global", "task", "ordinary", "task"], [1.0, 0.0, 1.0, 0.0, 0.0])
     assert (m["precision"], m["recall"], m["accuracy"]) == (0.5, 0.5, 0.6)
-    assert m["confusion"] == {"tp": 1, "fp": 1, "fn": 1, "tn": 2}
+    (tn, fp), (fn, tp) = m["confusion"]
+    assert {"tp": tp, "fp": fp, "fn": fn, "tn": tn} == {"tp": 1, "fp": 1, "fn": 1, "tn": 2}
     with pytest.raises(DataFormatError, match="a.jsonl:2"):
-        load_labeled(write(tmp_path, [{"text": "hi", "label": "ordinary"}, {"text": "x", "label": "maybe"}]))
+        load_label_set(write(tmp_path, [{"text": "hi", "label": "ordinary"}, {"text": "x", "label": "maybe"}]))

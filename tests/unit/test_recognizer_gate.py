@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from rea_core.memory.gate import gate_cues
-from rea_core.memory.recognizer import OTHER, REVOKE, rule_stage
+from rea_core.recognizer.gate import gate_cues
+from rea_core.recognizer import OTHER, REVOKE, rule_stage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,6 +75,6 @@ def test_gate_pass_rate_of_globals_on_every_labeled_set(path):
     ("Write it again but shorter.", False), ("Can you say that again?", False), ("Use capitals.", False),
 ])
 def test_replacement_needs_a_cue_and_a_directive_and_is_not_a_redo(text, expected):
-    from rea_core.memory.recognizer import is_replacement
+    from rea_core.recognizer import is_replacement
 
     assert is_replacement(text) is expected

@@ -1,7 +1,7 @@
 import pytest
 
 from rea_core import InstructionRecognizer
-from rea_core.memory.recognizer import GLOBAL, OTHER, REVOKE, rule_stage
+from rea_core.recognizer import GLOBAL, OTHER, REVOKE, rule_stage
 
 
 @pytest.mark.parametrize(

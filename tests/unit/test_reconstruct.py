@@ -58,7 +58,7 @@ def test_no_system_no_instructions():
 def test_compressed_exchange_with_latents_becomes_a_latent_slot():
     import numpy as np
 
-    from rea_core.prompt.reconstruct import LATENT_REPLY, latent_turns
+    from rea_core.reconstruction import LATENT_REPLY, latent_turns
 
     exchanges = [Exchange(0, "Tell me about the Moon.", "It orbits Earth.", latents=np.zeros((8, 4), np.float32)),
                  Exchange(1, "And Mars?", "Red planet.")]  # not compressed yet: text stand-in

@@ -8,7 +8,7 @@ import pytest
 
 from rea_core import REAConfig
 from rea_core.evals.segmentation import boundary_sequence, default_gold_path, default_k, load_gold, pk, window_diff
-from rea_core.memory.compressive import (
+from rea_core.memory.comedy_memory import (
     MemoryParseError,
     parse_compressive,
     parse_session_memory,
@@ -17,7 +17,7 @@ from rea_core.memory.compressive import (
     rule_session_memory,
 )
 from rea_core.memory.lingua import is_forced, select_words
-from rea_core.memory.segmentation import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
+from rea_core.memory.secom_segments import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
 from rea_core.retrieval.topk import bm25_scores, dense_scores, select_top_k
 from rea_core.session import ChatSession
 from rea_core.strategies.registry import available_strategies
@@ -172,12 +172,12 @@ def test_compressive_parse_and_rule_have_three_parts():
 ])
 def test_config_rejects(bad):
     with pytest.raises(ValueError):
-        REAConfig(**bad)
+        REAConfig.from_dict(bad)  # the flat names of saved configs map into REAConfig.secom / .comedy
 
 
 def test_defaults_follow_the_papers():
     c = REAConfig()
-    assert c.secom_compress_rate == 0.75 and c.secom_retriever == "bm25" and c.secom_segmenter == "llm"
+    assert c.secom.compress_rate == 0.75 and c.secom.retriever == "bm25" and c.secom.segmenter == "llm"
     assert REAConfig.from_dict(c.to_dict()) == c
     assert {"secom", "comedy"} <= set(available_strategies())
 
@@ -193,7 +193,7 @@ def test_session_memory_round_trip():
 
 def test_prompt_view_shows_memory_and_notes_escaped():
     from app.views.prompt import render_prompt_view
-    from rea_core.prompt.reconstruct import render_messages
+    from rea_core.reconstruction import render_messages
 
     xss = "<img src=x onerror=alert(1)>"
     plan = PromptPlan(segments=(

@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import REAError
-from ..prompts import fill, load_prompt
+from ..templates import fill, load_template
 
 Span = tuple[int, int]  # inclusive (first turn, last turn)
 _PAIR = re.compile(r"(\d+)\s*(?:-|–|—|to|\.\.)\s*(\d+)")
@@ -150,7 +150,7 @@ class TopicSegmenter:
     def by_llm(self, turns: Sequence[tuple[str, str]], first: int) -> list[Span]:
         """Raises SegmentParseError when the answer is not a valid segmentation."""
         last = first + len(turns) - 1
-        prompt = fill(load_prompt("secom_segment"), conversation=format_turns(turns, first), first=str(first), last=str(last))
+        prompt = fill(load_template("secom_segment"), conversation=format_turns(turns, first), first=str(first), last=str(last))
         answer = self.generator.generate([{"role": "user", "content": prompt}], max_new_tokens=8 * len(turns) + 8).text
         try:
             return parse_segments(answer, first, last)

@@ -1,4 +1,8 @@
-"""``rea app``: serve the Gradio app (Compare and Inspect tabs)."""
+"""``rea app``: serve the Gradio app (Compare, Inspect, Annotate and Review tabs).
+
+Added to ``rea``'s command line through the ``rea_studio.commands`` entry point (``register``),
+so the library never imports the app.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import quiet_libraries, reported_errors
-from .options import DEFAULT_EMBEDDER, DEFAULT_MODEL, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
+from rea_core.cli.common import quiet_libraries, reported_errors
+from rea_core.cli.options import DEFAULT_EMBEDDER, DEFAULT_MODEL, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
+
+
+def register(groups: dict[str, typer.Typer]) -> None:
+    """Add ``rea app`` to the ``rea`` command line."""
+    groups["root"].command(name="app")(serve)
 
 
 def serve(
@@ -28,8 +37,8 @@ def serve(
     """
     with reported_errors():
         quiet_libraries()
-        from app.main import launch
-        from app.state import AppEngine
+        from .main import launch
+        from .state import AppEngine
 
         typer.echo(f"loading generator '{model}' and embedder '{embedder}' ...", err=True)
         engine = AppEngine.from_env(

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .gate import GATE_FAMILIES
+from .rules import CONSTRAINT_CUES, DIRECTIVE_CUES, PERSISTENCE_CUES, matching
 
 # Wording that ties a constraint to one reply: the counterpart of the persistence cues.
 ONE_OFF_CUES = re.compile(
@@ -30,12 +31,10 @@ CUE_NAMES = (*GATE_FAMILIES, "persistence", "directive", "constraint", "one_off"
 
 def cue_flags(texts: Sequence[str]) -> np.ndarray:
     """(n, len(CUE_NAMES)) 0/1 flags: which cue families occur in each text."""
-    from .recognizer import CONSTRAINT_CUES, DIRECTIVE_CUES, PERSISTENCE_CUES, _matches
-
     rows = []
     for text in texts:
         flags = [bool(rx.search(text)) for rx in GATE_FAMILIES.values()]
-        flags += [bool(_matches(PERSISTENCE_CUES, text)), bool(_matches(DIRECTIVE_CUES, text)), bool(_matches(CONSTRAINT_CUES, text)),
+        flags += [bool(matching(PERSISTENCE_CUES, text)), bool(matching(DIRECTIVE_CUES, text)), bool(matching(CONSTRAINT_CUES, text)),
                   bool(ONE_OFF_CUES.search(text)), text.strip().endswith("?")]
         rows.append(flags)
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(CUE_NAMES))

@@ -1,4 +1,4 @@
-"""Prompt templates as Markdown files; ``load_prompt("comedy_task1")`` reads ``comedy_task1.md``."""
+"""Prompt templates as Markdown files; ``load_template("comedy_task1")`` reads ``comedy_task1.md``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from importlib import resources
 
 
 @lru_cache(maxsize=None)
-def load_prompt(name: str) -> str:
+def load_template(name: str) -> str:
     """The template ``<name>.md`` shipped in this package, stripped; placeholders are ``{name}``."""
     return resources.files(__name__).joinpath(f"{name}.md").read_text(encoding="utf-8").strip()
 

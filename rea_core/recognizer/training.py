@@ -1,14 +1,12 @@
-"""The shipped stage 2: a recognizer trained on the documented label set, loaded with no database (issue 16).
+"""Training the recognizer's stage 2 with honest metrics (seed 000, sections D.1-D.3).
 
-Label set: ``rea_core/data/recognizer_train.jsonl`` (built by scripts/build_recognizer_training.py,
-documented in docs/recognizer_training_set.md); each row has ``text``, ``label``, ``source``,
-``group`` and ``split`` ("train" or "heldout"). The weights are fitted on the train split only;
-the threshold is chosen on out-of-fold scores of the train split (grouped cross-validation);
-the held-out split is only measured. The result ships as ``rea_core/data/recognizer_default.json``
-with its provenance, so the app can say what it runs.
+``train_recognizer`` fits annotators' labels (the studio's versions) with a held-out split and the
+validation set; ``train_default`` fits the shipped label set (``default.py``) and picks the
+threshold by grouped cross-validation. Both measure with ``metrics.evaluate_model``.
 
 Example:
-    rea train recognizer --labels rea_core/data/recognizer_train.jsonl --out rea_core/data/recognizer_default.json
+    >>> result = train_recognizer(texts, labels, load_embedder(), validation=val_rows)
+    >>> result.model.save("recognizer.json"); result.metrics["heldout"]["pipeline"]["f1"]
 """
 
 from __future__ import annotations
@@ -16,76 +14,70 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..backends.base import Embedder
-from ..data import read_jsonl
-from ..errors import DataFormatError, InputError
-from .trained_recognizer import LABELS, N_HASH, TrainedRecognizer, TrainingResult, evaluate_model, evaluate_scores, fit_features
+from ..errors import InputError
+from ..text import normalize
+from .default import LabeledInput
+from .labels import GLOBAL, LABELS
+from .metrics import evaluate_model, evaluate_scores
+from .rules import rule_stage
+from .trained import N_HASH, TrainedRecognizer, fit, fit_features
 
-SPLITS = ("train", "heldout")
 CV_FOLDS = 5
 BETA = 2.0  # the threshold maximizes F2: a missed instruction costs more than an extra one (D.3)
 
 
-@dataclass(frozen=True)
-class LabeledInput:
-    """One row of a recognizer label set."""
+@dataclass
+class TrainingResult:
+    """A fitted model and its metrics (``heldout`` and, when given, ``validation``)."""
 
-    text: str
-    label: str
-    source: str = "unknown"
-    group: str = ""
-    split: str = "train"
+    model: TrainedRecognizer
+    metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def data_path(name: str) -> Path:
-    return Path(str(resources.files("rea_core").joinpath("data", name)))
+def train_recognizer(texts: Sequence[str], labels: Sequence[str], embedder: Embedder, *,
+                     validation: Sequence[dict] | None = None, heldout_share: float = 0.25, seed: int = 0) -> TrainingResult:
+    """Split labels into train and held-out, fit, and measure on held-out and validation sets.
 
+    Inputs whose text also appears in ``validation`` are left out of both training and held-out,
+    so the validation numbers measure generalization, not memory.
 
-def load_label_set(path: str | Path) -> list[LabeledInput]:
-    """Rows of a label-set JSONL; DataFormatError names the line of a bad row."""
-    if not Path(path).is_file():
-        raise DataFormatError(f"{path}: no such label-set file")
-    rows = []
-    for where, r in read_jsonl(path, what="labeled rows"):  # one JSONL reader for every data file
-        if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip() or r.get("label") not in LABELS:
-            raise DataFormatError(f"{where}: needs a non-empty \"text\" and a \"label\" in {LABELS}")
-        split = r.get("split", "heldout")
-        if split not in SPLITS:
-            raise DataFormatError(f"{where}: \"split\" must be one of {SPLITS}, got {split!r}")
-        n = where.rsplit(":", 1)[1]
-        rows.append(LabeledInput(r["text"], r["label"], str(r.get("source", "unknown")), str(r.get("group") or r.get("id") or n), split))
-    if not rows:
-        raise DataFormatError(f"{path}: no labeled rows")
-    return rows
+    Args:
+        texts: Labeled inputs.
+        labels: One of LABELS per input.
+        embedder: The sentence embedder (the packaged all-MiniLM-L6-v2 by default).
+        validation: Rows with ``text`` and ``label`` (e.g. rea_core/data/recognizer_validation.jsonl).
+        heldout_share: Share of labels kept out of training for the held-out metrics.
+        seed: Seed of the stratified split and the solver.
 
+    Raises:
+        InputError: Unknown labels, or too few labels to train and hold some out.
+    """
+    from sklearn.model_selection import train_test_split
 
-def load_default_recognizer() -> TrainedRecognizer:
-    """The shipped trained stage 2 (package data); needs no database and no network."""
-    path = data_path("recognizer_default.json")
-    if not path.is_file():
-        raise InputError(f"the shipped recognizer {path} is missing; rebuild it with `rea train recognizer --labels ...`")
-    return TrainedRecognizer.load(path)
-
-
-def provenance_line(model: TrainedRecognizer | None) -> str:
-    """One line saying what stage 2 runs and where its weights came from (for the app and CLI)."""
-    if model is None:
-        return "Stage 2: few-shot LLM classifier (no trained recognizer loaded)."
-    p = model.provenance
-    if not p:
-        return f"Stage 2: trained classifier on {model.embedder_name} (no provenance recorded)."
-    held = p.get("heldout", {})
-    return (f"Stage 2: shipped trained classifier ({p.get('label_set', '?')}, {p.get('n_train', '?')} train labels from "
-            f"{', '.join(p.get('sources', []))}; trained {p.get('trained_on', '?')}, threshold {model.threshold:.2f}; "
-            f"held-out {p.get('n_heldout', '?')}: precision {held.get('precision', 0):.3f}, recall {held.get('recall', 0):.3f}).")
+    bad = sorted({lab for lab in labels if lab not in LABELS})
+    if bad:
+        raise InputError(f"unknown label(s) {bad}; expected one of {list(LABELS)}")
+    val_keys = {normalize(r["text"]) for r in validation or ()}
+    rows = [(t, lab) for t, lab in zip(texts, labels) if normalize(t) not in val_keys]
+    if len(rows) < 8 or len({lab for _, lab in rows}) < 2:
+        raise InputError(f"training needs at least 8 labeled inputs with two different labels; have {len(rows)}")
+    counts = {lab: sum(1 for _, x in rows if x == lab) for lab in {lab for _, lab in rows}}
+    stratify = [lab for _, lab in rows] if min(counts.values()) >= 2 else None
+    train, heldout = train_test_split(rows, test_size=heldout_share, random_state=seed, stratify=stratify)
+    model = fit([t for t, _ in train], [lab for _, lab in train], embedder, seed=seed)
+    metrics: dict[str, Any] = {"n_train": len(train), "n_heldout": len(heldout), "n_excluded_overlap": len(texts) - len(rows),
+                               "label_counts": counts, "embedder": embedder.name, "validation": None}
+    metrics["heldout"] = evaluate_model(model, [t for t, _ in heldout], [lab for _, lab in heldout], embedder)
+    if validation:
+        metrics["validation"] = evaluate_model(model, [r["text"] for r in validation], [r["label"] for r in validation], embedder)
+    return TrainingResult(model=model, metrics=metrics)
 
 
 def choose_threshold(gold: Sequence[str], scores: np.ndarray, beta: float = BETA) -> float:
@@ -103,8 +95,6 @@ def choose_threshold(gold: Sequence[str], scores: np.ndarray, beta: float = BETA
 def _oof_pipeline_scores(model_template: TrainedRecognizer, X: np.ndarray, rows: Sequence[LabeledInput], seed: int) -> np.ndarray:
     """Out-of-fold pipeline scores of the train rows (folds never split a group)."""
     from sklearn.model_selection import StratifiedGroupKFold
-
-    from .recognizer import GLOBAL, rule_stage
 
     labels = [r.label for r in rows]
     stage1 = [rule_stage(r.text)[0] for r in rows]

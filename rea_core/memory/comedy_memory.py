@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..errors import REAError
-from ..prompts import fill, load_prompt
+from ..templates import fill, load_template
 from ..text import split_sentences
 
 USER_NAME, BOT_NAME = "User", "Assistant"
@@ -162,15 +162,15 @@ class MemoryExtractor:
         return self.generator.generate([{"role": "user", "content": prompt}], max_new_tokens=self.max_new_tokens).text
 
     def session_memory(self, turns: Sequence[tuple[str, str]], label: str) -> MemoryResult:
-        answer = self._ask(fill(load_prompt("comedy_task1"), dialogue=format_dialogue(turns)))
+        answer = self._ask(fill(load_template("comedy_task1"), dialogue=format_dialogue(turns)))
         try:
-            return MemoryResult(parse_session_memory(answer, load_prompt("comedy_task1")), "llm")
+            return MemoryResult(parse_session_memory(answer, load_template("comedy_task1")), "llm")
         except MemoryParseError as exc:
             return MemoryResult(rule_session_memory(turns), "rule", f"Task 1 output for {label} did not parse ({exc}); the first-sentence rule wrote its memory.")
 
     def compress(self, sessions: Sequence[Sequence[str]], n_turns: int) -> MemoryResult:
         memories = "\n".join(f"Session {i}: {' | '.join(s)}" for i, s in enumerate(sessions, 1))
-        answer = self._ask(fill(load_prompt("comedy_task2"), user_name=USER_NAME, bot_name=BOT_NAME, memories=memories))
+        answer = self._ask(fill(load_template("comedy_task2"), user_name=USER_NAME, bot_name=BOT_NAME, memories=memories))
         try:
             return MemoryResult(parse_compressive(answer), "llm")
         except MemoryParseError as exc:

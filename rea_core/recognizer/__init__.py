@@ -1,0 +1,13 @@
+"""The Instruction Recognizer (seed 000, sections 3.3, A.4, D.1-D.3): which inputs enter Instructional Memory.
+
+``rules`` (stage 1, with the recall-safe ``gate``) decides where the wording is unambiguous;
+stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-shot LLM;
+``recognize`` runs both; ``metrics`` measures exactly that; ``training`` fits new stage-2 versions.
+"""
+
+from .labels import GLOBAL, LABELS, ORDINARY, OTHER, REVOKE, TASK
+from .recognize import InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
+from .rules import is_replacement, rule_priors, rule_stage
+
+__all__ = ["GLOBAL", "LABELS", "ORDINARY", "OTHER", "REVOKE", "TASK", "InstructionRecognizer", "Recognizer", "RecognizerConfig",
+           "build_recognizer", "is_replacement", "rule_priors", "rule_stage"]

@@ -1,0 +1,121 @@
+"""Stage 1 of the Instruction Recognizer (seed 000, sections 3.3 and A.4): the rule filter.
+
+A *persistence marker* ("from now on", "in all your replies") together with a reply-shaping verb
+is accepted as global by the rules alone; a revocation ("you can stop ...") is labeled
+``revoke``; an input is stopped as "not global" only when no cue family of the recall-safe gate
+(``gate.py``) fires. Everything else is deferred to stage 2 (``recognize.py``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .gate import gate_cues
+from .labels import GLOBAL, OTHER, REVOKE
+
+
+def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
+    return [(p, re.compile(p, re.IGNORECASE)) for p in patterns]
+
+
+# Wording that says an instruction lasts beyond this turn.
+PERSISTENCE_CUES = _rx(
+    r"\bfrom (now|here|this point)( on(wards?)?)?\b",
+    r"\bgoing forward\b",
+    r"\bhenceforth\b",
+    r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
+    r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later |following |remaining )?(responses?|answers?|repl(y|ies)|messages?|outputs?)\b",
+    r"\b(every|each) (time you (respond|answer|reply|write)|(response|answer|reply|message) (you (give|write|send)|from now))\b",
+    r"\buntil I (say|tell you) (otherwise|to stop)\b",
+    r"\bwhenever you (respond|answer|reply|write|talk)\b",
+    r"\b(all|every|each) (of )?your (future |subsequent )?(responses|answers|replies|messages)\b",
+)
+
+# An imperative aimed at the assistant: a reply-shaping verb opening a clause, or "you must/should".
+DIRECTIVE_CUES = _rx(
+    r"(^|[,.;:!]\s*|\b(on|forward|please|and)\s+)(respond|answer|reply|write|speak|talk|use|start|begin|end|finish|include|add|avoid|keep|limit|format|wrap|call me|address me|refer to me|act|pretend|be|stay|make|put|sign|translate|don't|do not|never|always|only)\b",
+    r"\byou (must|should|need to|have to|are to|will need to)\b",
+)
+
+# Weaker cues: a constraint that may or may not be meant to last; the classifier decides.
+CONSTRAINT_CUES = _rx(
+    r"\balways\b",
+    r"\bnever\b",
+    r"\b(every|each) (time|response|answer|reply|sentence|paragraph)\b",
+    r"\b(in|using|use) (all )?(lower ?case|upper ?case|capital letters|all caps|caps|title case)\b",
+    r"\b(lower ?case|upper ?case|all caps|capital letters)\b",
+    r"\b(respond|answer|reply|write|speak|talk) (only |just )?(in|with|using) (english|french|spanish|german|chinese|japanese|italian|portuguese|russian|korean|arabic|hindi|json|markdown|bullet|haiku|rhymes?|a single|one|short|plain)\b",
+    r"\b(no more than|at most|under|fewer than|less than|at least|exactly) \d+ (words|sentences|paragraphs|bullet points|lines|characters)\b",
+    r"\b(start|begin|end|finish) (each|every|all|your) (of )?(your )?(responses?|answers?|repl(y|ies)|sentences?|messages?)\b",
+    r"\b(don't|do not|never) (use|say|mention|include|write|add|apologi[sz]e|respond|answer)\b",
+    r"\bcall me\b|\baddress me as\b|\brefer to me as\b",
+    r"\b(act|behave|respond|talk) (as|like) (a|an|my)\b|\bpretend (to be|you are)\b",
+    r"\bwrap (your|the|every|each) (entire )?(response|answer|reply|output)\b",
+    r"\bkeep (your|all|the) (responses|answers|replies)\b",
+    r"\bplease (answer|respond|reply|write|use|keep|be)\b",
+    r"\b(in|as) (valid )?json\b|\bbullet points?\b|\bno commas\b|\bwithout (using )?(any )?commas\b",
+)
+
+# The user lifts an earlier instruction.
+REVOKE_CUES = _rx(
+    r"\byou (can|may) stop\b",
+    r"\bstop (answering|responding|replying|writing|using|doing|starting|beginning|ending|adding|including|speaking|talking|calling me)\b",
+    r"\bno longer (need|have) to\b",
+    r"\b(don't|do not) need to .{1,60}\b(any ?more|any longer)\b",
+    r"\b(forget|ignore|drop|cancel) (about )?(my|the|that|those|these|all|any)( of)?( my| the| those| these)? (earlier |previous |prior |last |old )?(instructions?|rules?|constraints?|requests?)\b",
+    r"\bgo back to (normal|your usual|the usual)\b",
+    r"\bforget (what|everything|all) (I|I've|I have) (said|told you|asked)\b",
+    r"\b(forget|ignore|drop|ditch|lose|cancel) (about )?(the|my|that|this) .{1,40}\b(thing|rule|instruction|request|bit|part|voice|accent|persona|act|style|format)\b",
+    r"\bstop (shouting|yelling|saying|putting|signing|formatting|calling|that|it)\b",
+)
+
+# The user swaps a standing instruction for another ("actually, use capitals again"); acted on
+# only when Instructional Memory holds an entry it refers to (``is_replacement``, REAStrategy).
+_BACK_TO = r"\b(go|switch|change|get) back to\b"
+REPLACE_CUES = _rx(
+    r"^\W*(actually|on second thought|scratch that|change of plans?|wait)\b",
+    _BACK_TO,
+    r"\b(again|instead)\b",
+)
+_REDO = re.compile(r"\b(it|that|this|them) (again|instead)\b|\btry again\b|\bonce again\b", re.IGNORECASE)
+
+
+def matching(rules: list[tuple[str, re.Pattern]], text: str) -> list[str]:
+    return [pattern for pattern, rx in rules if rx.search(text)]
+
+
+def rule_stage(text: str) -> tuple[str | None, tuple[str, ...]]:
+    """Stage 1. Returns (label or None when the classifier must decide, cues that fired).
+
+    "other" only when no gate family (``gate.py``) fires: stopping a real instruction here is
+    the one error stage 2 cannot repair, so anything that may shape replies is passed on.
+    """
+    revoke = matching(REVOKE_CUES, text)
+    persistence = matching(PERSISTENCE_CUES, text)
+    if revoke and not persistence:  # "stop using commas from now on" sets a rule, it lifts none
+        return REVOKE, tuple(revoke)
+    directive = matching(DIRECTIVE_CUES, text)
+    constraint = matching(CONSTRAINT_CUES, text)
+    if persistence and (directive or constraint):
+        return GLOBAL, tuple(persistence + constraint)
+    cues = tuple(persistence + constraint) + tuple(f"gate:{name}" for name in gate_cues(text))
+    if cues:
+        return None, cues
+    return OTHER, ()
+
+
+def is_replacement(text: str) -> bool:
+    """A wish that replaces an earlier standing instruction rather than adding one.
+
+    Needs a replacement cue and a directive, and is not a redo of one reply ("write it again",
+    "try again") or a question.
+    """
+    if _REDO.search(text) or text.strip().endswith("?") or not matching(REPLACE_CUES, text):
+        return False
+    return bool(matching(DIRECTIVE_CUES, text) or matching(CONSTRAINT_CUES, text) or re.search(_BACK_TO, text, re.I))
+
+
+def rule_priors(texts: list[str]) -> list[float]:
+    """Stage 1 alone as scores: 1 global, 0 not, 0.5 where stage 1 defers (the unsure inputs, queued first)."""
+    labels = [rule_stage(text)[0] for text in texts]
+    return [0.5 if label is None else 1.0 if label == GLOBAL else 0.0 for label in labels]

@@ -1,0 +1,162 @@
+"""Prompt assembly for every strategy (seed 000, section 3.5): build and render a ``PromptPlan``.
+
+A plan is: system message, Instructional Memory prefix (verbatim), memory blocks (SeCom's units,
+COMEDY's compressive memory), the stored exchanges in turn order at their resolution, then the
+current query. Every strategy builds its plan with ``assemble_plan`` from the segment builders
+here, and ``render_messages`` is the one rendering to chat messages (the app's Table-13 view reads
+the same segments). Omitted exchanges stay in the plan with zero tokens so views can show what was
+left out. Pure functions: the tokenizer comes in as a ``count_tokens`` callable. Segment token
+counts cover each block's own text; the generator's chat-template markup is counted only in the
+real prompt length it reports.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from .memory.episodic import Exchange
+from .templates import fill, load_template
+from .text import extract_relevant, text_compress
+from .types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
+
+CountTokens = Callable[[str], int]
+
+# How a latent reply sits in a rendered prompt: the codec splices its vectors in at the slots.
+LATENT_OPEN, LATENT_CLOSE = "<latent>", "</latent>"
+SLOT = "\u241eREA_LATENT_SLOT\u241e"  # placeholder in templated text; a message that contains it fails the slot count check
+
+
+def latent_message(n_blocks: int = 1) -> str:
+    """The assistant content standing for a latent reply (one slot per compressed chunk block)."""
+    return LATENT_OPEN + SLOT * n_blocks + LATENT_CLOSE
+
+
+LATENT_REPLY = latent_message()
+
+
+def instruction_prefix(instructions: Sequence[str], template: str = "instruction_prefix") -> str:
+    """The IM block, instructions verbatim and numbered in arrival order (``instruction_reminder``:
+    the same list restated next to the query)."""
+    items = "\n".join(f"{i}. {text}" for i, text in enumerate(instructions, 1))
+    return fill(load_template(template), instructions=items)
+
+
+def exchange_segment(
+    ex: Exchange, decision: Decision, count_tokens: CountTokens, *, query: str = "", text_compress_words: int = 24,
+    compressed_form: str = "first_words", use_latents: bool = False,
+) -> Segment:
+    """One stored exchange at its resolution: raw, compressed (latent or text stand-in) or omitted."""
+    common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score)
+    if decision.resolution is Resolution.OMIT:
+        return Segment(tokens=0, user=ex.user, **common)
+    if decision.resolution is Resolution.RAW:
+        form, reply = ReplyForm.RAW, ex.reply
+    elif use_latents and ex.latents is not None:  # user text + latent reply (section 3.5)
+        n = len(ex.latents)
+        tokens = count_tokens(ex.user) + count_tokens(LATENT_OPEN + LATENT_CLOSE) + n
+        return Segment(tokens=tokens, user=ex.user, reply_form=ReplyForm.LATENT, latent_vectors=n, **common)
+    else:  # no codec, or text chosen: an extractive text stand-in, never called latent
+        if compressed_form == "extractive":
+            reply = extract_relevant(ex.reply, query, text_compress_words)
+        else:
+            reply = text_compress(ex.reply, text_compress_words)
+        form = ReplyForm.TEXT_COMPRESSED
+    return Segment(tokens=count_tokens(ex.user) + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common)
+
+
+def exchange_segments(
+    exchanges: Sequence[Exchange], decisions: Sequence[Decision], count_tokens: CountTokens, **forms
+) -> list[Segment]:
+    """``exchange_segment`` for each exchange; ``decisions`` pairs one-to-one with ``exchanges``."""
+    if len(decisions) != len(exchanges):
+        raise ValueError(f"{len(exchanges)} exchanges but {len(decisions)} decisions")
+    return [exchange_segment(ex, d, count_tokens, **forms) for ex, d in zip(exchanges, decisions)]
+
+
+def memory_segment(
+    text: str, count_tokens: CountTokens, *, resolution: Resolution = Resolution.COMPRESSED, label: str = "",
+    turns: Sequence[int] = (), source_reply: str = "", score: float | None = None,
+) -> Segment:
+    """A memory block standing for several turns (a SeCom unit, COMEDY's compressive memory); 0 tokens when omitted."""
+    tokens = 0 if resolution is Resolution.OMIT else count_tokens(text)
+    return Segment(kind=SegmentKind.MEMORY, tokens=tokens, text=text, resolution=resolution, label=label, turns=tuple(turns),
+                   source_reply=source_reply, score=score)
+
+
+def assemble_plan(
+    *,
+    query: str,
+    count_tokens: CountTokens,
+    system_prompt: str = "",
+    instructions: Sequence[str] = (),
+    memory: Sequence[Segment] = (),
+    exchanges: Sequence[Segment] = (),
+    im_placement: str = "system",
+    notes: Sequence[str] = (),
+) -> PromptPlan:
+    """The one plan layout: system, IM prefix, memory blocks, exchanges, (IM restated,) query.
+
+    With ``im_placement="query"`` the IM block is also restated just before the query.
+    """
+    segments: list[Segment] = []
+    if system_prompt:
+        segments.append(Segment(kind=SegmentKind.SYSTEM, tokens=count_tokens(system_prompt), text=system_prompt))
+    if instructions:
+        prefix = instruction_prefix(instructions)
+        segments.append(Segment(kind=SegmentKind.INSTRUCTIONS, tokens=count_tokens(prefix), text=prefix))
+    segments += [*memory, *exchanges]
+    if instructions and im_placement == "query":
+        restated = instruction_prefix(instructions, "instruction_reminder")
+        segments.append(Segment(kind=SegmentKind.INSTRUCTIONS, tokens=count_tokens(restated), text=restated))
+    segments.append(Segment(kind=SegmentKind.QUERY, tokens=count_tokens(query), text=query))
+    return PromptPlan(segments=tuple(segments), notes=tuple(notes))
+
+
+def build_prompt_plan(
+    *,
+    query: str,
+    exchanges: Sequence[Exchange],
+    decisions: Sequence[Decision],
+    instructions: Sequence[str],
+    count_tokens: CountTokens,
+    system_prompt: str = "",
+    text_compress_words: int = 24,
+    compressed_form: str = "first_words",
+    im_placement: str = "system",
+    use_latents: bool = False,
+) -> PromptPlan:
+    """REA's hybrid plan (vanilla's with every exchange raw and no IM). ``decisions`` pairs one-to-one with ``exchanges``.
+
+    With ``use_latents``, a compressed exchange whose reply has latents takes them (ReplyForm.LATENT);
+    otherwise, and for exchanges not compressed yet, the reply is text-compressed: its sentences
+    nearest the query (``extractive``) or its first words, within ``text_compress_words``.
+    """
+    segments = exchange_segments(exchanges, decisions, count_tokens, query=query, text_compress_words=text_compress_words,
+                                 compressed_form=compressed_form, use_latents=use_latents)
+    return assemble_plan(query=query, count_tokens=count_tokens, system_prompt=system_prompt, instructions=instructions,
+                         exchanges=segments, im_placement=im_placement)
+
+
+def render_messages(plan: PromptPlan) -> list[dict]:
+    """Chat messages for text generation: the leading system, IM and memory blocks as the system
+    message, then the turns; an IM block placed after the exchanges is restated in the query's message."""
+    lead = 0
+    while lead < len(plan.segments) and plan.segments[lead].kind in (SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS, SegmentKind.MEMORY):
+        lead += 1
+    system = "\n\n".join(s.text for s in plan.segments[:lead] if s.kind is not SegmentKind.MEMORY or s.resolution is not Resolution.OMIT)
+    messages = [{"role": "system", "content": system}] if system else []
+    reminder = ""
+    for seg in plan.segments[lead:]:
+        if seg.kind is SegmentKind.EXCHANGE and seg.resolution is not Resolution.OMIT:
+            reply = LATENT_REPLY if seg.reply_form is ReplyForm.LATENT else seg.reply
+            messages += [{"role": "user", "content": seg.user}, {"role": "assistant", "content": reply}]
+        elif seg.kind is SegmentKind.INSTRUCTIONS:
+            reminder = seg.text + "\n\n"
+        elif seg.kind is SegmentKind.QUERY:
+            messages.append({"role": "user", "content": reminder + seg.text})
+    return messages
+
+
+def latent_turns(plan: PromptPlan) -> list[int]:
+    """Turns whose latent vectors fill the slots of ``render_messages(plan)``, in order."""
+    return [s.turn for s in plan.segments if s.kind is SegmentKind.EXCHANGE and s.reply_form is ReplyForm.LATENT and s.resolution is not Resolution.OMIT]
