@@ -45,6 +45,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     with gr.Row():
         textbox = gr.Textbox(placeholder="Message both columns (Enter to send)", show_label=False, scale=6, elem_id="message")
         send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+        stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop")
     with gr.Row():
         reset = gr.Button("Reset", elem_id="reset")
         demo_btn = gr.Button("Load the H.1 demo", elem_id="load-demo")
@@ -86,13 +87,24 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         out.update({ui["chat"][side]: handlers.chat_messages(columns[side], message) for side in SIDES})
         return out
 
-    def generate(message, columns, lo, hi, chosen):
+    def generate(message, columns, lo, hi, chosen, request: gr.Request):
+        """Stream both columns' replies; the views and stats follow when both have ended (or stopped)."""
         columns = ensure(columns)
         handlers.set_compressed_form(columns, chosen)
         if message:
-            for column in columns:
-                handlers.respond_column(engine, column, message, lo, hi)
-        return {cols: columns, pending: None, **render(columns, lo, hi)}
+            stopper = engine.stop_event(request.session_hash if request else None)
+            try:
+                for partial in handlers.stream_columns(engine, columns, message, lo, hi, stopper):
+                    update = {ui["chat"][side]: handlers.chat_messages(columns[side], message, partial[side])
+                              for side in SIDES if partial[side] is not None}
+                    if update:  # an empty dict would read as one positional value
+                        yield update
+            finally:
+                engine.release_stop_event(request.session_hash if request else None, stopper)
+        yield {cols: columns, pending: None, **render(columns, lo, hi)}
+
+    def stop_replies(request: gr.Request):
+        engine.request_stop(request.session_hash if request else None)
 
     def on_thresholds(moved):
         def handler(lo, hi, columns):
@@ -165,6 +177,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     gr.on([textbox.submit, send.click], accept, inputs=[textbox, cols], outputs=[pending, textbox, cols, *ui["chat"]], queue=False, api_name="accept_message").then(
         generate, inputs=[pending, cols, *thresholds, form], outputs=[cols, pending, *view_outputs], api_name="generate_replies", **model_call
     )
+    gr.on([stop.click], stop_replies, inputs=None, outputs=None, queue=False, api_name="stop")
     gr.on([reanswer.click], reanswer_both, inputs=[cols, *thresholds, form], outputs=[cols, *view_outputs], api_name="reanswer", **model_call)
     gr.on([demo_btn.click], demo_all, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="load_demo", **model_call)
     gr.on([new_session.click], end_sessions, inputs=[cols, *thresholds], outputs=[cols, *view_outputs], api_name="new_session", **model_call)

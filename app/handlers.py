@@ -4,8 +4,12 @@ annotations store); the UI never compares scores with thresholds or assembles pr
 from __future__ import annotations
 
 import json
+import threading
+import time
+from contextlib import closing
 from html import escape
 from pathlib import Path
+from typing import Iterator
 
 from rea_core import DataFormatError, REAError, load_conversations, validate_message
 from rea_core.session import save_sessions, sessions_from_data
@@ -37,6 +41,56 @@ def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: f
         column.error = str(exc)
     except Exception as exc:  # a failing model call must not lose the conversation
         column.error = f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+
+
+def stream_columns(engine: AppEngine, columns: list[ColumnState], text: str, tau_low: float, tau_high: float, stop: threading.Event,
+                   *, every_s: float = 0.1) -> Iterator[list[str | None]]:
+    """Both columns answer ``text`` at once, each on its own thread (their tokens interleave under the
+    model lock); yields each column's reply so far (None once it ended) at most every ``every_s``.
+
+    ``stop`` set (the Stop button) ends both replies: nothing of the turn is stored and the column
+    says so. A failure is shown in its column; the conversation stays as it was.
+    """
+    partial: list[str | None] = ["" for _ in columns]
+    changed = threading.Event()
+
+    def run(side: int, column: ColumnState) -> None:
+        strategy = engine.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high)
+        column.error, finished = "", False
+        try:
+            with closing(strategy.respond_stream(column.session, text)) as turn:
+                for item in turn:
+                    if stop.is_set():
+                        break  # closing the stream rolls the turn back
+                    if isinstance(item, str):
+                        partial[side] += item
+                        changed.set()
+                    else:
+                        column.last, column.last_thresholds, finished = item, (tau_low, tau_high), True
+            if not finished:
+                column.error = "Stopped: the reply was not stored; the conversation is as it was before this message."
+        except REAError as exc:
+            column.error = str(exc)
+        except Exception as exc:  # a failing model call must not lose the conversation
+            column.error = f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+        finally:
+            partial[side] = None
+            changed.set()
+
+    threads = [threading.Thread(target=run, args=(side, column), name=f"rea-column-{side}", daemon=True) for side, column in enumerate(columns)]
+    for t in threads:
+        t.start()
+    try:
+        while any(t.is_alive() for t in threads):
+            changed.wait(every_s)
+            changed.clear()
+            yield list(partial)
+            time.sleep(every_s / 2)  # at most ~10 page updates a second
+    finally:
+        if any(t.is_alive() for t in threads):
+            stop.set()  # a closed handler (page left, event cancelled) stops the replies too
+        for t in threads:
+            t.join()
 
 
 def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
@@ -80,8 +134,9 @@ def set_compressed_form(columns: list[ColumnState], form: str) -> None:
 # -- views ---------------------------------------------------------------------------------------
 
 
-def chat_messages(column: ColumnState, pending: str | None = None) -> list[dict]:
-    """Chatbot messages from the session itself (escaped), each reply followed by its turn's stats."""
+def chat_messages(column: ColumnState, pending: str | None = None, partial: str | None = None) -> list[dict]:
+    """Chatbot messages from the session itself (escaped), each reply followed by its turn's stats;
+    ``partial`` is the reply to ``pending`` decoded so far (streaming)."""
     messages: list[dict] = []
     log = {entry["turn"]: entry for entry in column.session.log}
     for ex in column.session.episodes.exchanges:
@@ -90,6 +145,8 @@ def chat_messages(column: ColumnState, pending: str | None = None) -> list[dict]
         messages.append({"role": "assistant", "content": escape(ex.reply, quote=False) + stats})
     if pending:
         messages.append({"role": "user", "content": escape(pending, quote=False)})
+        if partial:
+            messages.append({"role": "assistant", "content": escape(partial, quote=False) + " ▌"})
     return messages
 
 
@@ -109,9 +166,12 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     if column.last_thresholds != (tau_low, tau_high):  # re-decide only when the thresholds moved
         plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
     if plan is last.plan:  # exactly what was sent
-        view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply")
+        source = last.generation.token_source if last.generation else strategy.generator.token_source
+        view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply",
+                                  token_source=source)
     else:
-        view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)")
+        view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)",
+                                  token_source=strategy.generator.token_source)
     chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.query, score_label=strategy.score_label)
     return view, chart, im_table(column.session.instructions, enabled=uses_im), error
 

@@ -44,6 +44,31 @@ class AppEngine:
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
     # The one path that swaps the shared recognizer (review_handlers.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Stop flags of the replies streaming now, one per browser session (the Stop button sets it); removed when the reply ends.
+    _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
+    _stops_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def stop_event(self, session_hash: str | None) -> threading.Event:
+        """A fresh stop flag for the reply this browser session is about to stream."""
+        event = threading.Event()
+        if session_hash:
+            with self._stops_lock:
+                self._stops[session_hash] = event
+        return event
+
+    def release_stop_event(self, session_hash: str | None, event: threading.Event) -> None:
+        if session_hash:
+            with self._stops_lock:
+                if self._stops.get(session_hash) is event:
+                    del self._stops[session_hash]
+
+    def request_stop(self, session_hash: str | None) -> None:
+        """The Stop button: end this browser session's streaming replies (nothing of the turn is stored)."""
+        if session_hash:
+            with self._stops_lock:
+                event = self._stops.get(session_hash)
+            if event is not None:
+                event.set()
 
     @cached_property
     def downloads(self):
@@ -63,11 +88,15 @@ class AppEngine:
             overrides.pop("embedder", None) or os.environ.get("REA_EMBEDDER", "packaged"),
             recognizer_model=overrides.pop("recognizer_model", None) or os.environ.get("REA_RECOGNIZER_MODEL"),
             codec=overrides.pop("codec", None) or os.environ.get("REA_CODEC", "auto"),
+            tokenizer=overrides.pop("tokenizer", None) or os.environ.get("REA_TOKENIZER"),
+            cache_limits=overrides["limits"].cache_limits(),
         )
         config = REAConfig.from_env(
             tau_low=overrides.pop("tau_low", None),
             tau_high=overrides.pop("tau_high", None),
             max_new_tokens=overrides.pop("max_new_tokens", None) or int(os.environ.get("REA_MAX_NEW_TOKENS", "128")),
+            # Chat servers reuse the KV prefix; the app does too unless REA_KV_REUSE=0 (see BENCHMARKS, serving).
+            kv_reuse=overrides.pop("kv_reuse", None) if "kv_reuse" in overrides else os.environ.get("REA_KV_REUSE", "1").strip().lower() not in ("0", "false", "no", "off"),
         )
         database_url = overrides.pop("database_url", None) or os.environ.get("REA_DATABASE_URL")
         concurrency = overrides.pop("concurrency", None) or int(os.environ.get("REA_APP_CONCURRENCY", "1"))

@@ -12,7 +12,7 @@ Example:
 
 from .config import CALIBRATED_THRESHOLDS, DEFAULT_TAU_HIGH, DEFAULT_TAU_LOW, COMEDYConfig, REAConfig, SeComConfig, default_thresholds, scorer_label, validate_thresholds
 from .conversations import Conversation, Turn, load_conversations
-from .errors import DataFormatError, InputError, ModelLoadError, REAError, ThresholdError, UnknownStrategyError
+from .errors import CapabilityError, DataFormatError, InputError, ModelLoadError, REAError, ServingError, ThresholdError, UnknownStrategyError
 from .memory.episodic import EpisodicMemory, Exchange
 from .memory.instructional import InstructionalMemory
 from .recognizer import InstructionRecognizer, RecognizerConfig
@@ -60,6 +60,8 @@ __all__ = [
     "InstructionRecognizer",
     "InstructionalMemory",
     "ModelLoadError",
+    "CapabilityError",
+    "ServingError",
     "Models",
     "PromptPlan",
     "REAConfig",

@@ -148,6 +148,7 @@ class REAConfig:
     im_capacity: int = field(default=16, metadata={"help": "most instructions kept; the oldest is dropped past it"})
     max_message_chars: int = field(default=DEFAULT_MAX_MESSAGE_CHARS, metadata={"help": "longest user message taken"})
     max_new_tokens: int = field(default=256, metadata={"help": "reply length cap"})
+    kv_reuse: bool = field(default=False, metadata={"help": "reuse the session's KV prefix between turns (as chat servers do); off: every turn prefills in full, the paper's setting"})
     max_reply_units: int = field(default=3, metadata={"help": "reply chunks embedded per exchange for HCR scoring"})
     text_compress_words: int = field(default=24, metadata={"help": "word budget of the text-compressed reply stand-in"})
     latent_replies: bool | None = field(
@@ -276,6 +277,8 @@ class REAConfig:
             if form not in LATENT_CHOICE:
                 raise ValueError(f"REA_COMPRESSED_FORM must be one of {', '.join(LATENT_CHOICE)}; got {form!r}")
             env["latent_replies"] = LATENT_CHOICE[form]
+        if os.environ.get("REA_KV_REUSE"):
+            env["kv_reuse"] = os.environ["REA_KV_REUSE"].strip().lower() not in ("0", "false", "no", "off")
         if os.environ.get("REA_RECOGNIZER_STAGE2"):
             env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
         env.update({k: v for k, v in overrides.items() if v is not None})

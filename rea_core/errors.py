@@ -30,3 +30,14 @@ class UnknownStrategyError(REAError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class CapabilityError(REAError, TypeError):
+    """A strategy or component built on a backend that lacks what it needs (e.g. token log-probabilities)."""
+
+
+class ServingError(REAError, RuntimeError):
+    """A model call that failed on the way (server down, refused key, rate limit, timeout, cut stream).
+
+    Raised before anything of the turn is stored, so the conversation stays as it was.
+    """

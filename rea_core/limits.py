@@ -36,7 +36,15 @@ class Limits:
     queue_size: int = field(default=64, metadata={"env": "REA_QUEUE_SIZE", "help": "requests waiting in the app's queue; more are told the app is busy"})
     trace_share: float = field(default=0.5, metadata={"env": "REA_TRACE_SHARE", "help": "most of the wall time an Inspect trace computes; it pauses the rest so chats keep the CPU"})
     heatmap_rows: int = field(default=60, metadata={"env": "REA_HEATMAP_ROWS", "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)"})
+    kv_cache_sessions: int = field(default=16, metadata={"env": "REA_KV_CACHE_SESSIONS", "help": "conversations whose KV prefix the in-process generator keeps (least recently used dropped)"})
+    kv_cache_mb: float = field(default=512.0, metadata={"env": "REA_KV_CACHE_MB", "help": "MB of KV the prefix cache holds over all conversations (least recently used dropped)"})
     temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable, and an unused Inspect trace in its session"})
+
+    def cache_limits(self):
+        """The KV prefix cache's bounds (``backends.kv_cache.CacheLimits``)."""
+        from .backends.kv_cache import CacheLimits
+
+        return CacheLimits(max_sessions=self.kv_cache_sessions, max_bytes=int(self.kv_cache_mb * 2**20))
 
     @property
     def max_upload_bytes(self) -> int:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .backends import Embedder, Generator, load_embedder, load_generator
+from .backends.base import WEIGHTS, has
 from .config import REAConfig
 from .strategies.base import Strategy
 from .strategies.registry import get_strategy
@@ -37,19 +38,30 @@ def load_models(
     device: str | None = None,
     context_window: int | None = None,
     codec: str | None = "auto",
+    tokenizer: str | None = None,
+    cache_limits=None,
 ) -> Models:
     """Load the generator, the embedder, (if named) a separate recognizer model, and the latent codec.
 
-    ``codec``: "auto" takes the codec shipped for the backbone when there is one (else compressed
+    ``model`` may be ``openai:<model id>`` (an OpenAI-compatible server, REA_OPENAI_* settings;
+    ``tokenizer`` names a local tokenizer for exact counts). ``codec``: "auto" takes the codec shipped for the backbone when there is one (else compressed
     replies are text-compressed, and ``codec_note`` says so), "none" loads none, anything else is a
     codec folder from ``rea train compressor``.
 
     Raises:
         ModelLoadError: naming the model (or codec) that failed and what to do.
     """
-    generator = load_generator(model, device=device, context_window=context_window)
+    extra = {"cache_limits": cache_limits} if cache_limits is not None else {}  # KV prefix cache bounds (in-process models)
+    generator = load_generator(model, device=device, context_window=context_window, tokenizer=tokenizer, **extra)
     loaded, note = None, ""
-    if codec not in (None, "none"):
+    if codec not in (None, "none") and not has(generator, WEIGHTS):
+        note = (f"'{generator.name}' is served over HTTP and takes no latent vectors: compressed replies are text-compressed."
+                if codec == "auto" else "")
+        if codec != "auto":
+            from .errors import ModelLoadError
+
+            raise ModelLoadError(f"a latent codec needs local model weights; '{generator.name}' has none (use REA_CODEC=none or auto)")
+    elif codec not in (None, "none"):
         from .compression import load_codec, load_default_codec, no_codec_message
 
         loaded = load_default_codec(generator) if codec == "auto" else load_codec(generator, codec)

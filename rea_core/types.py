@@ -159,6 +159,12 @@ class Generation:
     new_tokens: int
     wall_s: float
     truncated_tokens: int = 0  # prompt tokens dropped from the left to fit the context window
+    ttft_s: float | None = None  # seconds from the call to its first decoded token (None: no token)
+    reused_tokens: int = 0  # prompt positions whose KV came from the session's prefix cache
+    cache_bytes: int = 0  # the session's prefix cache after the call (0: no cache kept)
+    cache_note: str = ""  # why the cache was not (fully) used, e.g. a slid window forced a full prefill
+    token_source: str = "tokenizer"  # where prompt_tokens came from: "tokenizer" or "server usage"
+    stopped: bool = False  # the caller stopped the stream before the reply ended
 
 
 @dataclass(frozen=True)
@@ -194,6 +200,7 @@ class TurnResult:
     truncated_tokens: int
     generated: bool  # False when a given reply was stored instead (replay)
     timings: Timings = field(default_factory=Timings)
+    generation: Generation | None = None  # the model call's own figures (TTFT, KV reuse); None in replay
 
     @property
     def scores(self) -> list[float]:

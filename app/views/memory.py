@@ -25,12 +25,7 @@ def im_table(memory: InstructionalMemory | None, *, enabled: bool) -> str:
 
 
 def stats_line(entry: dict) -> str:
-    """One turn's cost and decisions, from a session log entry (markdown, no user text)."""
-    d = entry.get("decisions", {})
-    parts = [f"prompt {entry.get('prompt_tokens', 0)} tok", f"{entry.get('latency_s', 0.0):.2f} s"]
-    parts.append(f"raw {d.get('raw', 0)} · compressed {d.get('compressed', 0)} · omitted {d.get('omit', 0)}")
-    if entry.get("truncated_tokens"):
-        parts.append(f"{entry['truncated_tokens']} tok truncated")
-    if not entry.get("generated", True):
-        parts.append("reply given (replay)")
-    return " | ".join(parts)
+    """One turn's cost and decisions, from a session log entry (plain text, no user text; the caller escapes it)."""
+    from rea_core.strategies.base import stats_text
+
+    return stats_text(entry)

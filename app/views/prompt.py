@@ -76,7 +76,15 @@ def _omitted_block(run: list[Segment]) -> str:
     )
 
 
-def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = None, truncated_tokens: int = 0, title: str = "") -> str:
+TOKEN_SOURCES = {
+    "tokenizer": "",
+    "estimate": "block counts estimated (about 4 characters a token: no local tokenizer); the prompt total likewise",
+    "server usage": "block counts estimated (about 4 characters a token: no local tokenizer); the prompt total is the server's usage figure",
+}
+
+
+def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = None, truncated_tokens: int = 0, title: str = "",
+                       token_source: str = "tokenizer") -> str:
     """HTML for ``plan``: system, instruction prefix, exchanges (omitted runs collapsed), query."""
     if plan is None:
         return '<div class="rea-plan rea-empty">No turn yet: send a message to see the prompt the generator receives.</div>'
@@ -109,4 +117,6 @@ def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = N
     total = f"{prompt_tokens} prompt tokens with chat markup" if prompt_tokens is not None else f"{plan.total_tokens} tokens"
     trunc = f' · <span class="rea-trunc">{truncated_tokens} oldest tokens cut to fit the context window</span>' if truncated_tokens else ""
     head = f'<div class="rea-plan-title">{escape(title)} · {total}{trunc}</div>' if title else f'<div class="rea-plan-title">{total}{trunc}</div>'
-    return f'<div class="rea-plan">{head}{_notes_block(plan.notes)}{"".join(blocks)}</div>'
+    source = TOKEN_SOURCES.get(token_source, f"token counts: {token_source}")
+    source_note = f'<div class="rea-notes rea-token-source">Token counts: {escape(source)}</div>' if source else ""
+    return f'<div class="rea-plan">{head}{source_note}{_notes_block(plan.notes)}{"".join(blocks)}</div>'

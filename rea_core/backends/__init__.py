@@ -8,11 +8,16 @@ from .base import Embedder, Generator, Message
 __all__ = ["Embedder", "Generator", "Message", "load_generator", "load_embedder"]
 
 
-def load_generator(spec: str = "packaged", **kwargs) -> Generator:
-    """A ``Generator`` for a model id, a local folder, or ``packaged`` (SmolLM2-135M-Instruct)."""
+def load_generator(spec: str = "packaged", *, tokenizer: str | None = None, device: str | None = None, **kwargs) -> Generator:
+    """A ``Generator`` for a model id, a local folder, ``packaged`` (SmolLM2-135M-Instruct), or
+    ``openai:<model id>`` (an OpenAI-compatible server; ``tokenizer`` names a local tokenizer for counts)."""
+    from .openai_compat import OpenAIGenerator, is_openai_spec
+
+    if is_openai_spec(spec):
+        return OpenAIGenerator.from_spec(spec, tokenizer=tokenizer, context_window=kwargs.get("context_window"))  # the server keeps its own KV
     from .hf import HFGenerator
 
-    return HFGenerator.load(spec, **kwargs)
+    return HFGenerator.load(spec, device=device, **kwargs)
 
 
 def load_embedder(spec: str = "packaged", **kwargs) -> Embedder:

@@ -1,8 +1,15 @@
-"""The two small model interfaces REA needs. Strategies receive these; they never build models."""
+"""The two small model interfaces REA needs. Strategies receive these; they never build models.
+
+A ``Generator`` has a core every backend provides (counting, templated prompt length, greedy
+generation, streaming) and optional capabilities it declares in ``capabilities``. A strategy or
+component that needs an optional one says so (``Strategy.requires``) and ``require`` fails at
+construction with a message naming what is missing, instead of an AttributeError mid-turn:
+the OpenAI-compatible backend, for one, has no local weights to score tokens with.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -10,13 +17,36 @@ from ..types import Generation
 
 Message = dict  # {"role": "system" | "user" | "assistant", "content": str}
 
+# Optional capabilities (names used in ``Generator.capabilities`` and ``Strategy.requires``).
+CHOICE_LOGPROBS = "choice_logprobs"  # log p(choice | messages): the recognizer's LLM stage 2
+TOKEN_LOGPROBS = "token_logprobs"  # log p(ids[i] | ids[:i]): SeCom's perplexity compression
+TOKENIZER = "tokenizer"  # a local tokenizer (``.tokenizer``, ``template_ids``): exact token counts
+WEIGHTS = "weights"  # local weights and input embeddings (``.model``, ``embed_ids``): the latent codec
+KV_REUSE = "kv_reuse"  # per-session KV prefix reuse (``stream(..., cache_key=...)`` reuses a prefix)
+
+CAPABILITY_HELP = {
+    CHOICE_LOGPROBS: "log-probabilities of short continuations",
+    TOKEN_LOGPROBS: "per-token log-probabilities of a text",
+    TOKENIZER: "a local tokenizer",
+    WEIGHTS: "local model weights",
+    KV_REUSE: "KV prefix reuse",
+}
+
 
 @runtime_checkable
 class Generator(Protocol):
-    """A chat model that answers from chat messages and can score short continuations."""
+    """A chat model that answers from chat messages, streaming its reply.
+
+    Optional methods exist only where ``capabilities`` names them:
+    ``choice_logprobs(messages, choices) -> list[float]`` (CHOICE_LOGPROBS),
+    ``token_logprobs(ids) -> list[float]`` (TOKEN_LOGPROBS), ``tokenizer`` and
+    ``template_ids(messages) -> list[int]`` (TOKENIZER), ``model`` and ``embed_ids`` (WEIGHTS).
+    """
 
     name: str
     context_window: int  # most tokens of prompt plus reply the model takes
+    capabilities: frozenset[str]  # optional capabilities known without a model call (``has`` asks ``supports`` where defined)
+    token_source: str  # what token counts are: "tokenizer" (exact) or "estimate" (server usage gives the prompt total)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` alone, without chat-template markup."""
@@ -24,13 +54,63 @@ class Generator(Protocol):
     def prompt_tokens(self, messages: Sequence[Message]) -> int:
         """Tokens of the templated prompt the model would read for ``messages``."""
 
-    def generate(
-        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None
-    ) -> Generation:
-        """Greedy reply to ``messages``; a prompt over ``max_prompt_tokens`` loses tokens from the left."""
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
+    ) -> Iterator[str | Generation]:
+        """Greedy reply as it is decoded: text pieces, then one ``Generation`` (the whole reply and its costs).
 
-    def choice_logprobs(self, messages: Sequence[Message], choices: Sequence[str]) -> list[float]:
-        """Log-probability of each choice as the start of the assistant's reply."""
+        A prompt over ``max_prompt_tokens`` loses its oldest tokens. ``cache_key`` names the
+        conversation whose KV prefix may be reused (backends with KV_REUSE). Closing the iterator
+        early stops decoding. Raises ``ServingError`` when the call fails.
+        """
+
+    def generate(
+        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None
+    ) -> Generation:
+        """``stream`` run to the end."""
+
+
+def finish(stream: Iterator[str | Generation]) -> Generation:
+    """The ``Generation`` a stream ends with (the pieces before it are dropped)."""
+    result = None
+    for item in stream:
+        if isinstance(item, Generation):
+            result = item
+    if result is None:
+        from ..errors import ServingError
+
+        raise ServingError("the model stream ended without a reply")
+    return result
+
+
+def has(generator, capability: str) -> bool:
+    """Whether ``generator`` provides ``capability`` (a backend may find out lazily, e.g. by asking its server)."""
+    supports = getattr(generator, "supports", None)
+    return supports(capability) if supports is not None else capability in getattr(generator, "capabilities", frozenset())
+
+
+def require(generator, needs: frozenset[str] | set[str], who: str) -> None:
+    """Fail with a clear message when ``generator`` lacks a capability ``who`` needs.
+
+    Raises:
+        CapabilityError: naming the missing capabilities and the generator.
+    """
+    missing = sorted(c for c in needs if not has(generator, c))
+    if missing:
+        from ..errors import CapabilityError
+
+        what = ", ".join(f"{m} ({CAPABILITY_HELP.get(m, m)})" for m in missing)
+        why = getattr(generator, "logprobs_note", "")
+        what += f" [{why}]" if why and CHOICE_LOGPROBS in missing else ""
+        raise CapabilityError(
+            f"{who} needs {what}, which the generator '{generator.name}' does not provide. "
+            "Use a local transformers model (--model packaged, a folder or a Hugging Face id) for it, or a setting that does not need it."
+        )
 
 
 @runtime_checkable

@@ -7,18 +7,23 @@ vectors into the same input (section 3.5); plain text prompts take the same path
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
+import queue
 import threading
 import time
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, Iterator, Protocol, Sequence
 
 from ..errors import ModelLoadError
 from ..types import Generation
 from . import packaged
-from .base import Message
+from .base import CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
+from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix
 
 log = logging.getLogger(__name__)
+
+PLAIN = "plain"  # KV mode of the backbone with adapters disabled
 
 _FALLBACK_ROLES = {"system": "System", "user": "User", "assistant": "Assistant"}
 
@@ -38,10 +43,27 @@ class AdapterHost(Protocol):
         """Context in which the model runs as the plain backbone."""
 
 
-class HFGenerator:
-    """A causal LM and its tokenizer behind the ``Generator`` interface. Greedy decoding."""
+def _cache_bytes(kv) -> int:
+    """Bytes of a transformers Cache's key and value tensors."""
+    total = 0
+    for layer in getattr(kv, "layers", ()):
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if t is not None and hasattr(t, "numel"):
+                total += t.numel() * t.element_size()
+    return total
 
-    def __init__(self, model, tokenizer, *, name: str, context_window: int | None = None):
+
+class HFGenerator:
+    """A causal LM and its tokenizer behind the ``Generator`` interface. Greedy decoding, streamed,
+    with per-session KV prefix reuse (``cache_key``) bounded by ``cache_limits``."""
+
+    capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE})
+    token_source = "tokenizer"
+
+    def supports(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def __init__(self, model, tokenizer, *, name: str, context_window: int | None = None, cache_limits: CacheLimits | None = None):
         import torch
 
         self.model = model.eval()
@@ -57,9 +79,13 @@ class HFGenerator:
         # Adapters injected into ``model`` (the latent codec's LoRA layers), declared through
         # ``attach_adapters``: text-only calls run the plain backbone with them switched off.
         self._adapters: AdapterHost | None = None
+        self.prefix_cache = PrefixCache(cache_limits)
+        # transformers renamed forward's `past_key_values` to `cache` (5.2x); take whichever this version has.
+        self._cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
     @classmethod
-    def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None) -> "HFGenerator":
+    def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None,
+             cache_limits: CacheLimits | None = None) -> "HFGenerator":
         """Load by model id, local folder, or ``packaged``. Raises ModelLoadError with what to do."""
         try:
             if packaged.is_packaged_generator(spec):
@@ -77,7 +103,7 @@ class HFGenerator:
             raise
         except Exception as exc:  # any failure to load is one clear message, not a traceback
             raise ModelLoadError(f"{_load_hint(spec)} Cause: {type(exc).__name__}: {exc}") from exc
-        return cls(model, tokenizer, name=name, context_window=context_window)
+        return cls(model, tokenizer, name=name, context_window=context_window, cache_limits=cache_limits)
 
     # -- adapters ----------------------------------------------------------------------------
 
@@ -137,8 +163,14 @@ class HFGenerator:
         return self.model.get_input_embeddings()(torch.tensor([list(ids)], device=self.device))
 
     def generate(
-        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None
+        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None
     ) -> Generation:
+        return finish(self.stream(messages, max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, cache_key=cache_key))
+
+    def stream(
+        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None
+    ) -> Iterator[str | Generation]:
+        """Greedy reply as it is decoded (text pieces, then the ``Generation``); see ``Generator.stream``."""
         start = time.perf_counter()
         ids = self.template_ids(messages)
         truncated = 0
@@ -146,37 +178,115 @@ class HFGenerator:
             # What a naive chat does when history outgrows the window: drop the oldest tokens.
             truncated = len(ids) - max_prompt_tokens
             ids = ids[truncated:]
-        with self.lock, self.plain_backbone(), self._torch.inference_mode():
-            embeds = self.embed_ids(ids)  # (1, T, hidden)
-            text, new_tokens = self.generate_from_embeds(embeds, max_new_tokens=max_new_tokens)
+
+        def embed():
+            with self.lock, self._torch.inference_mode():
+                return self.embed_ids(ids)  # (1, T, hidden)
+
+        yield from self.stream_embeds(embed, tuple(ids), max_new_tokens=max_new_tokens, cache_key=cache_key,
+                                      mode=PLAIN, guard=self.plain_backbone, start=start, truncated=truncated)
+
+    def stream_embeds(self, embed: Callable, items: tuple, *, max_new_tokens: int, cache_key: str | None, mode: str,
+                      guard: Callable, start: float, truncated: int = 0) -> Iterator[str | Generation]:
+        """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as it comes.
+
+        ``items`` names each input position (token ids; markers for latent rows) for KV prefix
+        reuse; ``guard`` is the context that puts the weights in ``mode`` (plain backbone or a
+        codec adapter), entered for every forward pass, so two streams can interleave token by
+        token under the one lock. Closing this iterator stops the worker after its current token.
+        """
+        events: queue.Queue = queue.Queue()
+        stop = threading.Event()
+        worker = threading.Thread(target=self._decode_worker, name="rea-decode", daemon=True,
+                                  args=(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events))
+        worker.start()
+        try:
+            while True:
+                kind, value = events.get()
+                if kind == "text":
+                    yield value
+                elif kind == "done":
+                    yield value
+                    return
+                else:  # "error"
+                    raise value
+        finally:
+            stop.set()  # a closed stream (Stop button, failed consumer) ends decoding
+            worker.join()
+
+    def _decode_worker(self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events) -> None:
+        try:
+            events.put(("done", self._decode(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events)))
+        except BaseException as exc:  # handed to the consumer, which raises it in its own thread
+            events.put(("error", exc))
+
+    def _decode(self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events) -> Generation:
+        torch = self._torch
+        embeds = embed()  # (1, T, hidden)
+        n = int(embeds.shape[1])
+        entry = self.prefix_cache.take(cache_key) if cache_key is not None else None
+        reused, note = 0, ""
+        if cache_key is None:
+            pass
+        elif entry is None:
+            note = "nothing cached for this session: full prefill"
+        elif entry.mode != mode:
+            note = "the cached KV came from other weights (adapter): full prefill"
+        else:
+            reused = min(common_prefix(entry.items, items), n - 1)  # the last position is fed again for its logits
+            if reused == 0:
+                note = f"window slid ({truncated} oldest tokens dropped), no common prefix: full prefill" if truncated else "no common prefix: full prefill"
+        from transformers import DynamicCache
+
+        kv = entry.kv if reused else DynamicCache(config=self.model.config)
+        if reused and kv.get_seq_length() > reused:
+            kv.crop(reused - kv.get_seq_length())  # transformers 5: a negative count removes that many trailing positions
+        fed = list(items[:reused])
+        new_ids: list[int] = []
+        eos = self.tokenizer.eos_token_id
+        shown, ttft, ok = "", None, False
+        try:
+            with self.lock, guard(), torch.inference_mode():
+                logits = self.model(inputs_embeds=embeds[:, reused:], use_cache=True, logits_to_keep=1, **{self._cache_kw: kv}).logits
+            fed += list(items[reused:])
+            for _ in range(max_new_tokens):
+                next_id = int(logits[0, -1].argmax())
+                new_ids.append(next_id)
+                if ttft is None:
+                    ttft = time.perf_counter() - start
+                text = self.tokenizer.decode(new_ids, skip_special_tokens=True).lstrip()
+                if len(text) > len(shown) and not text.endswith("\ufffd") and text.startswith(shown):
+                    events.put(("text", text[len(shown):]))
+                    shown = text
+                if next_id == eos or len(new_ids) == max_new_tokens or stop.is_set():
+                    break
+                with self.lock, guard(), torch.inference_mode():
+                    logits = self.model(input_ids=torch.tensor([[next_id]], device=self.device), use_cache=True, **{self._cache_kw: kv}).logits
+                fed.append(next_id)
+            ok = True
+        finally:
+            if cache_key is not None and ok:
+                self.prefix_cache.put(cache_key, CacheEntry(items=tuple(fed), kv=kv, nbytes=_cache_bytes(kv), mode=mode))
+        cache_bytes = self.prefix_cache.bytes_of(cache_key) if cache_key is not None else 0
         return Generation(
-            text=text,
-            prompt_tokens=len(ids),
-            new_tokens=new_tokens,
+            text=self.tokenizer.decode(new_ids, skip_special_tokens=True).strip(),
+            prompt_tokens=n,
+            new_tokens=len(new_ids),
             wall_s=time.perf_counter() - start,
             truncated_tokens=truncated,
+            ttft_s=ttft,
+            reused_tokens=reused,
+            cache_bytes=cache_bytes,
+            cache_note=note,
+            stopped=stop.is_set() and (not new_ids or new_ids[-1] != eos) and len(new_ids) < max_new_tokens,
         )
 
     def generate_from_embeds(self, embeds, *, max_new_tokens: int) -> tuple[str, int]:
-        """Greedy decode from (1, T, hidden) input embeddings; returns (text, new token count)."""
-        torch = self._torch
-        mask = torch.ones(embeds.shape[:2], dtype=torch.long, device=self.device)
-        with torch.inference_mode():
-            out = self.model.generate(
-                inputs_embeds=embeds,
-                attention_mask=mask,
-                max_new_tokens=max_new_tokens,
-                do_sample=False,
-                temperature=None,
-                top_p=None,
-                top_k=None,
-                pad_token_id=self._pad_id,
-            )
-        new_ids = out[0].tolist()  # with inputs_embeds only new tokens come back
-        eos = self.tokenizer.eos_token_id
-        if eos is not None and eos in new_ids:
-            new_ids = new_ids[: new_ids.index(eos) + 1]
-        return self.tokenizer.decode(new_ids, skip_special_tokens=True).strip(), len(new_ids)
+        """Greedy decode from (1, T, hidden) input embeddings under the current adapter, in this thread
+        (callers may hold the lock); returns (text, new token count)."""
+        gen = self._decode(lambda: embeds, (), max_new_tokens, None, PLAIN, contextlib.nullcontext, time.perf_counter(), 0,
+                           threading.Event(), queue.Queue())
+        return gen.text, gen.new_tokens
 
     def token_logprobs(self, ids: Sequence[int]) -> list[float]:
         """log p(ids[i] | ids[:i]) for i >= 1 under the plain backbone (SeCom's perplexity compression)."""

@@ -41,14 +41,14 @@ def config_from_options(**kwargs):
         raise REAError(str(exc)) from exc
 
 
-def load_pipeline(model: str, embedder: str, context_window: int | None, recognizer_model: str | None = None):
+def load_pipeline(model: str, embedder: str, context_window: int | None, recognizer_model: str | None = None, tokenizer: str | None = None):
     """Models for a command; the latent codec comes from REA_CODEC ("auto" by default, "none", or a folder)."""
     from ..pipeline import load_models
 
     quiet_libraries()
     typer.echo(f"loading generator '{model}' and embedder '{embedder}' ...", err=True)
     models = load_models(model, embedder, recognizer_model=recognizer_model, context_window=context_window,
-                         codec=os.environ.get("REA_CODEC", "auto"))
+                         codec=os.environ.get("REA_CODEC", "auto"), tokenizer=tokenizer or os.environ.get("REA_TOKENIZER"))
     if models.codec_note:
         typer.secho(f"note: {models.codec_note}", err=True, fg=typer.colors.YELLOW)
     return models

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -24,6 +25,7 @@ from .options import (
     Stage2Opt,
     TauHighOpt,
     TauLowOpt,
+    TokenizerOpt,
 )
 
 CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save [FILE], /reset, /quit"
@@ -40,12 +42,9 @@ def _strategy_names(value: str) -> list[str]:
 
 
 def _stats_line(result) -> str:
-    c = result.decision_counts()
-    return (
-        f"prompt {result.prompt_tokens} tok · {result.timings.total_s:.2f} s · "
-        f"raw {c['raw']} / compressed {c['compressed']} / omitted {c['omit']}"
-        + (f" · truncated {result.truncated_tokens} tok" if result.truncated_tokens else "")
-    )
+    from ..strategies.base import stats_text, turn_summary
+
+    return stats_text(turn_summary(result))
 
 
 def chat(
@@ -58,8 +57,10 @@ def chat(
     context_window: ContextWindowOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
+    tokenizer: TokenizerOpt = None,
+    kv_reuse: Annotated[bool, typer.Option("--kv-reuse/--no-kv-reuse", envvar="REA_KV_REUSE", help="Reuse each conversation's KV prefix between turns (in-process models).")] = True,
 ) -> None:
-    """Chat interactively; by default REA and vanilla answer side by side.
+    """Chat interactively; by default REA and vanilla answer side by side, replies printed as they are decoded.
 
     Example: rea chat --strategy rea,vanilla --tau-low 0.4
     """
@@ -69,9 +70,9 @@ def chat(
 
     with reported_errors():
         names = _strategy_names(strategy)
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse)
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
-        models = load_pipeline(model, embedder, context_window, recognizer_model)
+        models = load_pipeline(model, embedder, context_window, recognizer_model, tokenizer)
         strategies = {n: build_strategy(n, models, config) for n in names}
         sessions = {n: resumed[n] if n in resumed else s.new_session() for n, s in strategies.items()}
         typer.echo(f"chatting with {', '.join(names)} on {models.generator.name}. {CHAT_HELP}")
@@ -107,16 +108,29 @@ def chat(
                 typer.echo(f"saved to {path}")
                 continue
             for n, strat in strategies.items():
+                started = False
                 try:
-                    result = strat.respond(sessions[n], text)
+                    for item in strat.respond_stream(sessions[n], text):
+                        if isinstance(item, str):  # printed as it is decoded
+                            if not started:
+                                typer.secho(f"[{n}] ", fg=typer.colors.CYAN, nl=False, bold=True)
+                                started = True
+                            typer.echo(item, nl=False)
+                            sys.stdout.flush()
+                        else:
+                            result = item
                 except InputError as exc:
                     typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
                     break
                 except REAError as exc:  # the turn failed; the conversation is unchanged
-                    typer.secho(f"[{n}] error: {exc}", err=True, fg=typer.colors.RED)
+                    if started:
+                        typer.echo("")
+                    typer.secho(f"error: [{n}] {exc}", err=True, fg=typer.colors.RED)
                     continue
-                typer.secho(f"[{n}] ", fg=typer.colors.CYAN, nl=False, bold=True)
-                typer.echo(result.reply)
+                if not started:
+                    typer.secho(f"[{n}] ", fg=typer.colors.CYAN, nl=False, bold=True)
+                    typer.echo(result.reply, nl=False)
+                typer.echo("")
                 typer.secho(f"      {_stats_line(result)}", dim=True)
 
 

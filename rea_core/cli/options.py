@@ -13,7 +13,7 @@ ModelOpt = Annotated[
         "--model",
         "-m",
         envvar="REA_MODEL",
-        help="Generator: a Hugging Face model id, a local folder, or 'packaged' (offline SmolLM2-135M-Instruct).",
+        help="Generator: a Hugging Face model id, a local folder, 'packaged' (offline SmolLM2-135M-Instruct), or openai:<model id> (an OpenAI-compatible server at REA_OPENAI_BASE_URL).",
     ),
 ]
 EmbedderOpt = Annotated[
@@ -29,6 +29,10 @@ TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
 ContextWindowOpt = Annotated[
     Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")
+]
+TokenizerOpt = Annotated[
+    Optional[str],
+    typer.Option("--tokenizer", envvar="REA_TOKENIZER", help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage."),
 ]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]

@@ -333,6 +333,36 @@ class DualLoRACodec:
                          wall_s=time.perf_counter() - start, truncated_tokens=truncated)
         return gen, hybrid
 
+    def stream(self, messages: Sequence[Message], latent_blocks: Sequence, *, max_new_tokens: int, max_prompt_tokens: int | None = None,
+               cache_key: str | None = None, adapter: str | None = GENERATE) -> Iterator:
+        """``generate`` streamed (text pieces, then the ``Generation``), with KV prefix reuse under ``cache_key``.
+
+        Each latent row is named by its block's content hash for prefix matching, so a stable
+        prefix of raw and latent exchanges is reused like text. Every forward pass sets the
+        adapter (``adapter``; None: the plain backbone), so a background compression between tokens
+        cannot leave another active.
+        """
+        import hashlib
+        import time
+
+        start = time.perf_counter()
+        pieces = self._piece_ids(messages, len(latent_blocks))
+        items: list = []
+        for i, ids in enumerate(pieces):
+            items += ids
+            if i < len(latent_blocks):
+                block = np.asarray(latent_blocks[i].detach().float().cpu() if hasattr(latent_blocks[i], "detach") else latent_blocks[i], dtype=np.float32)
+                digest = hashlib.sha1(block.tobytes()).hexdigest()[:16]
+                items += [f"latent:{digest}:{r}" for r in range(block.shape[0])]
+        truncated = max(0, len(items) - max_prompt_tokens) if max_prompt_tokens is not None else 0
+
+        def embed():
+            with self.lock, self._torch.inference_mode():
+                return self.hybrid_input(messages, latent_blocks).embeds[:, truncated:]  # (1, T, hidden)
+
+        yield from self.generator.stream_embeds(embed, tuple(items[truncated:]), max_new_tokens=max_new_tokens, cache_key=cache_key,
+                                                mode=f"{adapter}:{id(self)}", guard=lambda: self.adapter(adapter), start=start, truncated=truncated)
+
     def target_nll(self, messages: Sequence[Message], latent_blocks: Sequence, target: str, *, max_target_tokens: int = 256,
                    adapter: str | None = GENERATE) -> tuple[float, int, int]:
         """Mean per-token NLL of ``target`` as the assistant's reply; returns (nll, target tokens, prompt length).

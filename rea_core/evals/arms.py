@@ -77,6 +77,9 @@ ABLATIONS: dict[str, Arm] = {
         Arm("rea-text-compressed", "REA with compressed replies as text even where a latent codec is loaded", _rea_with(latent_replies=False)),
         Arm("rea-latent-scorer", "REA scoring HCR with the codec's latent vectors instead of MiniLM (A.1)", _rea_with(scorer="latent", tau_low=None, tau_high=None)),
         Arm("rea-im-query", "REA with Instructional Memory also restated next to the query", _rea_with(im_placement="query")),
+        Arm("vanilla-cached", "vanilla with per-session KV prefix reuse (what a chat server does)",
+            lambda models, config, case: build_strategy("vanilla", models, replace(config, kv_reuse=True))),
+        Arm("rea-cached", "REA with per-session KV prefix reuse", _rea_with(kv_reuse=True)),
         Arm("rea-first-release", "REA with the first release's HCR (MiniLM units, 0.5/0.7, no follow-up awareness or recency)",
             _rea_with(scorer="minilm", tau_low=0.5, tau_high=0.7, neighbor_weight=0.0, compressed_form="first_words", **NO_FOLLOW_UP)),
     )

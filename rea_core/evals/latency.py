@@ -29,9 +29,14 @@ def run_conversation(strategy, conv: Conversation, every: int) -> list[dict]:
     for j, turn in enumerate(conv.turns):
         generate = (j + 1) % every == 0
         result = strategy.respond(session, turn.user, reply=None if generate else turn.assistant)
+        gen = result.generation
         records.append({"turn": j, "prompt_tokens": result.prompt_tokens, "generated": generate,
                         "latency_s": result.timings.total_s, "generate_s": result.timings.generate_s,
-                        "retrieve_s": result.timings.retrieve_s, "truncated_tokens": result.truncated_tokens})
+                        "retrieve_s": result.timings.retrieve_s, "truncated_tokens": result.truncated_tokens,
+                        # time to first token from the turn's start, and the KV prefix reused (cached arms)
+                        "ttft_s": None if gen is None or gen.ttft_s is None else result.timings.recognize_s + result.timings.retrieve_s + gen.ttft_s,
+                        "reused_tokens": gen.reused_tokens if gen else 0, "new_tokens": result.new_tokens,
+                        "cache_note": gen.cache_note if gen else ""})
     return records
 
 
@@ -62,13 +67,18 @@ def evaluate(models, config, arm_names: list[str], out_dir: str | Path, *, turns
     summary = {}
     for name, recs in by_arm.items():
         gen = [r for r in recs if r["generated"]]
+        ttfts = [r["ttft_s"] for r in gen if r.get("ttft_s") is not None]
         summary[name] = {"mean_latency_s": sum(r["latency_s"] for r in gen) / len(gen) if gen else None,
+                         "mean_ttft_s": sum(ttfts) / len(ttfts) if ttfts else None,
+                         "reused_share": (sum(r.get("reused_tokens", 0) for r in gen) / max(1, sum(r["prompt_tokens"] for r in gen))) if gen else None,
                          "mean_prompt_tokens": sum(r["prompt_tokens"] for r in recs) / len(recs) if recs else None,
                          "last_turn_prompt_tokens": recs[-1]["prompt_tokens"] if recs else None}
     ratio = last_turns_ratio(by_arm, "vanilla", "rea") if {"vanilla", "rea"} <= set(arms) else None
+    cached_ratio = last_turns_ratio(by_arm, "vanilla-cached", "rea-cached") if {"vanilla-cached", "rea-cached"} <= set(arms) else None
     results = {"task": "latency", "turns": turns, "every": every, "conversations": n, "model": models.generator.name,
                "context_window": models.generator.context_window, "max_new_tokens": config.max_new_tokens,
-               "arms": summary, "vanilla_over_rea_last_quarter": ratio, "per_turn": by_arm}
+               "arms": summary, "vanilla_over_rea_last_quarter": ratio,
+               "vanilla_cached_over_rea_cached_last_quarter": cached_ratio, "per_turn": by_arm}
     write_results(out_dir, results)
     lat, tok = go.Figure(), go.Figure()
     for name, recs in by_arm.items():
@@ -77,7 +87,9 @@ def evaluate(models, config, arm_names: list[str], out_dir: str | Path, *, turns
         tok.add_scatter(x=[r["turn"] for r in recs], y=[r["prompt_tokens"] for r in recs], mode="lines", name=name)
     lat.update_layout(title="Reply latency by turn", xaxis_title="turn", yaxis_title="seconds")
     tok.update_layout(title="Prompt tokens by turn", xaxis_title="turn", yaxis_title="tokens")
-    rows = [[name, s["mean_latency_s"], s["mean_prompt_tokens"], s["last_turn_prompt_tokens"]] for name, s in summary.items()]
-    write_report(out_dir, "Long-conversation latency", [lat, tok], [("per arm", ["arm", "mean latency (s)", "mean prompt tokens", "prompt tokens at last turn"], rows)],
-                 notes=f"vanilla/REA latency over the last quarter of generated turns: {ratio if ratio is None else round(ratio, 2)}")
+    rows = [[name, s["mean_latency_s"], s["mean_ttft_s"], s["reused_share"], s["mean_prompt_tokens"], s["last_turn_prompt_tokens"]] for name, s in summary.items()]
+    write_report(out_dir, "Long-conversation latency", [lat, tok],
+                 [("per arm", ["arm", "mean latency (s)", "mean time to first token (s)", "prompt share from KV cache", "mean prompt tokens", "prompt tokens at last turn"], rows)],
+                 notes=f"vanilla/REA latency over the last quarter of generated turns: {ratio if ratio is None else round(ratio, 2)}; "
+                       f"with KV reuse (vanilla-cached/rea-cached): {cached_ratio if cached_ratio is None else round(cached_ratio, 2)}")
     return results

@@ -134,6 +134,10 @@ def build_recognizer(classifier: Generator | None, embedder: Embedder | None, st
     stage decides instead (the shipped weights would give meaningless scores), and a warning says so.
     """
     if stage2 == "llm" or embedder is None:
+        if classifier is not None:
+            from ..backends.base import CHOICE_LOGPROBS, require
+
+            require(classifier, {CHOICE_LOGPROBS}, "the recognizer's LLM stage 2 (REA_RECOGNIZER_STAGE2=llm)")
         return InstructionRecognizer(classifier)
     if stage2 != "trained":
         from ..errors import InputError

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from contextlib import closing
+from typing import ClassVar, Iterator
 
-from ..backends.base import Embedder, Generator
+from ..backends.base import Embedder, Generator, require
+from ..errors import ServingError
 from ..config import REAConfig
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
@@ -26,11 +28,17 @@ class Strategy(ABC):
     """A context-management policy over one generator (and, if it retrieves, one embedder)."""
 
     name: ClassVar[str] = ""
+    requires: ClassVar[frozenset[str]] = frozenset()  # optional Generator capabilities this strategy calls
 
     def __init__(self, generator: Generator, embedder: Embedder | None = None, config: REAConfig | None = None):
         self.generator = generator
         self.embedder = embedder
         self.config = config or REAConfig()
+        require(generator, self.requirements(), f"the {self.name or type(self).__name__} strategy")
+
+    def requirements(self) -> frozenset[str]:
+        """Generator capabilities needed under this config (``requires`` plus what config choices add)."""
+        return self.requires
 
     @classmethod
     def from_models(cls, models, config: REAConfig) -> "Strategy":
@@ -42,6 +50,7 @@ class Strategy(ABC):
         clone = object.__new__(type(self))
         clone.__dict__.update(self.__dict__)
         clone.config = config
+        require(clone.generator, clone.requirements(), f"the {clone.name or type(clone).__name__} strategy")
         return clone
 
     def new_session(self) -> ChatSession:
@@ -104,9 +113,14 @@ class Strategy(ABC):
         previous = {k: v for k, v in session.memory.items() if k != "undo"}
         session.memory = {**state, "undo": {"turn": turn, "state": previous}}
 
-    def generate_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Generation:
-        """The model call of a turn; strategies whose prompt is not plain text (REA's latents) override it."""
-        return self.generator.generate(messages, max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens)
+    def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
+        """The model call of a turn, streamed; strategies whose prompt is not plain text (REA's latents) override it."""
+        return self.generator.stream(messages, max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens,
+                                     cache_key=self.cache_key(session))
+
+    def cache_key(self, session: ChatSession) -> str | None:
+        """The session's KV prefix-cache key when ``config.kv_reuse`` is on (None: prefill in full)."""
+        return f"{self.name}:{session.session_id}" if self.config.kv_reuse else None
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
         """Positions the generator would read for ``messages`` (used when a reply is replayed, not generated)."""
@@ -141,9 +155,23 @@ class Strategy(ABC):
 
         Raises:
             InputError: empty or oversize message; nothing is stored.
+            ServingError: the model call failed; nothing is stored.
+        """
+        result = None
+        for item in self.respond_stream(session, user_text, reply=reply):
+            result = item
+        return result
+
+    def respond_stream(self, session: ChatSession, user_text: str, *, reply: str | None = None) -> Iterator[str | TurnResult]:
+        """``respond`` as a stream: the reply's text pieces as they are decoded, then the ``TurnResult``.
+
+        Closing the stream before its ``TurnResult`` (a Stop button) or a failure anywhere leaves
+        the session exactly as it was before the turn: nothing is stored, IM is restored.
         """
         text = validate_message(user_text, self.config.max_message_chars)
         im_before, turns_before = session.instructions.entries, session.n_turns
+        memory_before, log_before = session.memory, len(session.log)
+        gen = None
         try:
             t0 = time.perf_counter()
             recognition = self.update_instructions(session, text)
@@ -152,7 +180,14 @@ class Strategy(ABC):
             messages = render_messages(plan)
             t2 = time.perf_counter()
             if reply is None:
-                gen = self.generate_reply(session, plan, messages)
+                with closing(self.stream_reply(session, plan, messages)) as stream:  # closed (decoding stopped) if this turn is
+                    for item in stream:
+                        if isinstance(item, Generation):
+                            gen = item
+                        else:
+                            yield item
+                if gen is None or gen.stopped:
+                    raise ServingError("the reply stopped before it ended; nothing was stored")
                 answer, prompt_tokens, new_tokens, truncated = gen.text, gen.prompt_tokens, gen.new_tokens, gen.truncated_tokens
             else:
                 full = self.prompt_length(session, plan, messages)
@@ -162,8 +197,10 @@ class Strategy(ABC):
             self.store(session, text, answer)
             t4 = time.perf_counter()
         except BaseException:
-            session.instructions.restore(im_before)  # a failed turn changes nothing
+            session.instructions.restore(im_before)  # a failed or stopped turn changes nothing
             session.episodes.truncate(turns_before)
+            session.memory = memory_before
+            del session.log[log_before:]
             raise
         result = TurnResult(
             turn=session.n_turns - 1,
@@ -176,14 +213,15 @@ class Strategy(ABC):
             truncated_tokens=truncated,
             generated=reply is None,
             timings=Timings(recognize_s=t1 - t0, retrieve_s=t2 - t1, generate_s=t3 - t2, store_s=t4 - t3),
+            generation=gen,
         )
         session.log.append(turn_summary(result))
-        return result
+        yield result
 
 
 def turn_summary(result: TurnResult) -> dict:
     """The per-turn record kept in the session log (saved with the session; the app's per-turn stats read it)."""
-    return {
+    summary = {
         "turn": result.turn,
         "prompt_tokens": result.prompt_tokens,
         "new_tokens": result.new_tokens,
@@ -193,3 +231,34 @@ def turn_summary(result: TurnResult) -> dict:
         "generated": result.generated,
         "latency_s": result.timings.total_s,
     }
+    gen = result.generation
+    if gen is not None:  # serving figures: time to first token (from the turn's start), KV reuse
+        summary["ttft_s"] = None if gen.ttft_s is None else result.timings.recognize_s + result.timings.retrieve_s + gen.ttft_s
+        summary["reused_tokens"] = gen.reused_tokens
+        summary["cache_bytes"] = gen.cache_bytes
+        if gen.cache_note:
+            summary["cache_note"] = gen.cache_note
+        if gen.token_source != "tokenizer":
+            summary["token_source"] = gen.token_source
+    return summary
+
+
+def stats_text(entry: dict) -> str:
+    """One turn's stats line from its ``turn_summary``: prompt tokens (and where the count came from),
+    time to first token, total time, decisions, KV reuse. Plain text, no user text."""
+    d = entry.get("decisions", {})
+    source = entry.get("token_source")
+    parts = [f"prompt {entry.get('prompt_tokens', 0)} tok" + (f" ({source})" if source else "")]
+    if entry.get("ttft_s") is not None:
+        parts.append(f"first token {entry['ttft_s']:.2f} s")
+    parts.append(f"total {entry.get('latency_s', 0.0):.2f} s")
+    parts.append(f"raw {d.get('raw', 0)} · compressed {d.get('compressed', 0)} · omitted {d.get('omit', 0)}")
+    if entry.get("truncated_tokens"):
+        parts.append(f"{entry['truncated_tokens']} tok truncated")
+    if entry.get("reused_tokens") or entry.get("cache_bytes"):
+        parts.append(f"KV reused {entry.get('reused_tokens', 0)}/{entry.get('prompt_tokens', 0)} tok, cache {entry.get('cache_bytes', 0) / 2**20:.1f} MB")
+    if entry.get("cache_note"):
+        parts.append(entry["cache_note"])
+    if not entry.get("generated", True):
+        parts.append("reply given (replay)")
+    return " | ".join(parts)

@@ -10,7 +10,7 @@ give the rows of Table 4: ``use_im`` (IM and recognizer), ``use_hcr`` (off: ever
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -114,14 +114,11 @@ class REAStrategy(Strategy):
     def _latent_blocks(self, session: ChatSession, plan: PromptPlan) -> list:
         return [session.episodes.exchanges[t].latents for t in latent_turns(plan)]  # exchange i is turn i
 
-    def generate_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Generation:
+    def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
         if not self.uses_latents:
-            return super().generate_reply(session, plan, messages)
-        gen, _ = self.codec.generate(
-            messages, self._latent_blocks(session, plan), max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens,
-            adapter=self._generate_adapter,
-        )
-        return gen
+            return super().stream_reply(session, plan, messages)
+        return self.codec.stream(messages, self._latent_blocks(session, plan), max_new_tokens=self.config.max_new_tokens,
+                                 max_prompt_tokens=self.max_prompt_tokens, cache_key=self.cache_key(session), adapter=self._generate_adapter)
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
         if not self.uses_latents:

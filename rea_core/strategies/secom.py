@@ -23,6 +23,7 @@ from functools import cached_property
 
 from ..config import REAConfig
 from ..limits import LRUCache
+from ..backends.base import TOKEN_LOGPROBS, TOKENIZER
 from ..memory.lingua import build_compressor
 from ..memory.secom_segments import TopicSegmenter
 from ..reconstruction import assemble_plan, memory_segment
@@ -55,6 +56,11 @@ class SeComStrategy(Strategy):
         if embedder is None:
             raise ValueError("SeCom needs an Embedder (embedding segmenter and dense retriever)")
         super().__init__(generator, embedder, config)
+
+    def requirements(self) -> frozenset[str]:
+        """Perplexity LLMLingua scores tokens on the backbone: asked for by name it needs token log-probabilities
+        (``auto`` on a backend without them leaves units uncompressed and says so in the plan notes)."""
+        return self.requires | ({TOKEN_LOGPROBS, TOKENIZER} if self.config.secom.compressor == "ppl" else set())
 
     @cached_property
     def _compressor(self):

@@ -82,3 +82,18 @@ def test_markup_in_a_message_shows_as_text_and_runs_nothing(page):
     assert page.evaluate("window.__xss") == 0 and not page.dialogs
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "escaping.png"), full_page=True)
+
+
+LAST_BOT = "(side => { const b = [...document.querySelectorAll(`#chat-${side} .message-row.bot-row, #chat-${side} [data-testid=\"bot\"]`)]; return b.length ? b[b.length - 1].innerText : ''; })"
+
+
+def test_reply_text_appears_in_a_column_before_the_reply_is_complete(page):
+    page.fill("#message textarea", "Write a short story about a lighthouse keeper.")
+    page.click("#send")
+    # While a reply streams its message ends with a cursor and has no stats line yet.
+    page.wait_for_function(f"(() => {{ const t = {LAST_BOT}(0); return t.includes('▌') && t.replace('▌', '').trim().length > 0; }})()", timeout=180_000)
+    partial = page.evaluate(f"{LAST_BOT}(0)")
+    assert "first token" not in partial
+    page.wait_for_function(f"{LAST_BOT}(0).includes('first token') && {LAST_BOT}(1).includes('first token')", timeout=180_000)
+    final = page.evaluate(f"{LAST_BOT}(0)")
+    assert "▌" not in final and final.startswith(partial.replace("▌", "").strip())

@@ -40,6 +40,19 @@ def test_one_turn_through_both_columns(client):
     assert out[ERR0] == ""
 
 
+def test_rea_and_vanilla_replies_stream_through_gradio_client(client):
+    client.predict("Name three colors of the rainbow.", api_name="/accept_message")
+    job = client.submit(0.5, 0.7, api_name="/generate_replies")
+    final = job.result(timeout=300)
+    updates = job.outputs()[:-1]  # what the page saw before the replies ended
+    for side in (CHAT0, CHAT1):
+        partial = [texts(u[side])[-1] for u in updates if u[side] and len(u[side]) == 2]
+        assert partial and all(p.endswith("▌") for p in partial)  # a reply in progress, with a cursor
+        reply = texts(final[side])[1]
+        assert "first token" in reply and "total" in reply  # the stats line comes when the reply ends
+        assert any(reply.startswith(p.rstrip("▌ ")) for p in partial)
+
+
 def test_parallel_clients_never_see_each_other(app_url):
     results, errors = {}, []
 

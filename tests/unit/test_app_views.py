@@ -44,3 +44,20 @@ def test_thresholds_stay_ordered():
     assert (lo, hi) == (0.8, 0.8) and "raised" in note
     lo, hi, note = ordered_thresholds(0.8, 0.6, "high")
     assert (lo, hi) == (0.6, 0.6) and "lowered" in note
+
+
+def test_prompt_view_says_where_token_counts_come_from():
+    plan = plan_with(["a"], [Resolution.RAW])
+    assert "Token counts" not in render_prompt_view(plan, prompt_tokens=9)  # a local tokenizer: exact, nothing to say
+    assert "usage figure" in render_prompt_view(plan, prompt_tokens=9, token_source="server usage")
+    assert "estimated" in render_prompt_view(plan, prompt_tokens=9, token_source="estimate")
+
+
+def test_stats_line_reports_first_token_and_kv_reuse():
+    from app.views.memory import stats_line
+
+    entry = {"prompt_tokens": 120, "latency_s": 2.5, "ttft_s": 0.4, "decisions": {"raw": 2, "compressed": 1, "omit": 3},
+             "reused_tokens": 100, "cache_bytes": 3 * 2**20, "token_source": "server usage", "cache_note": "window slid"}
+    line = stats_line(entry)
+    assert "prompt 120 tok (server usage)" in line and "first token 0.40 s" in line and "total 2.50 s" in line
+    assert "KV reused 100/120 tok, cache 3.0 MB" in line and "window slid" in line
