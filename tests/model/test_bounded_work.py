@@ -93,7 +93,9 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
     forms = {s.reply_form for t in fast.turns for s in t.plan.segments if s.turn is not None}
     assert forms == {ReplyForm.TEXT_COMPRESSED}
     if engine.latent_shape() is not None:
-        full = trace_conversation(strategy, conv, latents=True)
+        # the shipped measurements choose text on this backbone (issue 15): ask for latents explicitly
+        latent = strategy.with_config(replace(strategy.config, latent_replies=True))
+        full = trace_conversation(latent, conv, latents=True)
         assert ReplyForm.LATENT in {s.reply_form for t in full.turns for s in t.plan.segments if s.turn is not None}
         assert [d for t in full.turns for d in t.decisions] == [d for t in fast.turns for d in t.decisions]
 
