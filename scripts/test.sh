@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test suite: set up if needed, then run every test group (unit, model, slow, browser) on the
-# real packaged models, a real database and a real Chromium. Extra arguments go to pytest.
+# The test suite: set up if needed, then run the default test groups (unit, model, browser, PostgreSQL)
+# on the real packaged models, a real database and a real Chromium. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -36,4 +36,10 @@ if [ -z "${REA_TEST_POSTGRES_URL:-}" ]; then
   fi
 fi
 export HF_HUB_OFFLINE=1 GRADIO_ANALYTICS_ENABLED=False
-.venv/bin/python -m pytest "$@"
+# The default suite leaves out the `slow` group (end-to-end chats and the eval commands' long runs,
+# about 6 minutes): run it with `./scripts/test.sh -m slow`. An explicit -m picks the groups itself.
+marker=(-m "not slow")
+for arg in "$@"; do
+  case "$arg" in -m|-m*|--markexpr|--markexpr=*) marker=() ;; esac
+done
+.venv/bin/python -m pytest "${marker[@]}" "$@"

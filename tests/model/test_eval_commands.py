@@ -59,7 +59,8 @@ def test_ablation_arms_control_instructional_memory(suite, tmp_path):
     assert len(last_probe["im-false-positive"]) == len(last_probe["oracle-im"]) + 1
 
 
-def test_latency_state_sweep_and_recognizer_run(suite, tmp_path):
+@pytest.mark.slow
+def test_latency_state_and_sweep_run(suite, tmp_path):
     rea("eval", "latency", "--turns", "6", "--every", "3", "--out", str(tmp_path / "lat"), "--max-new-tokens", "4")
     lat = json.loads((tmp_path / "lat" / "results.json").read_text())
     assert lat["vanilla_over_rea_last_quarter"] > 0 and len(lat["per_turn"]["rea"]) == 6
@@ -69,6 +70,9 @@ def test_latency_state_sweep_and_recognizer_run(suite, tmp_path):
     rea("eval", "sweep", "--data", str(suite), "--values", "0.5,0.7", "--limit", "1", "--out", str(tmp_path / "sweep"), "--max-new-tokens", "4")
     sw = json.loads((tmp_path / "sweep" / "results.json").read_text())
     assert {(c["tau_low"], c["tau_high"]) for c in sw["cells"]} == {(0.5, 0.5), (0.5, 0.7), (0.7, 0.7)}
+
+
+def test_recognizer_eval_runs_on_labeled_jsonl(tmp_path):
     labeled = tmp_path / "labeled.jsonl"
     labeled.write_text("".join(json.dumps(r) + "\n" for r in [
         {"text": "From now on, answer in lowercase.", "label": "global"},
