@@ -8,7 +8,7 @@ Environment variables (all optional):
     REA_SCORER          HCR scorer: ``hybrid`` (default), ``exchange``, ``minilm``, ``sentence``, or ``latent`` (needs a codec).
     REA_CODEC           latent codec: ``auto`` (the one shipped for the backbone), ``none``, or a folder.
     REA_CODEC_MODE      how reply latents are made: ``encode`` (the codec's compress adapter, default) or ``optimize`` (fitted per reply).
-    REA_OPTIMIZE_STEPS  step budget per reply of ``optimize`` (default 40).
+    REA_OPTIMIZE_STEPS  step budget per reply of ``optimize`` (default 60).
     REA_COMPRESSED_FORM REA's compressed band: ``auto`` (the form measured best, recorded with the codec; default), ``latent`` or ``text``.
     REA_RECOGNIZER_STAGE2   recognizer stage 2: ``trained`` (the shipped classifier, default) or ``llm`` (few-shot).
 """
@@ -157,7 +157,7 @@ class REAConfig:
                           "the form measured best on this backbone, recorded with the codec (compression/forms.py)"},
     )
     codec_mode: str = field(default="encode", metadata={"help": "how reply latents are made: 'encode' (the codec's compress adapter) or 'optimize' (fitted to each reply, issue 15)"})
-    optimize_steps: int = field(default=40, metadata={"help": "codec_mode 'optimize': Adam steps per reply at most (the background budget)"})
+    optimize_steps: int = field(default=60, metadata={"help": "codec_mode 'optimize': Adam steps per reply at most (the background budget; 60 measured best of 0, 30, 60, 120)"})
     optimize_lr: float = field(default=1e-2, metadata={"help": "codec_mode 'optimize': learning rate"})
     optimize_target_accuracy: float = field(default=1.0, metadata={"help": "codec_mode 'optimize': stop once this share of the reply's tokens is predicted"})
     optimize_adapter: str = field(default="generate", metadata={"help": "codec_mode 'optimize': fit and generate under the 'generate' adapter or 'none' (plain backbone)"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -121,8 +122,9 @@ def compression(
     codec: Annotated[Optional[Path], typer.Option("--codec", help="Codec folder (default: the one shipped for the backbone).")] = None,
     forms: Annotated[str, typer.Option("--forms", help="Comma-separated forms: raw, omit, user, text, extractive, latent, optimized, optimized_plain, retrained.")] = "raw,omit,user,text,extractive,latent",
     retrained: Annotated[Optional[Path], typer.Option("--retrained", help="Codec folder of the 'retrained' form (loaded on its own copy of the backbone).")] = None,
-    optimize_steps: Annotated[int, typer.Option("--optimize-steps", help="Step budget per reply of the optimized forms.")] = 40,
+    optimize_steps: Annotated[int, typer.Option("--optimize-steps", help="Step budget per reply of the optimized forms.")] = 60,
     optimize_lr: Annotated[float, typer.Option("--optimize-lr", help="Learning rate of the optimized forms.")] = 1e-2,
+    optimize_layout: Annotated[str, typer.Option("--optimize-layout", help="Fitting layout of the optimized forms: 'reply' (the reply right after the latents) or 'recall' (one turn later).")] = "reply",
     probes_per_session: Annotated[int, typer.Option("--probes-per-session", help="Probes (next replies) per held-out session.")] = 2,
     reconstructions: Annotated[int, typer.Option("--reconstructions", help="Replies decoded back from each latent form (ROUGE-L).")] = 20,
     retrieval: Annotated[bool, typer.Option("--retrieval/--no-retrieval", help="Also compare the HCR scorers against the NLL oracle.")] = True,
@@ -143,6 +145,10 @@ def compression(
     from ..compression.forms import latent_measure, measurements_record
     from ..compression.optimize import OptimizeConfig
 
+    try:
+        optimize = OptimizeConfig(max_steps=optimize_steps, lr=optimize_lr, layout=optimize_layout)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc))
     quiet_libraries()
     with reported_errors():
         sessions = read_sessions(data, split="heldout")
@@ -154,13 +160,13 @@ def compression(
         second = load_codec(load_generator(model), retrained) if retrained else None
         try:
             results = evaluate_compression(loaded, load_embedder("packaged"), sessions[:limit] if limit else sessions, out, forms=names,
-                                           optimize=OptimizeConfig(max_steps=optimize_steps, lr=optimize_lr), retrained=second,
+                                           optimize=optimize, retrained=second,
                                            probes_per_session=probes_per_session, reconstructions=reconstructions, retrieval_probes=retrieval)
         except ValueError as exc:
             raise typer.BadParameter(str(exc))
         if record:
-            keys = {"latent": latent_measure("encode"), "optimized": latent_measure("optimize-generate"),
-                    "optimized_plain": latent_measure("optimize-none"), "text": "text", "extractive": "extractive"}
+            keys = {"latent": latent_measure("encode"), "optimized": latent_measure(replace(optimize, adapter="generate").key),
+                    "optimized_plain": latent_measure(replace(optimize, adapter="none").key), "text": "text", "extractive": "extractive"}
             source = f"rea eval compression --limit {limit} --forms {forms} ({results['probes']} probes, {datetime.date.today()})"
             folder = codec or shipped_codec_dir(generator.name)
             path = write_measurements(folder, measurements_record(results, forms={f: k for f, k in keys.items() if f in results["gap_recovered"]}, source=source))

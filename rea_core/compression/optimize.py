@@ -7,8 +7,12 @@ yurakuratov/hidden_capacity: Adam, lr 1e-2). So here, after each reply, its ``n_
 are fitted directly:
 
 * each starts from the mean input embedding of its n-th of the reply (its content);
-* the loss is the NLL of the reply (and the end of turn) read right after the latent block, in the
-  layout REA uses downstream: ``[system][user] assistant: <latent> v_1..v_n </latent> reply``;
+* the loss is the NLL of the reply (and the end of turn) given the latents, in one of two layouts:
+  ``reply`` reads the reply right after the latent block
+  (``[system][user] assistant: <latent> v_1..v_n </latent> reply``); ``recall`` closes the latent
+  turn as REA's prompts do and reads the reply one turn later
+  (``... </latent><end of turn> user: RECALL_REQUEST assistant: reply``), so the fit asks for what
+  downstream needs: content a later turn can read;
 * the backbone is frozen; the generation adapter is optional (``adapter=None``: plain backbone, and
   generation from these latents must then use the plain backbone too);
 * a fixed step budget, stopping early once teacher-forced token accuracy reaches a target, and at
@@ -29,18 +33,21 @@ from ..reconstruction import LATENT_CLOSE, LATENT_OPEN, SLOT
 from .codec import GENERATE, DualLoRACodec, slice_means
 
 ADAPTERS = ("generate", "none")
+LAYOUTS = ("reply", "recall")
+RECALL_REQUEST = "Repeat your previous answer word for word."
 
 
 @dataclass(frozen=True)
 class OptimizeConfig:
     """Budget and settings of per-reply latent optimization."""
 
-    max_steps: int = field(default=40, metadata={"help": "Adam steps per reply at most (each is one forward and backward pass)"})
+    max_steps: int = field(default=60, metadata={"help": "Adam steps per reply at most (each is one forward and backward pass); 60 measured best of 0, 30, 60, 120 (BENCHMARKS)"})
     lr: float = field(default=1e-2, metadata={"help": "Adam learning rate (hidden_capacity's 1e-2)"})
     target_accuracy: float = field(default=1.0, metadata={"help": "stop once this share of reply tokens is the argmax after the latents"})
     max_reply_tokens: int = field(default=96, metadata={"help": "reply tokens fitted (the shipped codec's window); later ones are cut"})
     adapter: str = field(default="generate", metadata={"help": "'generate': fit and generate under the generation adapter; 'none': the plain backbone"})
     system_prompt: str = field(default="You are a helpful assistant.", metadata={"help": "system message before the user text while fitting"})
+    layout: str = field(default="reply", metadata={"help": "'reply': the reply right after the latents; 'recall': one turn later (module docstring)"})
 
     def __post_init__(self) -> None:
         if self.max_steps < 0 or self.max_reply_tokens < 1 or not self.lr > 0:
@@ -49,6 +56,8 @@ class OptimizeConfig:
             raise ValueError(f"target_accuracy must lie in (0, 1], got {self.target_accuracy}")
         if self.adapter not in ADAPTERS:
             raise ValueError(f"adapter must be one of {', '.join(ADAPTERS)}; got {self.adapter!r}")
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {self.layout!r}")
 
     @property
     def adapter_name(self) -> str | None:
@@ -58,7 +67,7 @@ class OptimizeConfig:
     @property
     def key(self) -> str:
         """Writer key saved with the latents: latents fitted under another adapter are not interchangeable."""
-        return f"optimize-{self.adapter}"
+        return f"optimize-{self.adapter}" + ("" if self.layout == "reply" else f"-{self.layout}")
 
 
 @dataclass(frozen=True)
@@ -77,10 +86,14 @@ class OptimizedLatents:
                 "seconds": round(self.seconds, 3), "stopped_by": self.stopped_by}
 
 
-def fit_prompt(codec: DualLoRACodec, user: str, system_prompt: str) -> str:
-    """Templated text of the fitting layout, one latent slot: the reply follows the latent block."""
-    messages = ([{"role": "system", "content": system_prompt}] if system_prompt else []) + [{"role": "user", "content": user}]
-    return codec.generator.template_text(messages, add_generation_prompt=True) + LATENT_OPEN + SLOT + LATENT_CLOSE
+def fit_prompt(codec: DualLoRACodec, user: str, cfg: OptimizeConfig) -> str:
+    """Templated text of the fitting layout (``cfg.layout``), one latent slot; the reply follows it."""
+    messages = ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
+    block = LATENT_OPEN + SLOT + LATENT_CLOSE
+    if cfg.layout == "recall":
+        recall = messages + [{"role": "assistant", "content": block}, {"role": "user", "content": RECALL_REQUEST}]
+        return codec.generator.template_text(recall, add_generation_prompt=True)
+    return codec.generator.template_text(messages, add_generation_prompt=True) + block
 
 
 def reply_target_ids(codec: DualLoRACodec, reply: str, max_tokens: int) -> list[int]:
@@ -102,7 +115,7 @@ def optimize_latents(codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeC
     start = time.perf_counter()
     target = reply_target_ids(codec, reply, cfg.max_reply_tokens)
     n = len(target)
-    text = fit_prompt(codec, user, cfg.system_prompt)
+    text = fit_prompt(codec, user, cfg)
     labels = torch.tensor(target, device=codec.generator.device)
     with codec.lock, torch.no_grad():
         if init is None:
@@ -148,7 +161,7 @@ def reply_nll(codec: DualLoRACodec, user: str, reply: str, latents, cfg: Optimiz
     torch = codec._torch
     target = reply_target_ids(codec, reply, cfg.max_reply_tokens)
     messages = ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
-    text = fit_prompt(codec, user, cfg.system_prompt) if latents is not None else codec.generator.template_text(messages, add_generation_prompt=True)
+    text = fit_prompt(codec, user, cfg) if latents is not None else codec.generator.template_text(messages, add_generation_prompt=True)
     with codec.lock, torch.inference_mode():
         hybrid = codec.hybrid_input_text(text, [latents] if latents is not None else [], suffix_ids=target)
         with codec.adapter(cfg.adapter_name):
@@ -160,7 +173,7 @@ def decode_optimized(codec: DualLoRACodec, user: str, latents, cfg: OptimizeConf
     """Greedy text read back from fitted latents in their fitting layout (reconstruction ROUGE-L)."""
     torch = codec._torch
     with codec.lock, torch.inference_mode():
-        hybrid = codec.hybrid_input_text(fit_prompt(codec, user, cfg.system_prompt), [latents])
+        hybrid = codec.hybrid_input_text(fit_prompt(codec, user, cfg), [latents])
         with codec.adapter(cfg.adapter_name):
             text, _ = codec.generator.generate_from_embeds(hybrid.embeds, max_new_tokens=max_new_tokens)
     return text

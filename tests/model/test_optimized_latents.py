@@ -8,6 +8,7 @@ import shutil
 import threading
 
 import numpy as np
+import pytest
 
 from app import handlers
 from app.state import AppEngine
@@ -15,7 +16,7 @@ from rea_core import REAConfig, ReplyForm, build_strategy
 from rea_core.backends import load_generator
 from rea_core.compression import load_codec, shipped_codec_dir
 from rea_core.compression.background import LATENT_META
-from rea_core.compression.optimize import OptimizeConfig, OptimizeWriter, optimize_latents, reply_nll
+from rea_core.compression.optimize import RECALL_REQUEST, OptimizeConfig, OptimizeWriter, fit_prompt, optimize_latents, reply_nll
 from rea_core.memory.episodic import Exchange
 from rea_core.session import ChatSession
 
@@ -35,6 +36,18 @@ def test_optimized_latents_lower_the_reply_nll_below_the_user_only_control(model
     assert abs(fitted - fit.nll) < 1e-3  # the reported NLL is the one of the returned latents
     assert fitted < control, (fitted, control)
     assert fitted < reply_nll(models.codec, USER, REPLY, start.latents, cfg)  # the fit, not the slice-mean start, does it
+
+
+def test_recall_layout_fits_latents_read_one_turn_later(models):
+    cfg = OptimizeConfig(max_steps=10, layout="recall")
+    prompt = fit_prompt(models.codec, USER, cfg)
+    assert prompt.index("</latent><|im_end|>") < prompt.index(RECALL_REQUEST) and prompt.endswith("assistant\n")  # closed turn, then the request
+    assert cfg.key == "optimize-generate-recall" and OptimizeConfig().key == "optimize-generate"
+    with pytest.raises(ValueError, match="layout must be one of reply, recall"):
+        OptimizeConfig(layout="later")
+    start = optimize_latents(models.codec, USER, REPLY, OptimizeConfig(max_steps=0, layout="recall"))
+    fit = optimize_latents(models.codec, USER, REPLY, cfg)
+    assert fit.nll < start.nll and abs(reply_nll(models.codec, USER, REPLY, fit.latents, cfg) - fit.nll) < 1e-3
 
 
 def test_optimized_latents_save_and_load_with_the_session(models):
