@@ -11,8 +11,8 @@ are fitted directly:
   ``reply`` reads the reply right after the latent block
   (``[system][user] assistant: <latent> v_1..v_n </latent> reply``); ``recall`` closes the latent
   turn as REA's prompts do and reads the reply one turn later
-  (``... </latent><end of turn> user: RECALL_REQUEST assistant: reply``), so the fit asks for what
-  downstream needs: content a later turn can read;
+  (``... </latent><end of turn> user: RECALL_REQUEST assistant: reply``), as a later turn reads
+  them; ``recall`` measured worse than ``reply`` (BENCHMARKS), so ``reply`` is the default;
 * the backbone is frozen; the generation adapter is optional (``adapter=None``: plain backbone, and
   generation from these latents must then use the plain backbone too);
 * a fixed step budget, stopping early once teacher-forced token accuracy reaches a target, and at
@@ -66,7 +66,7 @@ class OptimizeConfig:
 
     @property
     def key(self) -> str:
-        """Writer key saved with the latents: latents fitted under another adapter are not interchangeable."""
+        """Writer key saved with the latents: latents fitted under another adapter or layout are not interchangeable."""
         return f"optimize-{self.adapter}" + ("" if self.layout == "reply" else f"-{self.layout}")
 
 
