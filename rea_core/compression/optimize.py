@@ -86,9 +86,14 @@ class OptimizedLatents:
                 "seconds": round(self.seconds, 3), "stopped_by": self.stopped_by}
 
 
+def _messages_before_reply(user: str, cfg: OptimizeConfig) -> list[dict]:
+    """The messages up to the reply's turn: the fitting system prompt (if any) and the user text."""
+    return ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
+
+
 def fit_prompt(codec: DualLoRACodec, user: str, cfg: OptimizeConfig) -> str:
     """Templated text of the fitting layout (``cfg.layout``), one latent slot; the reply follows it."""
-    messages = ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
+    messages = _messages_before_reply(user, cfg)
     block = LATENT_OPEN + SLOT + LATENT_CLOSE
     if cfg.layout == "recall":
         recall = messages + [{"role": "assistant", "content": block}, {"role": "user", "content": RECALL_REQUEST}]
@@ -160,8 +165,7 @@ def reply_nll(codec: DualLoRACodec, user: str, reply: str, latents, cfg: Optimiz
     user-only control: the same prompt without the latent block."""
     torch = codec._torch
     target = reply_target_ids(codec, reply, cfg.max_reply_tokens)
-    messages = ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
-    text = fit_prompt(codec, user, cfg) if latents is not None else codec.generator.template_text(messages, add_generation_prompt=True)
+    text = fit_prompt(codec, user, cfg) if latents is not None else codec.generator.template_text(_messages_before_reply(user, cfg), add_generation_prompt=True)
     with codec.lock, torch.inference_mode():
         hybrid = codec.hybrid_input_text(text, [latents] if latents is not None else [], suffix_ids=target)
         with codec.adapter(cfg.adapter_name):
