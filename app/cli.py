@@ -11,7 +11,18 @@ from typing import Annotated, Optional
 import typer
 
 from rea_core.cli.common import quiet_libraries, reported_errors
-from rea_core.cli.options import DEFAULT_EMBEDDER, DEFAULT_MODEL, EmbedderOpt, ModelOpt, RecognizerModelOpt, TauHighOpt, TauLowOpt
+from rea_core.cli.options import (
+    DEFAULT_EMBEDDER,
+    DEFAULT_MODEL,
+    EmbedderOpt,
+    ModelOpt,
+    RecentCompressedOpt,
+    RecentRawOpt,
+    RecentRawTokensOpt,
+    RecognizerModelOpt,
+    TauHighOpt,
+    TauLowOpt,
+)
 
 
 def register(groups: dict[str, typer.Typer]) -> None:
@@ -30,6 +41,9 @@ def serve(
     max_new_tokens: Annotated[Optional[int], typer.Option("--max-new-tokens", envvar="REA_MAX_NEW_TOKENS", help="Longest reply in the app.")] = None,
     database_url: Annotated[Optional[str], typer.Option("--database-url", envvar="REA_DATABASE_URL", help="SQLAlchemy URL of the annotations database.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", envvar="REA_APP_CONCURRENCY", help="Model calls at once; further requests wait in the queue.")] = 1,
+    recent_raw: RecentRawOpt = None,
+    recent_raw_tokens: RecentRawTokensOpt = None,
+    recent_compressed: RecentCompressedOpt = None,
 ) -> None:
     """Serve REA Studio on HOST:PORT with the packaged model by default.
 
@@ -44,6 +58,7 @@ def serve(
         engine = AppEngine.from_env(
             model=model, embedder=embedder, recognizer_model=recognizer_model, tau_low=tau_low, tau_high=tau_high,
             max_new_tokens=max_new_tokens, database_url=database_url, concurrency=concurrency,
+            recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
         )
         from annotations import StoreError
 

@@ -27,7 +27,8 @@ STATIC = REPO_ROOT / "static"
 HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic Episodic Attention: global instructions kept in
 <b>Instructional Memory</b>, past exchanges recalled <span class="rea-key rea-raw">raw</span>,
 <span class="rea-key rea-compressed">compressed</span> or <span class="rea-key rea-omitted">omitted</span> by
-<b>Heuristic Context Retrieval</b>.</p></div>"""
+<b>Heuristic Context Retrieval</b>; the latest exchanges stay in a <span class="rea-key rea-recent">recent</span> working-memory
+window whatever their score.</p></div>"""
 
 
 def codec_line(engine: AppEngine) -> str:
@@ -49,7 +50,8 @@ def hcr_line(cfg) -> str:
     """The HCR scorer in use, what its score means and its calibrated thresholds."""
     lo, hi = default_thresholds(cfg.scorer)
     return (f"HCR scorer: **{cfg.scorer}** ({scorer_label(cfg)}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
-            f" · follow-ups keep their {cfg.follow_up_top_k} best-scored exchange(s); the latest {cfg.recent_raw} kept raw")
+            f" · working memory: up to the latest {cfg.recent_raw} exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
+            f" {cfg.recent_compressed} before them at least compressed · follow-ups keep their {cfg.follow_up_top_k} best-scored exchange(s)")
 
 
 def build_demo(engine: AppEngine) -> gr.Blocks:

@@ -94,6 +94,7 @@ class AppEngine:
         config = REAConfig.from_env(
             tau_low=overrides.pop("tau_low", None),
             tau_high=overrides.pop("tau_high", None),
+            **{name: overrides.pop(name, None) for name in ("recent_raw", "recent_raw_tokens", "recent_compressed")},
             max_new_tokens=overrides.pop("max_new_tokens", None) or int(os.environ.get("REA_MAX_NEW_TOKENS", "128")),
             # Chat servers reuse the KV prefix; the app does too unless REA_KV_REUSE=0 (see BENCHMARKS, serving).
             kv_reuse=overrides.pop("kv_reuse", None) if "kv_reuse" in overrides else os.environ.get("REA_KV_REUSE", "1").strip().lower() not in ("0", "false", "no", "off"),

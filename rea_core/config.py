@@ -10,6 +10,7 @@ Environment variables (all optional):
     REA_CODEC_MODE      how reply latents are made: ``encode`` (the codec's compress adapter, default) or ``optimize`` (fitted per reply).
     REA_OPTIMIZE_STEPS  step budget per reply of ``optimize`` (default 60).
     REA_COMPRESSED_FORM REA's compressed band: ``auto`` (the form measured best, recorded with the codec; default), ``latent`` or ``text``.
+    REA_RECENT_RAW, REA_RECENT_RAW_TOKENS, REA_RECENT_COMPRESSED   the working-memory window (most raw exchanges, their token budget, the compressed band).
     REA_RECOGNIZER_STAGE2   recognizer stage 2: ``trained`` (the shipped classifier, default) or ``llm`` (few-shot).
 """
 
@@ -43,6 +44,8 @@ COMPRESSED_FORMS = ("extractive", "first_words")
 CODEC_MODES = ("encode", "optimize")
 LATENT_CHOICE = {"auto": None, "latent": True, "text": False}  # REA_COMPRESSED_FORM -> latent_replies
 RECOGNIZER_STAGE2 = ("trained", "llm")
+# Working-memory window defaults: chosen by `benchmarks/window_sweep.py` (BENCHMARKS.md, "Working memory").
+WINDOW_RAW, WINDOW_RAW_TOKENS, WINDOW_COMPRESSED = 3, 384, 2
 
 
 SCORER_LABELS = {
@@ -175,8 +178,12 @@ class REAConfig:
     follow_up_decay: float = field(default=0.0, metadata={"help": "follow-ups: the previous turn's scores carried forward times this (0: off)"})
     follow_up_prior: float = field(default=0.2, metadata={"help": "follow-ups: weight of the referent prior (recent exchanges that produced something) added to the score (0: off)"})
     follow_up_top_k: int = field(default=1, metadata={"help": "follow-ups: the k best-scored exchanges are kept at least compressed, whatever their score"})
-    recent_raw: int = field(default=1, metadata={"help": "the latest N exchanges are always kept raw: context for follow-ups and demonstrations of the instructions in force"})
-    recent_floor: int = field(default=0, metadata={"help": "the latest N exchanges are kept at least compressed"})
+    # The working-memory window (hcr.keep_window): what the next reply most often depends on is the
+    # latest exchanges, not the ones most similar to the message. Sizes from the joint sweep on the
+    # adherence, follow-up and LoCoMo development sets (BENCHMARKS.md, "Working memory").
+    recent_raw: int = field(default=WINDOW_RAW, metadata={"help": "working memory: at most this many latest exchanges are kept raw whatever their score (0: no window)"})
+    recent_raw_tokens: int = field(default=WINDOW_RAW_TOKENS, metadata={"help": "working memory: token budget of the raw window (the latest exchange is always in it)"})
+    recent_compressed: int = field(default=WINDOW_COMPRESSED, metadata={"help": "working memory: this many exchanges before the raw window are kept at least compressed"})
     im_placement: str = field(default="system", metadata={"help": "Instructional Memory: 'system' (prefix, the paper) or 'query' (also restated next to the query)"})
     compressed_form: str = field(
         default="first_words",  # measured: NLL gap share 0.772 vs 0.734 for extractive at equal tokens (BENCHMARKS, "Retrieval")
@@ -218,8 +225,8 @@ class REAConfig:
             raise ValueError("optimize_steps must be >= 0, optimize_lr > 0 and optimize_target_accuracy in (0, 1]")
         if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0 or not 0.0 <= self.follow_up_prior <= 1.0:
             raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
-        if self.context_turns < 0 or self.recent_raw < 0 or self.recent_floor < 0 or self.follow_up_top_k < 0:
-            raise ValueError("context_turns, recent_raw, recent_floor and follow_up_top_k must not be negative")
+        if min(self.context_turns, self.recent_raw, self.recent_raw_tokens, self.recent_compressed, self.follow_up_top_k) < 0:
+            raise ValueError("context_turns, recent_raw, recent_raw_tokens, recent_compressed and follow_up_top_k must not be negative")
         if self.im_capacity < 1:
             raise ValueError("im_capacity must be at least 1")
         if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
@@ -258,7 +265,7 @@ class REAConfig:
 
     @classmethod
     def from_env(cls, **overrides) -> "REAConfig":
-        """Defaults, then REA_TAU_LOW / REA_TAU_HIGH / REA_SCORER from the environment, then explicit overrides.
+        """Defaults, then the REA_* variables of the module docstring from the environment, then explicit overrides.
 
         Thresholds not set anywhere are the scorer's calibrated ones."""
         env: dict = {}
@@ -279,6 +286,13 @@ class REAConfig:
             env["latent_replies"] = LATENT_CHOICE[form]
         if os.environ.get("REA_KV_REUSE"):
             env["kv_reuse"] = os.environ["REA_KV_REUSE"].strip().lower() not in ("0", "false", "no", "off")
+        for name in ("recent_raw", "recent_raw_tokens", "recent_compressed"):
+            raw = os.environ.get(f"REA_{name.upper()}")
+            if raw:
+                try:
+                    env[name] = int(raw)
+                except ValueError as exc:
+                    raise ValueError(f"REA_{name.upper()} must be a whole number; got {raw!r}") from exc
         if os.environ.get("REA_RECOGNIZER_STAGE2"):
             env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
         env.update({k: v for k, v in overrides.items() if v is not None})

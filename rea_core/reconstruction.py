@@ -46,7 +46,8 @@ def exchange_segment(
     compressed_form: str = "first_words", use_latents: bool = False,
 ) -> Segment:
     """One stored exchange at its resolution: raw, compressed (latent or text stand-in) or omitted."""
-    common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score)
+    common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score,
+                  reason=decision.reason)
     if decision.resolution is Resolution.OMIT:
         return Segment(tokens=0, user=ex.user, **common)
     if decision.resolution is Resolution.RAW:

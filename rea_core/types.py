@@ -17,6 +17,21 @@ class Resolution(str, Enum):
     OMIT = "omit"  # left out this turn; it can come back on a later query
 
 
+class Reason(str, Enum):
+    """Why an exchange has its resolution: the thresholds, or a rule that keeps it whatever its score."""
+
+    SCORE = "score"  # the HCR score band (tau_low / tau_high)
+    RECENT = "recent"  # the working-memory window: the latest exchanges, raw within a token budget
+    RECENT_BAND = "recent band"  # the band before the window, kept at least compressed
+    FOLLOW_UP = "follow-up"  # a follow-up's likely referent, kept at least compressed
+    FIXED = "fixed"  # one resolution for every exchange (HCR off, a baseline's own policy)
+
+    @property
+    def is_rule(self) -> bool:
+        """Kept by a rule rather than by its score: views say which rule."""
+        return self in (Reason.RECENT, Reason.RECENT_BAND, Reason.FOLLOW_UP)
+
+
 class SegmentKind(str, Enum):
     """The typed blocks of a hybrid prompt, in the order they are rendered (section 3.5)."""
 
@@ -81,9 +96,10 @@ class Decision:
     turn: int
     score: float | None  # None where no retrieval score applies (full-history baselines)
     resolution: Resolution
+    reason: Reason = Reason.SCORE
 
     def to_dict(self) -> dict:
-        return {"turn": self.turn, "score": self.score, "resolution": self.resolution.value}
+        return {"turn": self.turn, "score": self.score, "resolution": self.resolution.value, "reason": self.reason.value}
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,7 @@ class Segment:
     reply: str = ""
     source_reply: str = ""
     score: float | None = None
+    reason: Reason | None = None  # exchange segments: why the exchange has its resolution
     latent_vectors: int = 0  # latent positions standing for the reply (reply_form LATENT)
     label: str = ""  # memory segments: what the unit is (e.g. "segment 2 · turns 3-5 · bm25"), for views
     turns: tuple[int, ...] = ()  # memory segments: the turns the unit stands for
@@ -116,6 +133,7 @@ class Segment:
         d["kind"] = self.kind.value
         d["resolution"] = self.resolution.value if self.resolution else None
         d["reply_form"] = self.reply_form.value if self.reply_form else None
+        d["reason"] = self.reason.value if self.reason else None
         return d
 
 

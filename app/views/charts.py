@@ -8,14 +8,22 @@ from html import escape
 import numpy as np
 import plotly.graph_objects as go
 
-from rea_core import Decision, Exchange, Resolution
+from rea_core import Decision, Exchange, Reason, Resolution
 
 COLORS = {Resolution.RAW: "#2e7d32", Resolution.COMPRESSED: "#f9a825", Resolution.OMIT: "#9e9e9e"}
+WINDOW_COLOR = "#00838f"
 
 
 def _short(text: str, n: int = 120) -> str:
+    """One line of ``text``, cut to ``n`` characters, escaped once (plotly renders hover text as HTML)."""
     text = " ".join(text.split())
-    return escape(text if len(text) <= n else text[: n - 1] + "…")
+    return escape(text if len(text) <= n else text[: n - 1] + "…", quote=False)
+
+
+def _hover(d: Decision, exchanges: list[Exchange]) -> str:
+    why = f"kept by rule: {d.reason.value}" if d.reason.is_rule else ("score band" if d.reason is Reason.SCORE else d.reason.value)
+    ex = exchanges[d.turn]
+    return f"turn {d.turn} · {d.score:.3f} · {d.resolution.value} ({why})<br>User: {_short(ex.user)}<br>Reply: {_short(ex.reply)}"
 
 
 def retrieval_chart(
@@ -28,15 +36,23 @@ def retrieval_chart(
     fig = go.Figure()
     scored = [d for d in decisions if d.score is not None]
     for resolution in Resolution:
-        picked = [d for d in scored if d.resolution is resolution]
-        fig.add_bar(
-            x=[d.turn for d in picked],
-            y=[d.score for d in picked],
-            name=resolution.value,
-            marker_color=COLORS[resolution],
-            hovertext=[f"turn {d.turn} · {d.score:.3f}<br>User: {_short(exchanges[d.turn].user)}<br>Reply: {_short(exchanges[d.turn].reply)}" for d in picked],
-            hoverinfo="text",
-        )
+        for by_rule in (False, True):  # "kept by score" and "kept by rule" (hatched) are told apart in the legend
+            picked = [d for d in scored if d.resolution is resolution and d.reason.is_rule == by_rule]
+            if by_rule and not picked:
+                continue
+            fig.add_bar(
+                x=[d.turn for d in picked],
+                y=[d.score for d in picked],
+                name=f"{resolution.value} · kept by rule" if by_rule else (resolution.value if resolution is Resolution.OMIT else f"{resolution.value} · by score"),
+                marker_color=COLORS[resolution],
+                marker_pattern_shape="/" if by_rule else "",
+                hovertext=[_hover(d, exchanges) for d in picked],
+                hoverinfo="text",
+            )
+    window = [d.turn for d in decisions if d.reason is Reason.RECENT]
+    if window:  # the working-memory window: raw whatever the thresholds, the sliders never move it
+        fig.add_vrect(x0=min(window) - 0.5, x1=max(window) + 0.5, fillcolor=WINDOW_COLOR, opacity=0.08, line_width=0,
+                      annotation_text="recent (working memory)", annotation_position="top right")
     for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")) if score_label else ():
         fig.add_hline(y=value, line_dash="dash", line_color="#555", annotation_text=f"{name} {value:.2f}", annotation_position="top left")
     kind = "HCR scores" if score_label else "Retrieval scores"

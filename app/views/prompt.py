@@ -8,21 +8,35 @@ from __future__ import annotations
 
 from html import escape
 
-from rea_core import PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
+from rea_core import PromptPlan, Reason, ReplyForm, Resolution, Segment, SegmentKind
 
 _CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed"}  # a latent reply's chip says how many vectors
+# Why an exchange kept by a rule is in the prompt, whatever its score (its ``Reason``).
+RULE_TEXT = {
+    Reason.RECENT: "working memory: one of the latest exchanges, kept raw within the window's token budget",
+    Reason.RECENT_BAND: "working memory: just before the raw window, kept at least compressed",
+    Reason.FOLLOW_UP: "follow-up: the message reads as pointing back, and this is its best-scored omitted exchange",
+}
 
 
 def _score(seg: Segment) -> str:
     return "" if seg.score is None else f" · score {seg.score:.2f}"
 
 
-def _head(label: str, tokens: int) -> str:
-    return f'<div class="rea-head"><span class="rea-tag">{escape(label)}</span><span class="rea-tok">{tokens} tok</span></div>'
+def _head(label: str, tokens: int, extra_html: str = "") -> str:
+    """A block's header: its label, ``extra_html`` (already escaped), its token count."""
+    return f'<div class="rea-head"><span class="rea-tag">{escape(label)}{extra_html}</span><span class="rea-tok">{tokens} tok</span></div>'
 
 
 def _text_block(seg: Segment, css: str, label: str) -> str:
     return f'<div class="rea-seg {css}">{_head(label, seg.tokens)}<div class="rea-text">{escape(seg.text)}</div></div>'
+
+
+def _rule(seg: Segment) -> str:
+    """' · kept by rule: ...' for an exchange a rule keeps, with its full reason on hover."""
+    if seg.reason is None or not seg.reason.is_rule:
+        return ""
+    return f' · <span class="rea-rule" title="{escape(RULE_TEXT[seg.reason], quote=True)}">kept by rule: {escape(seg.reason.value)}</span>'
 
 
 def _exchange_block(seg: Segment) -> str:
@@ -39,7 +53,15 @@ def _exchange_block(seg: Segment) -> str:
             f"{escape(chip)}</span>{shown}</div>"
         )
         css = "rea-compressed"
-    return f'<div class="rea-seg {css}">{_head(label, seg.tokens)}{user}{reply}</div>'
+    return f'<div class="rea-seg {css}">{_head(label, seg.tokens, _rule(seg))}{user}{reply}</div>'
+
+
+def _recent_block(run: list[Segment]) -> str:
+    """The working-memory window: the latest exchanges, raw whatever their score, as one block."""
+    turns = f"turn {run[0].turn}" if len(run) == 1 else f"turns {run[0].turn}-{run[-1].turn}"
+    inner = "".join(_exchange_block(s) for s in run)
+    return (f'<div class="rea-seg rea-recent" title="{escape(RULE_TEXT[Reason.RECENT], quote=True)}">'
+            f"{_head(f'recent · working memory · {turns}', sum(s.tokens for s in run))}{inner}</div>")
 
 
 def _memory_block(seg: Segment) -> str:
@@ -90,6 +112,7 @@ def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = N
         return '<div class="rea-plan rea-empty">No turn yet: send a message to see the prompt the generator receives.</div>'
     blocks: list[str] = []
     omitted: list[Segment] = []
+    recent = [s for s in plan.segments if s.kind is SegmentKind.EXCHANGE and s.reason is Reason.RECENT]
     unused = [s for s in plan.segments if s.kind is SegmentKind.MEMORY and s.resolution is Resolution.OMIT]
     for seg in plan.segments:
         if seg.kind is SegmentKind.MEMORY:  # units not retrieved: one collapsed list where the first was
@@ -108,6 +131,9 @@ def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = N
             blocks.append(_text_block(seg, "rea-system", "system"))
         elif seg.kind is SegmentKind.INSTRUCTIONS:
             blocks.append(_text_block(seg, "rea-instructions", "instructional memory"))
+        elif seg.kind is SegmentKind.EXCHANGE and seg.reason is Reason.RECENT:
+            if seg is recent[0]:  # the window's exchanges are the latest ones, contiguous
+                blocks.append(_recent_block(recent))
         elif seg.kind is SegmentKind.EXCHANGE:
             blocks.append(_exchange_block(seg))
         else:

@@ -20,6 +20,9 @@ from .options import (
     ModelOpt,
     NoHCROpt,
     NoIMOpt,
+    RecentCompressedOpt,
+    RecentRawOpt,
+    RecentRawTokensOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     Stage2Opt,
@@ -59,6 +62,9 @@ def chat(
     load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
     tokenizer: TokenizerOpt = None,
     kv_reuse: Annotated[bool, typer.Option("--kv-reuse/--no-kv-reuse", envvar="REA_KV_REUSE", help="Reuse each conversation's KV prefix between turns (in-process models).")] = True,
+    recent_raw: RecentRawOpt = None,
+    recent_raw_tokens: RecentRawTokensOpt = None,
+    recent_compressed: RecentCompressedOpt = None,
 ) -> None:
     """Chat interactively; by default REA and vanilla answer side by side, replies printed as they are decoded.
 
@@ -70,7 +76,8 @@ def chat(
 
     with reported_errors():
         names = _strategy_names(strategy)
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse, recent_raw=recent_raw,
+                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed)
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(model, embedder, context_window, recognizer_model, tokenizer)
         strategies = {n: build_strategy(n, models, config) for n in names}
@@ -200,6 +207,9 @@ def replay(
     no_im: NoIMOpt = False,
     no_hcr: NoHCROpt = False,
     recognizer_model: RecognizerModelOpt = None,
+    recent_raw: RecentRawOpt = None,
+    recent_raw_tokens: RecentRawTokensOpt = None,
+    recent_compressed: RecentCompressedOpt = None,
 ) -> None:
     """Replay a conversation file through a strategy; given assistant replies are stored, not generated.
 
@@ -217,7 +227,8 @@ def replay(
         if limit is not None and limit < 1:
             raise REAError(f"--limit must be at least 1; got {limit}")
         config = config_from_options(
-            tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr
+            tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr,
+            recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
         )
         conversations = load_conversations(file, max_chars=config.max_message_chars, max_turns=Limits.from_env().max_turns)[:limit]  # validated before any model call
         models = load_pipeline(model, embedder, context_window, recognizer_model)

@@ -18,6 +18,9 @@ from .options import (
     LimitOpt,
     MaxNewTokensOpt,
     ModelOpt,
+    RecentCompressedOpt,
+    RecentRawOpt,
+    RecentRawTokensOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     SeedOpt,
@@ -61,6 +64,9 @@ def adherence(
     tau_high: TauHighOpt = None,
     max_new_tokens: MaxNewTokensOpt = 64,
     context_window: ContextWindowOpt = None,
+    recent_raw: RecentRawOpt = None,
+    recent_raw_tokens: RecentRawTokensOpt = None,
+    recent_compressed: RecentCompressedOpt = None,
 ) -> None:
     """Instruction adherence (IAR) per strategy and per turn depth.
 
@@ -71,7 +77,8 @@ def adherence(
     with reported_errors():
         arms = _names(strategies)
         cases = task.load_cases(data)[:limit]  # validated before any model call
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, recent_raw=recent_raw,
+                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed)
         models = load_pipeline(model, embedder, context_window, recognizer_model)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
@@ -253,6 +260,9 @@ def retrieval(
     embedder: EmbedderOpt = DEFAULT_EMBEDDER,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
+    recent_raw: RecentRawOpt = None,
+    recent_raw_tokens: RecentRawTokensOpt = None,
+    recent_compressed: RecentCompressedOpt = None,
 ) -> None:
     """Does HCR keep what each query needs? Kept share, recall, recall@k, prompt tokens, threshold sweeps, baselines.
 
@@ -267,11 +277,14 @@ def retrieval(
         if not 0.0 < target <= 1.0:
             raise typer.BadParameter("--target must lie in (0, 1]")
         cases = task.load_cases(data, fmt)[:limit]  # validated before any model load
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, scorer=scorer)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, scorer=scorer, recent_raw=recent_raw,
+                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed)
         models = load_pipeline(model, embedder, None)
         results = task.evaluate(models, config, cases, names, out, dataset=f"{data.name} ({fmt})", calibrate_target=target if calibrate else None)
         for p, m in results["policies"].items():
-            typer.echo(f"{p:20s} all kept {m.get('all_kept', 0):.3f}  recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
+            matched = m.get("recency_matched_all_kept")
+            typer.echo(f"{p:20s} all kept {m.get('all_kept', 0):.3f}  " + (f"(recency at equal kept {matched:.3f})  " if matched is not None else "")
+                       + f"recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
                        f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS))
         for p, c in results.get("calibration", {}).items():
             typer.echo(f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "

@@ -26,6 +26,15 @@ RecognizerModelOpt = Annotated[
 ]
 TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default 0.5].")]
 TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default 0.7].")]
+RecentRawOpt = Annotated[
+    Optional[int], typer.Option("--recent-raw", help="Working memory: most latest exchanges kept raw, whatever their score; 0 turns the window off [env REA_RECENT_RAW].")
+]
+RecentRawTokensOpt = Annotated[
+    Optional[int], typer.Option("--recent-raw-tokens", help="Working memory: token budget of the raw window (the latest exchange is always in it) [env REA_RECENT_RAW_TOKENS].")
+]
+RecentCompressedOpt = Annotated[
+    Optional[int], typer.Option("--recent-compressed", help="Working memory: exchanges before the raw window kept at least compressed [env REA_RECENT_COMPRESSED].")
+]
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
 ContextWindowOpt = Annotated[
     Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")

@@ -33,13 +33,13 @@ from ..config import REAConfig
 from ..conversations import parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
-from ..types import Resolution
+from ..types import Reason, Resolution
 
 RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
 BASELINE_K = 10
 
-NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0.0, "follow_up_top_k": 0, "recent_raw": 0}
+NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0.0, "follow_up_top_k": 0, "recent_raw": 0, "recent_compressed": 0}
 # REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's calibrated ones.
 REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
@@ -194,6 +194,12 @@ def query_record(kept: np.ndarray, raw: np.ndarray, scores: np.ndarray, needed: 
     }
 
 
+def recency_hit(n: int, k: int, needed: Sequence[int]) -> bool:
+    """Whether keeping the last ``k`` of ``n`` exchanges keeps every needed one: plain recency at a
+    policy's own kept count, the baseline REA must never fall below."""
+    return all(i >= n - k for i in needed)
+
+
 def sweep_record(scores: np.ndarray, floor: np.ndarray, needed: Sequence[int]) -> dict:
     """Kept count and all-needed-kept at each tau_low of ``SWEEP`` (``floor``: exchanges kept regardless)."""
     s = np.asarray(scores)
@@ -209,6 +215,8 @@ def summarize(records: list[dict]) -> dict:
     out = {"queries": len(records), "all_kept": mean("all_kept"), "recall": mean("recall"), "raw_recall": mean("raw_recall"),
            "kept": mean("kept"), "kept_share": mean("kept_share"), "prompt_tokens": mean("prompt_tokens"), "prompt_share": mean("prompt_share")}
     out.update({f"recall@{k}": mean(f"recall@{k}") for k in RECALL_KS})
+    if all("recency_matched" in r for r in records):
+        out["recency_matched_all_kept"] = mean("recency_matched")  # the last k exchanges, k = this policy's kept count per query
     sweeps = [r["sweep"] for r in records if "sweep" in r]
     if sweeps:
         history = np.array([r["history"] for r in records if "sweep" in r], dtype=float)
@@ -271,8 +279,6 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
     session grows exchange by exchange, so each query sees only what came before it."""
     count = strategy.generator.count_tokens
     cum = np.concatenate([[0], np.cumsum(exchange_tokens(case, count))])  # history tokens before each position
-    cfg = strategy.config
-    recent = max(cfg.recent_raw, cfg.recent_floor)
     session = strategy.new_session()
     records = []
     for q in sorted(case.queries, key=lambda q: q.position):
@@ -282,11 +288,10 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
         plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores)
         kept = np.array([d.resolution is not Resolution.OMIT for d in decisions], dtype=bool)
         raw = np.array([d.resolution is Resolution.RAW for d in decisions], dtype=bool)
-        floor = np.zeros(len(kept), dtype=bool)
-        if recent:
-            floor[max(0, len(kept) - recent) :] = True
+        floor = np.array([d.reason in (Reason.RECENT, Reason.RECENT_BAND) for d in decisions], dtype=bool)  # kept at any tau_low
         rec = query_record(kept, raw, scores, q.needed, plan.total_tokens, int(cum[q.position]) + count(q.text))
         rec["sweep"] = sweep_record(scores, floor, q.needed)
+        rec["recency_matched"] = recency_hit(len(kept), int(kept.sum()), q.needed)
         records.append(rec)
     return records
 
@@ -369,9 +374,10 @@ def evaluate(models, config: REAConfig, cases: list[RetrievalCase], policies: Se
     for k in RECALL_KS:
         bars.add_bar(x=list(per), y=[m.get(f"recall@{k}", 0) for m in per.values()], name=f"recall@{k}")
     bars.update_layout(title="Ranking quality: needed exchanges among the top k", barmode="group", yaxis_range=[0, 1])
-    header = ["policy", "queries", "all kept", "recall", "kept", "kept share", "prompt tokens", "prompt share"] + [f"recall@{k}" for k in RECALL_KS]
-    rows = [[p, m.get("queries"), m.get("all_kept"), m.get("recall"), m.get("kept"), m.get("kept_share"), m.get("prompt_tokens"), m.get("prompt_share")]
-            + [m.get(f"recall@{k}") for k in RECALL_KS] for p, m in per.items()]
+    header = (["policy", "queries", "all kept", "recency at equal kept", "recall", "kept", "kept share", "prompt tokens", "prompt share"]
+              + [f"recall@{k}" for k in RECALL_KS])
+    rows = [[p, m.get("queries"), m.get("all_kept"), m.get("recency_matched_all_kept"), m.get("recall"), m.get("kept"), m.get("kept_share"),
+             m.get("prompt_tokens"), m.get("prompt_share")] + [m.get(f"recall@{k}") for k in RECALL_KS] for p, m in per.items()]
     tables = [("Policies", header, rows)]
     if calibrate_target is not None:
         tables.append(("Calibrated thresholds", ["policy", "scorer", "tau_low", "tau_high", "all kept", "kept share", "target reached"],

@@ -1,13 +1,18 @@
-"""Heuristic Context Retrieval decisions (seed 000, section 3.4). Pure functions of scores.
+"""Heuristic Context Retrieval decisions (REA paper, section 3.4). Pure functions of scores.
 
     score >= tau_high            -> raw        (user text + raw reply)
     tau_low <= score < tau_high  -> compressed (user text + compressed reply)
     score < tau_low              -> omit       (left out now; a later query can bring it back)
 
 The paper's thresholds are 0.5 / 0.7 for its scorer; ours are calibrated per scorer
-(``config.CALIBRATED_THRESHOLDS``). When tau_low == tau_high nothing is compressed. ``keep_recent``
-then lifts the latest exchanges to a floor: recent turns are the context of follow-ups and the
-demonstrations of the instructions in force.
+(``config.CALIBRATED_THRESHOLDS``). When tau_low == tau_high nothing is compressed.
+
+Two rules then keep what the next reply depends on whatever its score (each decision records its
+``Reason``): the working-memory window (``keep_window``) keeps the latest exchanges raw within a
+token budget and a band before them at least compressed -- the context of follow-ups and the
+demonstrations of the instructions in force, which a small model copies far more reliably than it
+obeys a stated rule (the paper's own limitation, appendix H.3; production memory systems keep such
+a buffer beside what they retrieve) -- and ``keep_best`` keeps a follow-up's likely referent.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from ..config import validate_thresholds
-from ..types import Decision, Resolution
+from ..types import Decision, Reason, Resolution
 
 _BY_CODE = (Resolution.OMIT, Resolution.COMPRESSED, Resolution.RAW)
 
@@ -42,14 +47,31 @@ def plan_context(
     )
 
 
-def keep_recent(decisions: Sequence[Decision], *, recent_raw: int = 0, recent_floor: int = 0) -> tuple[Decision, ...]:
-    """The latest ``recent_raw`` exchanges raw and the latest ``recent_floor`` at least compressed; scores kept."""
+def window_size(recent_tokens: Sequence[int], raw_tokens: int) -> int:
+    """How many of the latest exchanges the raw window holds. ``recent_tokens``: the tokens of the
+    latest exchanges (oldest first, as many as the window may hold at most). The latest is always in
+    (a follow-up's likeliest referent, whatever its size); earlier ones join while the window's
+    tokens stay within ``raw_tokens``."""
+    n, used = 0, 0
+    for tokens in reversed(list(recent_tokens)):
+        if n and used + tokens > raw_tokens:
+            break
+        n, used = n + 1, used + tokens
+    return n
+
+
+def keep_window(decisions: Sequence[Decision], recent_tokens: Sequence[int], *, raw_tokens: int, band: int) -> tuple[Decision, ...]:
+    """The working-memory window: the latest exchanges raw (``window_size``), then the ``band``
+    exchanges before them at least compressed. Window exchanges are raw whatever the thresholds;
+    scores are kept, so the sliders still re-decide everything outside the window."""
     out = list(decisions)
     n = len(out)
-    for i in range(max(0, n - max(recent_raw, recent_floor)), n):
-        floor = Resolution.RAW if i >= n - recent_raw else Resolution.COMPRESSED
-        if _RANK[out[i].resolution] < _RANK[floor]:
-            out[i] = replace(out[i], resolution=floor)
+    k = min(n, window_size(recent_tokens, raw_tokens))
+    for i in range(n - k, n):
+        out[i] = replace(out[i], resolution=Resolution.RAW, reason=Reason.RECENT)
+    for i in range(max(0, n - k - band), n - k):
+        if out[i].resolution is Resolution.OMIT:
+            out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.RECENT_BAND)
     return tuple(out)
 
 
@@ -60,14 +82,12 @@ def keep_best(decisions: Sequence[Decision], k: int) -> tuple[Decision, ...]:
     omitted = [i for i, d in enumerate(out) if d.resolution is Resolution.OMIT]
     ranked = sorted(omitted, key=lambda i: (-(out[i].score if out[i].score is not None else float("-inf")), -i))
     for i in ranked[: max(0, k)]:
-        out[i] = replace(out[i], resolution=Resolution.COMPRESSED)
+        out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.FOLLOW_UP)
     return tuple(out)
-
-
-_RANK = {Resolution.OMIT: 0, Resolution.COMPRESSED: 1, Resolution.RAW: 2}
 
 
 def fixed_decisions(turns: Sequence[int], resolution: Resolution, scores: Sequence[float | None] | None = None) -> tuple[Decision, ...]:
     """Every exchange at one resolution: HCR switched off (ablations) or a full-history baseline."""
     scores = scores if scores is not None else [None] * len(turns)
-    return tuple(Decision(turn=int(t), score=None if s is None else float(s), resolution=resolution) for t, s in zip(turns, scores))
+    return tuple(Decision(turn=int(t), score=None if s is None else float(s), resolution=resolution, reason=Reason.FIXED)
+                 for t, s in zip(turns, scores))

@@ -22,7 +22,7 @@ from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
 from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
 from ..reconstruction import build_prompt_plan, latent_turns
-from ..retrieval.hcr import fixed_decisions, keep_best, keep_recent, plan_context
+from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context
 from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
 from ..session import ChatSession
@@ -215,8 +215,9 @@ class REAStrategy(Strategy):
                 tau_low=self.config.tau_low if tau_low is None else tau_low,
                 tau_high=self.config.tau_high if tau_high is None else tau_high,
             )
-            decisions = keep_recent(decisions, recent_raw=self.config.recent_raw, recent_floor=self.config.recent_floor)
-            if is_follow_up(query):  # a follow-up's referent ranks high even when its score is low
+            decisions = keep_window(decisions, self.recent_tokens(exchanges), raw_tokens=self.config.recent_raw_tokens,
+                                    band=self.config.recent_compressed)
+            if is_follow_up(query):  # a follow-up's referent beyond the window ranks high even when its score is low
                 decisions = keep_best(decisions, self.config.follow_up_top_k)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
@@ -233,6 +234,12 @@ class REAStrategy(Strategy):
             use_latents=self.uses_latents,
         )
         return plan, decisions
+
+    def recent_tokens(self, exchanges: Sequence[Exchange]) -> list[int]:
+        """Raw tokens of the latest ``recent_raw`` exchanges (oldest first): what the window weighs."""
+        count = self.generator.count_tokens
+        latest = exchanges[len(exchanges) - self.config.recent_raw:] if self.config.recent_raw else []
+        return [count(ex.user) + count(ex.reply) for ex in latest]
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far

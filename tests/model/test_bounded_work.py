@@ -88,7 +88,7 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
     conv = Conversation(id="c", turns=tuple(Turn(user=f"Tell me about topic {i}, the garden.", assistant=f"Topic {i}: plants need water.")
                                             for i in range(5)))
     strategy = engine.strategy("rea", tau_low=0.0, tau_high=1.0)
-    strategy = strategy.with_config(replace(strategy.config, recent_raw=0))  # every earlier exchange compressed
+    strategy = strategy.with_config(replace(strategy.config, recent_raw=0, recent_compressed=0))  # every earlier exchange compressed
     fast = trace_conversation(strategy, conv)
     forms = {s.reply_form for t in fast.turns for s in t.plan.segments if s.turn is not None}
     assert forms == {ReplyForm.TEXT_COMPRESSED}

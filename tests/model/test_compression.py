@@ -95,7 +95,7 @@ def test_training_checkpoints_and_resumes(tmp_path):
 def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
     assert shipped_codec_dir(models.generator.name) is not None, "the packaged backbone's codec must ship in rea_core/adapters/"
     assert models.codec is not None and models.codec.spec.n_latent == 8
-    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, max_new_tokens=16, recent_raw=0, latent_replies=True))  # every exchange compressed, as latents
+    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, max_new_tokens=16, recent_raw=0, recent_compressed=0, latent_replies=True))  # every exchange compressed, as latents
     session = rea.new_session()
     for turn in SESSION.turns[:2]:
         rea.respond(session, turn["user"], reply=turn["reply"])

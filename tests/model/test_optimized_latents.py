@@ -23,7 +23,7 @@ from rea_core.session import ChatSession
 USER = "My sister Alice moved to Lisbon last spring for a job at a bakery."
 REPLY = "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastries."
 TURNS = [(USER, REPLY), ("She says the rent is high but the weather is great.", "Rents in Lisbon have risen a lot, but the mild climate makes up for it.")]
-OPTIMIZE = dict(codec_mode="optimize", optimize_steps=3, latent_replies=True, tau_low=0.0, tau_high=1.0, recent_raw=0, max_new_tokens=8)
+OPTIMIZE = dict(codec_mode="optimize", optimize_steps=3, latent_replies=True, tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8)
 
 
 def test_optimized_latents_lower_the_reply_nll_below_the_user_only_control(models):
@@ -83,7 +83,7 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
     shipped = models.codec.measurements
     assert shipped is not None, "the packaged codec ships measurements.json"
     best = max(("latent-encode", "text"), key=lambda k: shipped["forms"][k]["gap_share"])
-    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, max_new_tokens=8))
+    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8))
     assert rea.compressed_form.measure == best and rea.uses_latents == (best == "latent-encode")
 
     folder = tmp_path / "codec"  # the same codec with the opposite record
@@ -94,7 +94,7 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
     generator = load_generator("packaged")
     codec = load_codec(generator, folder)
     other = build_strategy("rea", models.__class__(generator=generator, embedder=models.embedder, codec=codec),
-                           REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, max_new_tokens=8))
+                           REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8))
     assert other.compressed_form.form == "latent" and other.compressed_form.gap_share == 0.9
     session = other.new_session()
     for user, reply in TURNS:
@@ -104,7 +104,7 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
 
 
 def test_app_form_control_switches_the_form_and_the_chip_says_it(models):
-    engine = AppEngine(models=models, config=REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, max_new_tokens=8))
+    engine = AppEngine(models=models, config=REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8))
     column = engine.new_column("rea")
     for user, reply in TURNS:
         handlers.respond_column(engine, column, user, 0.0, 1.0, reply=reply)

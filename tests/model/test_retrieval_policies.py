@@ -33,7 +33,7 @@ def decisions_for(s: REAStrategy, query: str, history=HISTORY):
 
 @pytest.mark.parametrize("scorer", ["hybrid", "exchange", "minilm", "sentence"])
 def test_each_scorer_keeps_the_exchange_a_direct_question_needs(models, scorer):
-    decisions = decisions_for(strategy(models, scorer=scorer, recent_raw=0), "Which moons orbit Mars, Phobos and what else?")
+    decisions = decisions_for(strategy(models, scorer=scorer, recent_raw=0, recent_compressed=0), "Which moons orbit Mars, Phobos and what else?")
     best = max(decisions, key=lambda d: d.score)
     assert best.turn == 1 and best.resolution is not Resolution.OMIT
     assert decisions[0].resolution is Resolution.OMIT  # the coffee-shop names are not needed here
@@ -41,8 +41,8 @@ def test_each_scorer_keeps_the_exchange_a_direct_question_needs(models, scorer):
 
 def test_only_follow_up_awareness_keeps_the_referent_of_a_follow_up(models):
     query = "Make them sound more playful."
-    plain = decisions_for(strategy(models, follow_up_top_k=0, recent_raw=1), query)
-    aware = decisions_for(strategy(models, recent_raw=1), query)
+    plain = decisions_for(strategy(models, follow_up_top_k=0, recent_raw=1, recent_compressed=0), query)
+    aware = decisions_for(strategy(models, recent_raw=1, recent_compressed=0), query)
     assert plain[0].resolution is Resolution.OMIT  # its own score misses "them" = the names
     assert aware[0].resolution is not Resolution.OMIT
     assert aware[-1].resolution is Resolution.RAW  # the latest exchange is kept raw (recent_raw)

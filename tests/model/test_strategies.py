@@ -75,7 +75,7 @@ def test_scores_follow_hcr_thresholds(rea, models):
     scores = rea.score(session, "Tell me more about my fiddle-leaf fig and snake plant.")
     lo = float(scores.max()) - 1e-6
     exchanges = session.episodes.exchanges
-    rea = rea.with_config(replace(rea.config, recent_raw=0))  # thresholds alone, no recency floor
+    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0))  # thresholds alone, no recency floor
     _, decisions = rea.replan("q", exchanges, [], scores, tau_low=lo, tau_high=lo)
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
     _, decisions = rea.replan("q", exchanges, [], scores, tau_low=1.0, tau_high=1.0)
@@ -140,7 +140,7 @@ def test_damaged_session_file_is_a_clear_error(tmp_path):
 
 
 def test_redecide_uses_cached_scores_and_undo_restores(rea):
-    rea = rea.with_config(replace(rea.config, recent_raw=0))  # thresholds alone decide here
+    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0))  # thresholds alone decide here
     session = rea.new_session()
     replay(rea, session)
     last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
@@ -161,7 +161,7 @@ def test_trace_finds_the_h3_style_omission(rea, examples_dir):
     from rea_core import load_conversations, trace_conversation
 
     (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"]
-    first_release = rea.with_config(replace(rea.config, scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, follow_up_top_k=0, follow_up_prior=0.0))
+    first_release = rea.with_config(replace(rea.config, scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, recent_compressed=0, follow_up_top_k=0, follow_up_prior=0.0))
     trace = trace_conversation(first_release, conv)
     last = trace.turns[-1]
     assert last.user == "How often should I water them?" and not last.generated and last.reply == ""

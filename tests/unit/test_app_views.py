@@ -61,3 +61,21 @@ def test_stats_line_reports_first_token_and_kv_reuse():
     line = stats_line(entry)
     assert "prompt 120 tok (server usage)" in line and "first token 0.40 s" in line and "total 2.50 s" in line
     assert "KV reused 100/120 tok, cache 3.0 MB" in line and "window slid" in line
+
+
+def test_the_window_is_its_own_recent_block_with_its_token_count_and_rules_are_named():
+    from rea_core import Reason
+    from rea_core.retrieval.hcr import keep_best, keep_window, plan_context
+
+    exchanges = [Exchange(i, f"question {i}", f"answer {i} {XSS}") for i in range(6)]
+    decisions = plan_context(list(range(6)), [0.1, 0.05, 0.02, 0.03, 0.01, 0.02], tau_low=0.5, tau_high=0.7)
+    decisions = keep_best(keep_window(decisions, [4, 4], raw_tokens=100, band=1), 1)
+    plan = build_prompt_plan(query="and now?", exchanges=exchanges, decisions=decisions, instructions=(), count_tokens=lambda t: len(t.split()))
+    html = render_prompt_view(plan, prompt_tokens=40)
+    window_tokens = sum(s.tokens for s in plan.exchanges() if s.reason is Reason.RECENT)
+    assert window_tokens == 14  # turns 4 and 5: 2 words of user text + 5 of reply each
+    assert f"recent · working memory · turns 4-5</span><span class=\"rea-tok\">{window_tokens} tok" in html
+    assert html.index("rea-recent") < html.index("rea-query")
+    assert "kept by rule: recent band" in html  # turn 3, just before the window
+    assert "kept by rule: follow-up" in html  # turn 0, the best-scored omitted exchange
+    assert "<img" not in html

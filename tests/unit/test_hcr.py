@@ -40,7 +40,7 @@ def test_decide_is_vectorized_codes():
 def test_decisions_carry_turn_and_score():
     d = plan_context([3, 7], [0.65, 0.2], tau_low=0.5, tau_high=0.7)
     assert (d[0].turn, d[0].score, d[0].resolution) == (3, 0.65, Resolution.COMPRESSED)
-    assert d[1].to_dict() == {"turn": 7, "score": 0.2, "resolution": "omit"}
+    assert d[1].to_dict() == {"turn": 7, "score": 0.2, "resolution": "omit", "reason": "score"}
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,42 @@ def test_config_rejects_misordered_thresholds():
 def test_mismatched_lengths():
     with pytest.raises(ValueError):
         plan_context([0, 1], [0.5], tau_low=0.5, tau_high=0.7)
+
+
+# -- the working-memory window (REA paper, appendix H.3: what the next reply depends on) ----------
+
+
+def _window_case(tau_low: float, tau_high: float):
+    from rea_core.retrieval.hcr import keep_window
+
+    scores = [0.9, 0.1, 0.05, 0.8, 0.02, 0.01, 0.03]  # the latest three score far below any threshold
+    decisions = plan_context(list(range(7)), scores, tau_low=tau_low, tau_high=tau_high)
+    return keep_window(decisions, [50, 60, 70], raw_tokens=200, band=2)
+
+
+@pytest.mark.parametrize("tau_low,tau_high", [(0.0, 0.0), (0.2, 0.36), (0.5, 0.7), (0.99, 1.0), (1.0, 1.0)])
+def test_the_window_keeps_its_exchanges_whatever_the_thresholds(tau_low, tau_high):
+    from rea_core import Reason
+
+    decided = _window_case(tau_low, tau_high)
+    assert [d.resolution for d in decided[-3:]] == [Resolution.RAW] * 3
+    assert all(d.reason is Reason.RECENT for d in decided[-3:])
+    assert all(d.resolution is not Resolution.OMIT for d in decided[2:4])  # the band: at least compressed
+    assert [d.score for d in decided] == [0.9, 0.1, 0.05, 0.8, 0.02, 0.01, 0.03]  # scores kept for the sliders
+
+
+def test_the_raw_window_is_bounded_by_tokens_not_only_by_count():
+    from rea_core.retrieval.hcr import window_size
+
+    assert window_size([50, 60, 70], 200) == 3
+    assert window_size([150, 60, 70], 200) == 2  # the third latest would pass the budget
+    assert window_size([10, 10, 900], 200) == 1  # the latest is always in, whatever its size
+    assert window_size([], 200) == 0  # recent_raw=0: no window
+
+
+def test_a_score_above_the_band_floor_keeps_its_own_reason():
+    from rea_core import Reason
+
+    decided = _window_case(0.5, 0.7)
+    assert decided[3].resolution is Resolution.RAW and decided[3].reason is Reason.SCORE  # 0.8 clears tau_high: raw by its score
+    assert decided[2].reason is Reason.RECENT_BAND

@@ -10,7 +10,7 @@ import pytest
 from rea_core import CALIBRATED_THRESHOLDS, DataFormatError, REAConfig, Resolution
 from rea_core.evals import retrieval as R
 from rea_core.retrieval.followup import carry_forward, is_follow_up
-from rea_core.retrieval.hcr import keep_best, keep_recent, plan_context
+from rea_core.retrieval.hcr import keep_best, keep_window, plan_context, window_size
 from rea_core.retrieval.lexical import BM25Index
 from rea_core.retrieval.scoring import fuse, smooth_neighbors
 from rea_core.text import extract_relevant
@@ -114,7 +114,7 @@ def test_fusion_smoothing_and_decision_floors():
     assert np.allclose(fuse(np.array([1.0, -0.2]), np.array([0.0, 1.0]), 0.3), [0.3, 0.7])
     assert np.allclose(smooth_neighbors(np.array([0.0, 1.0, 0.0]), 0.2), [0.2, 1.0, 0.2])
     decisions = plan_context([0, 1, 2, 3], [0.1, 0.05, 0.02, 0.6], tau_low=0.5, tau_high=0.9)
-    assert [d.resolution for d in keep_recent(decisions, recent_raw=1, recent_floor=2)] == [Resolution.OMIT, Resolution.OMIT, Resolution.COMPRESSED, Resolution.RAW]
+    assert [d.resolution for d in keep_window(decisions, [40], raw_tokens=100, band=1)] == [Resolution.OMIT, Resolution.OMIT, Resolution.COMPRESSED, Resolution.RAW]
     assert [d.resolution for d in keep_best(decisions, 1)][:3] == [Resolution.COMPRESSED, Resolution.OMIT, Resolution.OMIT]
     assert np.allclose(carry_forward(np.array([0.1, 0.1, 0.1]), np.array([0.9, 0.0]), 0.5), [0.45, 0.1, 0.5])
 
