@@ -76,6 +76,8 @@ ABLATIONS: dict[str, Arm] = {
         Arm("all-omitted", "EM + IM, every reply discarded (no HCR)", _rea_with(use_hcr=False, fixed_resolution=Resolution.OMIT)),
         Arm("rea-text-compressed", "REA with compressed replies as text even where a latent codec is loaded", _rea_with(latent_replies=False)),
         Arm("rea-latent-scorer", "REA scoring HCR with the codec's latent vectors instead of MiniLM (A.1)", _rea_with(scorer="latent", tau_low=None, tau_high=None)),
+        Arm("rea-latest-only", "REA with only the latest exchange kept raw, no further working-memory window (the previous release)",
+            _rea_with(recent_raw=1, recent_compressed=0)),
         Arm("rea-im-query", "REA with Instructional Memory also restated next to the query", _rea_with(im_placement="query")),
         Arm("vanilla-cached", "vanilla with per-session KV prefix reuse (what a chat server does)",
             lambda models, config, case: build_strategy("vanilla", models, replace(config, kv_reuse=True))),
