@@ -20,6 +20,7 @@ from .options import (
     ModelOpt,
     NoHCROpt,
     NoIMOpt,
+    QueryRewriteOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     Stage2Opt,
@@ -59,6 +60,7 @@ def chat(
     load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
     tokenizer: TokenizerOpt = None,
     kv_reuse: Annotated[bool, typer.Option("--kv-reuse/--no-kv-reuse", envvar="REA_KV_REUSE", help="Reuse each conversation's KV prefix between turns (in-process models).")] = True,
+    query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Chat interactively; by default REA and vanilla answer side by side, replies printed as they are decoded.
 
@@ -70,7 +72,7 @@ def chat(
 
     with reported_errors():
         names = _strategy_names(strategy)
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse, query_rewrite=query_rewrite)
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(model, embedder, context_window, recognizer_model, tokenizer)
         strategies = {n: build_strategy(n, models, config) for n in names}
@@ -200,6 +202,7 @@ def replay(
     no_im: NoIMOpt = False,
     no_hcr: NoHCROpt = False,
     recognizer_model: RecognizerModelOpt = None,
+    query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Replay a conversation file through a strategy; given assistant replies are stored, not generated.
 
@@ -217,7 +220,8 @@ def replay(
         if limit is not None and limit < 1:
             raise REAError(f"--limit must be at least 1; got {limit}")
         config = config_from_options(
-            tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr
+            tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr,
+            query_rewrite=query_rewrite,
         )
         conversations = load_conversations(file, max_chars=config.max_message_chars, max_turns=Limits.from_env().max_turns)[:limit]  # validated before any model call
         models = load_pipeline(model, embedder, context_window, recognizer_model)

@@ -18,6 +18,7 @@ from .options import (
     LimitOpt,
     MaxNewTokensOpt,
     ModelOpt,
+    QueryRewriteOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     SeedOpt,
@@ -61,6 +62,7 @@ def adherence(
     tau_high: TauHighOpt = None,
     max_new_tokens: MaxNewTokensOpt = 64,
     context_window: ContextWindowOpt = None,
+    query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Instruction adherence (IAR) per strategy and per turn depth.
 
@@ -71,7 +73,7 @@ def adherence(
     with reported_errors():
         arms = _names(strategies)
         cases = task.load_cases(data)[:limit]  # validated before any model call
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens)
+        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, query_rewrite=query_rewrite)
         models = load_pipeline(model, embedder, context_window, recognizer_model)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
@@ -272,7 +274,8 @@ def retrieval(
         results = task.evaluate(models, config, cases, names, out, dataset=f"{data.name} ({fmt})", calibrate_target=target if calibrate else None)
         for p, m in results["policies"].items():
             typer.echo(f"{p:20s} all kept {m.get('all_kept', 0):.3f}  recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
-                       f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS))
+                       f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS)
+                       + (f"  {m['seconds']:.3f} s/query" if "seconds" in m else "") + (f"  rewritten {m['rewritten']:.1%}" if "rewritten" in m else ""))
         for p, c in results.get("calibration", {}).items():
             typer.echo(f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
                        f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}")

@@ -26,6 +26,11 @@ RecognizerModelOpt = Annotated[
 ]
 TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default 0.5].")]
 TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default 0.7].")]
+QueryRewriteOpt = Annotated[
+    Optional[bool],
+    typer.Option("--query-rewrite/--no-query-rewrite", show_default=False,
+                 help="REA: rewrite each query as a standalone question with the generator before HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off]."),
+]
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
 ContextWindowOpt = Annotated[
     Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")
