@@ -12,6 +12,8 @@ Environment variables (all optional):
     REA_COMPRESSED_FORM REA's compressed band: ``auto`` (the form measured best, recorded with the codec; default), ``latent`` or ``text``.
     REA_RECENT_RAW, REA_RECENT_RAW_TOKENS, REA_RECENT_COMPRESSED   the working-memory window (most raw exchanges, their token budget, the compressed band).
     REA_RECOGNIZER_STAGE2   recognizer stage 2: ``trained`` (the shipped classifier, default) or ``llm`` (few-shot).
+    REA_QUERY_REWRITE   ``1``/``true`` or ``0``/``false``: rewrite each query as a standalone question before HCR scores (default off).
+    REA_REWRITE_TURNS   exchanges the query rewrite sees (default 3).
 """
 
 from __future__ import annotations
@@ -84,6 +86,16 @@ def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
 SECOM_SEGMENTERS = ("llm", "embedding")
 SECOM_COMPRESSORS = ("auto", "llmlingua2", "ppl", "none")
 SECOM_RETRIEVERS = ("bm25", "dense")
+
+
+def env_flag(name: str, raw: str) -> bool:
+    """A boolean environment value; anything but 1/0, true/false, yes/no, on/off is an error, not a silent default."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (true/false); got {raw!r}")
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -178,6 +190,12 @@ class REAConfig:
     follow_up_decay: float = field(default=0.0, metadata={"help": "follow-ups: the previous turn's scores carried forward times this (0: off)"})
     follow_up_prior: float = field(default=0.2, metadata={"help": "follow-ups: weight of the referent prior (recent exchanges that produced something) added to the score (0: off)"})
     follow_up_top_k: int = field(default=1, metadata={"help": "follow-ups: the k best-scored exchanges are kept at least compressed, whatever their score"})
+    query_rewrite: bool = field(
+        default=False,  # measured on the back-reference set (BENCHMARKS.md, "Retrieval")
+        metadata={"help": "rewrite each query as a standalone question from the last rewrite_turns exchanges before scoring (one generator call per turn; "
+                          "the original and the rewrite are both scored, the better counts); for capable generators: off on the packaged 135M model unless measured better"},
+    )
+    rewrite_turns: int = field(default=3, metadata={"help": "query_rewrite: how many of the latest exchanges the rewrite sees"})
     # The working-memory window (hcr.keep_window): what the next reply most often depends on is the
     # latest exchanges, not the ones most similar to the message. Sizes from the joint sweep on the
     # adherence, follow-up and LoCoMo development sets (BENCHMARKS.md, "Working memory").
@@ -227,6 +245,8 @@ class REAConfig:
             raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
         if min(self.context_turns, self.recent_raw, self.recent_raw_tokens, self.recent_compressed, self.follow_up_top_k) < 0:
             raise ValueError("context_turns, recent_raw, recent_raw_tokens, recent_compressed and follow_up_top_k must not be negative")
+        if self.query_rewrite not in (True, False) or self.rewrite_turns < 1:
+            raise ValueError(f"query_rewrite must be True or False and rewrite_turns at least 1; got {self.query_rewrite!r}, {self.rewrite_turns!r}")
         if self.im_capacity < 1:
             raise ValueError("im_capacity must be at least 1")
         if self.max_message_chars < 1 or self.max_new_tokens < 1 or self.max_reply_units < 1:
@@ -295,5 +315,9 @@ class REAConfig:
                     raise ValueError(f"REA_{name.upper()} must be a whole number; got {raw!r}") from exc
         if os.environ.get("REA_RECOGNIZER_STAGE2"):
             env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
+        if os.environ.get("REA_QUERY_REWRITE"):
+            env["query_rewrite"] = env_flag("REA_QUERY_REWRITE", os.environ["REA_QUERY_REWRITE"])
+        if os.environ.get("REA_REWRITE_TURNS"):
+            env["rewrite_turns"] = int(os.environ["REA_REWRITE_TURNS"])
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)

@@ -25,6 +25,7 @@ from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
 
 if TYPE_CHECKING:
+    from .retrieval.rewrite import Rewrite
     from .strategies.base import Strategy
 
 FORMAT_VERSION = 1
@@ -44,6 +45,8 @@ class ChatSession:
     # Derived, rebuildable data a strategy caches for this session only (SeCom's retrieval vectors):
     # never saved, and dropped with the session, so one user's cache neither grows another's nor outlives it.
     scratch: dict = field(default_factory=dict, repr=False, compare=False)
+    # The latest query rewrite (REAConfig.query_rewrite), for a view or trace to show what HCR scored; not saved.
+    last_rewrite: "Rewrite | None" = field(default=None, repr=False, compare=False)
 
     @property
     def n_turns(self) -> int:

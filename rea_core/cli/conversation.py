@@ -23,6 +23,7 @@ from .options import (
     RecentCompressedOpt,
     RecentRawOpt,
     RecentRawTokensOpt,
+    QueryRewriteOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     Stage2Opt,
@@ -65,6 +66,7 @@ def chat(
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
+    query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Chat interactively; by default REA and vanilla answer side by side, replies printed as they are decoded.
 
@@ -77,7 +79,7 @@ def chat(
     with reported_errors():
         names = _strategy_names(strategy)
         config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse, recent_raw=recent_raw,
-                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed)
+                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite)
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(model, embedder, context_window, recognizer_model, tokenizer)
         strategies = {n: build_strategy(n, models, config) for n in names}
@@ -210,6 +212,7 @@ def replay(
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
+    query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Replay a conversation file through a strategy; given assistant replies are stored, not generated.
 
@@ -229,6 +232,7 @@ def replay(
         config = config_from_options(
             tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr,
             recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
+            query_rewrite=query_rewrite,
         )
         conversations = load_conversations(file, max_chars=config.max_message_chars, max_turns=Limits.from_env().max_turns)[:limit]  # validated before any model call
         models = load_pipeline(model, embedder, context_window, recognizer_model)

@@ -21,6 +21,7 @@ from .options import (
     RecentCompressedOpt,
     RecentRawOpt,
     RecentRawTokensOpt,
+    QueryRewriteOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     SeedOpt,
@@ -67,6 +68,7 @@ def adherence(
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
+    query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Instruction adherence (IAR) per strategy and per turn depth.
 
@@ -78,7 +80,7 @@ def adherence(
         arms = _names(strategies)
         cases = task.load_cases(data)[:limit]  # validated before any model call
         config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, recent_raw=recent_raw,
-                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed)
+                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite)
         models = load_pipeline(model, embedder, context_window, recognizer_model)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
@@ -285,7 +287,8 @@ def retrieval(
             matched = m.get("recency_matched_all_kept")
             typer.echo(f"{p:20s} all kept {m.get('all_kept', 0):.3f}  " + (f"(recency at equal kept {matched:.3f})  " if matched is not None else "")
                        + f"recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
-                       f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS))
+                       f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS)
+                       + (f"  {m['seconds']:.3f} s/query" if "seconds" in m else "") + (f"  rewritten {m['rewritten']:.1%}" if "rewritten" in m else ""))
         for p, c in results.get("calibration", {}).items():
             typer.echo(f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
                        f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}")

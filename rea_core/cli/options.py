@@ -35,6 +35,11 @@ RecentRawTokensOpt = Annotated[
 RecentCompressedOpt = Annotated[
     Optional[int], typer.Option("--recent-compressed", help="Working memory: exchanges before the raw window kept at least compressed [env REA_RECENT_COMPRESSED].")
 ]
+QueryRewriteOpt = Annotated[
+    Optional[bool],
+    typer.Option("--query-rewrite/--no-query-rewrite", show_default=False,
+                 help="REA: rewrite each query as a standalone question with the generator before HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off]."),
+]
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
 ContextWindowOpt = Annotated[
     Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")

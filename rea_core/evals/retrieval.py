@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -49,6 +50,8 @@ REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea-exchange": ("whole exchange (MiniLM), calibrated", {"scorer": "exchange"}),
     "rea-sentence": ("the paper's sentence-level max pairwise cosine, calibrated", {"scorer": "sentence"}),
     "rea-hybrid-plain": ("hybrid without follow-up awareness or recency", {"scorer": "hybrid", **NO_FOLLOW_UP}),
+    # Not in DEFAULT_POLICIES: one generator call per query (retrieval.rewrite).
+    "rea-rewrite": ("REA as configured, also scoring the generator's standalone rewrite of each query (query_rewrite)", {"query_rewrite": True}),
 }
 BASELINES = {
     "bm25": f"BM25 (bm25s) top {BASELINE_K}",
@@ -217,6 +220,12 @@ def summarize(records: list[dict]) -> dict:
     out.update({f"recall@{k}": mean(f"recall@{k}") for k in RECALL_KS})
     if all("recency_matched" in r for r in records):
         out["recency_matched_all_kept"] = mean("recency_matched")  # the last k exchanges, k = this policy's kept count per query
+    if all("seconds" in r for r in records):
+        out["seconds"] = mean("seconds")
+    rewrites = [r["rewrite"] for r in records if "rewrite" in r]
+    if rewrites:
+        out["rewritten"] = float(np.mean([w["rewritten"] for w in rewrites]))
+        out["rewrite_errors"] = float(np.mean([w["error"] is not None for w in rewrites]))
     sweeps = [r["sweep"] for r in records if "sweep" in r]
     if sweeps:
         history = np.array([r["history"] for r in records if "sweep" in r], dtype=float)
@@ -284,7 +293,9 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
     for q in sorted(case.queries, key=lambda q: q.position):
         for user, reply in case.exchanges[len(session.episodes) : q.position]:
             session.episodes.append(user, reply)
+        t0 = time.perf_counter()
         scores = strategy.score(session, q.text)
+        seconds = time.perf_counter() - t0
         plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores)
         kept = np.array([d.resolution is not Resolution.OMIT for d in decisions], dtype=bool)
         raw = np.array([d.resolution is Resolution.RAW for d in decisions], dtype=bool)
@@ -292,6 +303,9 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
         rec = query_record(kept, raw, scores, q.needed, plan.total_tokens, int(cum[q.position]) + count(q.text))
         rec["sweep"] = sweep_record(scores, floor, q.needed)
         rec["recency_matched"] = recency_hit(len(kept), int(kept.sum()), q.needed)
+        rec["seconds"] = seconds  # scoring wall time, a query rewrite's model call included
+        if strategy.config.query_rewrite and session.last_rewrite is not None:
+            rec["rewrite"] = session.last_rewrite.to_dict()
         records.append(rec)
     return records
 

@@ -24,6 +24,7 @@ from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replac
 from ..reconstruction import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context
 from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
+from ..retrieval.rewrite import rewrite_query
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
 from ..session import ChatSession
 from ..types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
@@ -159,7 +160,8 @@ class REAStrategy(Strategy):
         Dense scorers take the maximum pairwise cosine between the query's vectors and each
         exchange's units; ``hybrid`` fuses it with normalized BM25. The query is scored alone and
         joined with the previous user turn(s) and inherits the previous turn's scores when it reads
-        as a follow-up (``retrieval.followup``). The latent scorer (A.1) compares codec latents.
+        as a follow-up (``retrieval.followup``), and with its standalone rewrite under
+        ``config.query_rewrite`` (``retrieval.rewrite``). The latent scorer (A.1) compares codec latents.
         """
         episodes = session.episodes
         if not len(episodes):
@@ -171,6 +173,7 @@ class REAStrategy(Strategy):
         follow_up = is_follow_up(query)
         previous_users = [ex.user for ex in episodes.exchanges[-cfg.context_turns :]] if cfg.context_turns and follow_up else []
         queries = [query] + (["\n".join(previous_users + [query])] if previous_users else [])
+        queries += self._rewritten(session, query)  # a standalone restatement, another variant (config.query_rewrite)
         n_variants = len(queries)
         carry = follow_up and cfg.follow_up_decay > 0
         if carry:
@@ -183,6 +186,16 @@ class REAStrategy(Strategy):
         if follow_up and cfg.follow_up_prior > 0:
             current = np.minimum(current + cfg.follow_up_prior * referent_prior(episodes.exchanges), 1.0)
         return current
+
+    def _rewritten(self, session: ChatSession, query: str) -> list[str]:
+        """``query`` rewritten by the generator from the latest exchanges, as a list of 0 or 1 extra
+        query variants; the original stays a variant, so a bad rewrite cannot lose what it finds.
+        The result, fallback included, is kept on ``session.last_rewrite`` for views and traces."""
+        if not self.config.query_rewrite:
+            return []
+        rewrite = rewrite_query(self.generator, session.episodes.exchanges, query, turns=self.config.rewrite_turns)
+        session.last_rewrite = rewrite
+        return [rewrite.text] if rewrite.rewritten else []
 
     def _exchange_scores(self, episodes, query_vectors: np.ndarray, query_texts: Sequence[str]) -> np.ndarray:
         """Scores of every exchange for a set of query variants (the best variant counts)."""
