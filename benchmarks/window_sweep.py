@@ -31,9 +31,13 @@ from rea_core.pipeline import load_models
 from rea_core.strategies.rea import REAStrategy
 from rea_core.types import Resolution
 
-RAW = (0, 1, 2, 3, 4)
-RAW_TOKENS = (256, 512, 768)
-BAND = (0, 1, 2, 3)
+GRID = {  # the window's sizes, and how a follow-up picks its referent beyond the window
+    "recent_raw": (0, 1, 2, 3, 4),
+    "recent_raw_tokens": (256, 512, 768),
+    "recent_compressed": (0, 1, 2, 3),
+    "follow_up_pick_weight": (0.0,),
+    "follow_up_top_k": (1,),
+}
 
 
 def scored(strategy: REAStrategy, cases) -> list[tuple]:
@@ -68,7 +72,10 @@ def main() -> int:
     parser.add_argument("--jsonl", nargs="*", default=[], help="conversation JSONL files with \"needed\" (development halves only)")
     parser.add_argument("--locomo", help="LoCoMo development folder")
     parser.add_argument("--out", type=Path, required=True)
+    for name, values in GRID.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", nargs="+", type=type(values[0]), default=list(values))
     args = parser.parse_args()
+    grid = {name: getattr(args, name) for name in GRID}
 
     models = load_models("packaged", "packaged", codec="none")
     models.generator.count_tokens = lru_cache(maxsize=None)(models.generator.count_tokens)  # every setting counts the same texts
@@ -78,14 +85,14 @@ def main() -> int:
         sets["locomo-dev"] = load_locomo(args.locomo)
     items = {name: scored(base, cases) for name, cases in sets.items()}
     rows = []
-    for raw, raw_tokens, band in itertools.product(RAW, RAW_TOKENS, BAND):
-        if raw == 0 and raw_tokens != RAW_TOKENS[0]:
+    for values in itertools.product(*grid.values()):
+        setting = dict(zip(grid, values))
+        if setting["recent_raw"] == 0 and setting["recent_raw_tokens"] != grid["recent_raw_tokens"][0]:
             continue  # no raw window: its budget does not matter
-        strategy = base.with_config(replace(base.config, recent_raw=raw, recent_raw_tokens=raw_tokens, recent_compressed=band))
-        row = {"recent_raw": raw, "recent_raw_tokens": raw_tokens, "recent_compressed": band,
-               **{name: measure(strategy, its) for name, its in items.items()}}
+        strategy = base.with_config(replace(base.config, **setting))
+        row = {**setting, **{name: measure(strategy, its) for name, its in items.items()}}
         rows.append(row)
-        print(f"raw {raw} / {raw_tokens} tok, band {band}: " + "  ".join(
+        print(" ".join(f"{k}={v}" for k, v in setting.items()) + ": " + "  ".join(
             f"{name}: all {m['all_kept']:.3f} (recency {m['recency_matched']:.3f}) kept {m['kept_share']:.1%} prompt {m['prompt_share']:.1%}"
             for name, m in row.items() if isinstance(m, dict)), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

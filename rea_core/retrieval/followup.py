@@ -131,12 +131,18 @@ _LIST_LINE = re.compile(r"^\s*(\d+[.)]|[-*•])\s+\S", re.MULTILINE)
 _INLINE_LIST = re.compile(r":\s*[^.:]+,[^.:]+\band\b")  # "three houseplants: a fig, a snake plant and a pothos"
 
 
+PRIOR_SPAN = 64  # exchanges back the prior looks at: 0.9 ** 64 is about 0.001, and the cost stays flat as memory grows
+
+
 def referent_prior(exchanges, recency: float = 0.9) -> np.ndarray:
     """How likely each exchange is what a follow-up points back to, before reading the follow-up:
     1 for an exchange that produced or introduced things (a request to write, list, suggest...; a
-    reply with a list; items introduced after a colon), 0.5 otherwise, times ``recency`` per exchange back (anaphora resolves to the salient
-    recent artifact). Pure, from the stored texts."""
+    reply with a list; items introduced after a colon), 0.5 otherwise, times ``recency`` per
+    exchange back (anaphora resolves to the salient recent artifact); 0 past ``PRIOR_SPAN``.
+    Pure, from the stored texts."""
     n = len(exchanges)
-    prior = np.array([1.0 if _PRODUCE.match(ex.user) or len(_LIST_LINE.findall(ex.reply)) >= 2 or _INLINE_LIST.search(ex.text) else 0.5
-                      for ex in exchanges])
+    prior = np.zeros(n, dtype=np.float64)
+    start = max(0, n - PRIOR_SPAN)
+    prior[start:] = [1.0 if _PRODUCE.match(ex.user) or len(_LIST_LINE.findall(ex.reply)) >= 2 or _INLINE_LIST.search(ex.text) else 0.5
+                     for ex in exchanges[start:]]
     return prior * recency ** np.arange(n - 1, -1, -1, dtype=np.float64)

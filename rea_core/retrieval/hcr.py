@@ -75,12 +75,14 @@ def keep_window(decisions: Sequence[Decision], recent_tokens: Sequence[int], *, 
     return tuple(out)
 
 
-def keep_best(decisions: Sequence[Decision], k: int) -> tuple[Decision, ...]:
-    """The ``k`` best-scored omitted exchanges lifted to compressed (ties: the later first): a
-    follow-up's referent ranks high far more often than it clears an absolute threshold."""
+def keep_best(decisions: Sequence[Decision], k: int, rank: Sequence[float] | None = None) -> tuple[Decision, ...]:
+    """The ``k`` best omitted exchanges lifted to compressed (ties: the later first), ranked by
+    ``rank`` (default: their scores): a follow-up's referent ranks high far more often than it
+    clears an absolute threshold."""
     out = list(decisions)
     omitted = [i for i, d in enumerate(out) if d.resolution is Resolution.OMIT]
-    ranked = sorted(omitted, key=lambda i: (-(out[i].score if out[i].score is not None else float("-inf")), -i))
+    value = [d.score if d.score is not None else float("-inf") for d in out] if rank is None else list(rank)
+    ranked = sorted(omitted, key=lambda i: (-value[i], -i))
     for i in ranked[: max(0, k)]:
         out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.FOLLOW_UP)
     return tuple(out)

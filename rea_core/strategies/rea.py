@@ -231,7 +231,8 @@ class REAStrategy(Strategy):
             decisions = keep_window(decisions, self.recent_tokens(exchanges), raw_tokens=self.config.recent_raw_tokens,
                                     band=self.config.recent_compressed)
             if is_follow_up(query):  # a follow-up's referent beyond the window ranks high even when its score is low
-                decisions = keep_best(decisions, self.config.follow_up_top_k)
+                rank = np.asarray(scores, dtype=np.float64) + self.config.follow_up_pick_weight * referent_prior(exchanges)
+                decisions = keep_best(decisions, self.config.follow_up_top_k, rank)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
         plan = build_prompt_plan(
