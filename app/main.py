@@ -51,7 +51,7 @@ def hcr_line(cfg) -> str:
     lo, hi = default_thresholds(cfg.scorer)
     return (f"HCR scorer: **{cfg.scorer}** ({scorer_label(cfg)}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
             f" · working memory: up to the latest {cfg.recent_raw} exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
-            f" {cfg.recent_compressed} before them at least compressed · follow-ups keep their {cfg.follow_up_top_k} best-scored exchange(s)")
+            f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} best-scored exchange(s) below tau_low kept compressed as likely referents")
 
 
 def build_demo(engine: AppEngine) -> gr.Blocks:

@@ -48,6 +48,7 @@ LATENT_CHOICE = {"auto": None, "latent": True, "text": False}  # REA_COMPRESSED_
 RECOGNIZER_STAGE2 = ("trained", "llm")
 # Working-memory window defaults: chosen by `benchmarks/window_sweep.py` (BENCHMARKS.md, "Working memory").
 WINDOW_RAW, WINDOW_RAW_TOKENS, WINDOW_COMPRESSED = 3, 384, 2
+REFERENT_TOP_K = 1
 
 
 SCORER_LABELS = {
@@ -188,9 +189,11 @@ class REAConfig:
     # they are off; the referent prior and the best omitted exchange are on.
     context_turns: int = field(default=0, metadata={"help": "follow-ups: also score the query joined with this many previous user turns, keeping the better score (0: off)"})
     follow_up_decay: float = field(default=0.0, metadata={"help": "follow-ups: the previous turn's scores carried forward times this (0: off)"})
-    follow_up_prior: float = field(default=0.2, metadata={"help": "follow-ups: weight of the referent prior (recent exchanges that produced something) added to the score (0: off)"})
-    follow_up_top_k: int = field(default=1, metadata={"help": "follow-ups: the k best omitted exchanges beyond the window are kept at least compressed, whatever their score"})
-    follow_up_pick_weight: float = field(default=0.0, metadata={"help": "follow-ups: weight of the referent prior in the ranking that picks those k (score + weight x prior)"})
+    follow_up_prior: float = field(default=0.2, metadata={"help": "weight of the referent prior (recent exchanges that produced something) added to the score, "
+                                                                     "times the message's follow-up probability (0: off)"})
+    referent_top_k: int = field(default=REFERENT_TOP_K, metadata={"help": "the k best-ranked omitted exchanges beyond the working-memory window are kept at least compressed, "
+                                                                                "for every message: a follow-up's referent ranks high far more often than it clears a threshold"})
+    referent_pick_weight: float = field(default=0.0, metadata={"help": "weight of the referent prior in the ranking that picks those k (score + weight x prior; measured: 0)"})
     query_rewrite: bool = field(
         default=False,  # measured on the back-reference set (BENCHMARKS.md, "Retrieval")
         metadata={"help": "rewrite each query as a standalone question from the last rewrite_turns exchanges before scoring (one generator call per turn; "
@@ -244,10 +247,10 @@ class REAConfig:
             raise ValueError("optimize_steps must be >= 0, optimize_lr > 0 and optimize_target_accuracy in (0, 1]")
         if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0 or not 0.0 <= self.follow_up_prior <= 1.0:
             raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
-        if self.follow_up_pick_weight < 0:
-            raise ValueError(f"follow_up_pick_weight must not be negative; got {self.follow_up_pick_weight}")
-        if min(self.context_turns, self.recent_raw, self.recent_raw_tokens, self.recent_compressed, self.follow_up_top_k) < 0:
-            raise ValueError("context_turns, recent_raw, recent_raw_tokens, recent_compressed and follow_up_top_k must not be negative")
+        if self.referent_pick_weight < 0:
+            raise ValueError(f"referent_pick_weight must not be negative; got {self.referent_pick_weight}")
+        if min(self.context_turns, self.recent_raw, self.recent_raw_tokens, self.recent_compressed, self.referent_top_k) < 0:
+            raise ValueError("context_turns, recent_raw, recent_raw_tokens, recent_compressed and referent_top_k must not be negative")
         if self.query_rewrite not in (True, False) or self.rewrite_turns < 1:
             raise ValueError(f"query_rewrite must be True or False and rewrite_turns at least 1; got {self.query_rewrite!r}, {self.rewrite_turns!r}")
         if self.im_capacity < 1:

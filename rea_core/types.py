@@ -23,13 +23,13 @@ class Reason(str, Enum):
     SCORE = "score"  # the HCR score band (tau_low / tau_high)
     RECENT = "recent"  # the working-memory window: the latest exchanges, raw within a token budget
     RECENT_BAND = "recent band"  # the band before the window, kept at least compressed
-    FOLLOW_UP = "follow-up"  # a follow-up's likely referent, kept at least compressed
+    REFERENT = "likely referent"  # among the best-ranked omitted exchanges beyond the window: what a follow-up may point back to
     FIXED = "fixed"  # one resolution for every exchange (HCR off, a baseline's own policy)
 
     @property
     def is_rule(self) -> bool:
         """Kept by a rule rather than by its score: views say which rule."""
-        return self in (Reason.RECENT, Reason.RECENT_BAND, Reason.FOLLOW_UP)
+        return self in (Reason.RECENT, Reason.RECENT_BAND, Reason.REFERENT)
 
 
 class SegmentKind(str, Enum):

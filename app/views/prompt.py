@@ -15,7 +15,7 @@ _CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed"}  # a latent reply's chip 
 RULE_TEXT = {
     Reason.RECENT: "working memory: one of the latest exchanges, kept raw within the window's token budget",
     Reason.RECENT_BAND: "working memory: just before the raw window, kept at least compressed",
-    Reason.FOLLOW_UP: "follow-up: the message reads as pointing back, and this is its best-scored omitted exchange",
+    Reason.REFERENT: "likely referent: among the best-scored exchanges below tau_low outside the window, kept compressed in case the message points back to it",
 }
 
 

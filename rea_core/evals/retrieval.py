@@ -40,7 +40,7 @@ RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
 BASELINE_K = 10
 
-NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0.0, "follow_up_top_k": 0, "recent_raw": 0, "recent_compressed": 0}
+NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0.0, "referent_top_k": 0, "recent_raw": 0, "recent_compressed": 0}
 # REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's calibrated ones.
 REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),

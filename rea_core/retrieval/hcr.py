@@ -84,7 +84,7 @@ def keep_best(decisions: Sequence[Decision], k: int, rank: Sequence[float] | Non
     value = [d.score if d.score is not None else float("-inf") for d in out] if rank is None else list(rank)
     ranked = sorted(omitted, key=lambda i: (-value[i], -i))
     for i in ranked[: max(0, k)]:
-        out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.FOLLOW_UP)
+        out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.REFERENT)
     return tuple(out)
 
 

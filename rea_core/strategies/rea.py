@@ -23,7 +23,7 @@ from ..memory.episodic import Exchange
 from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
 from ..reconstruction import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context
-from ..retrieval.followup import carry_forward, is_follow_up, referent_prior
+from ..retrieval.followup import carry_forward, follow_up_probability, is_follow_up, referent_prior
 from ..retrieval.rewrite import rewrite_query
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
 from ..session import ChatSession
@@ -183,8 +183,9 @@ class REAStrategy(Strategy):
         if carry:
             previous = self._exchange_scores(episodes, vectors[-1:], queries[-1:])[:-1]
             current = carry_forward(current, previous, cfg.follow_up_decay)
-        if follow_up and cfg.follow_up_prior > 0:
-            current = np.minimum(current + cfg.follow_up_prior * referent_prior(episodes.exchanges), 1.0)
+        weight = cfg.follow_up_prior * follow_up_probability(query)  # graded: how much the message leans on earlier turns
+        if weight > 0:
+            current = np.minimum(current + weight * referent_prior(episodes.exchanges), 1.0)
         return current
 
     def _rewritten(self, session: ChatSession, query: str) -> list[str]:
@@ -230,9 +231,9 @@ class REAStrategy(Strategy):
             )
             decisions = keep_window(decisions, self.recent_tokens(exchanges), raw_tokens=self.config.recent_raw_tokens,
                                     band=self.config.recent_compressed)
-            if is_follow_up(query):  # a follow-up's referent beyond the window ranks high even when its score is low
-                rank = np.asarray(scores, dtype=np.float64) + self.config.follow_up_pick_weight * referent_prior(exchanges)
-                decisions = keep_best(decisions, self.config.follow_up_top_k, rank)
+            # the best omitted exchanges beyond the window: a referent ranks high far more often than it clears a threshold
+            rank = np.asarray(scores, dtype=np.float64) + self.config.referent_pick_weight * referent_prior(exchanges)
+            decisions = keep_best(decisions, self.config.referent_top_k, rank)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
         plan = build_prompt_plan(

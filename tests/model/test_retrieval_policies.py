@@ -41,7 +41,7 @@ def test_each_scorer_keeps_the_exchange_a_direct_question_needs(models, scorer):
 
 def test_only_follow_up_awareness_keeps_the_referent_of_a_follow_up(models):
     query = "Make them sound more playful."
-    plain = decisions_for(strategy(models, follow_up_top_k=0, recent_raw=1, recent_compressed=0), query)
+    plain = decisions_for(strategy(models, referent_top_k=0, recent_raw=1, recent_compressed=0), query)
     aware = decisions_for(strategy(models, recent_raw=1, recent_compressed=0), query)
     assert plain[0].resolution is Resolution.OMIT  # its own score misses "them" = the names
     assert aware[0].resolution is not Resolution.OMIT

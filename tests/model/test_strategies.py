@@ -161,7 +161,7 @@ def test_trace_finds_the_h3_style_omission(rea, examples_dir):
     from rea_core import load_conversations, trace_conversation
 
     (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"]
-    first_release = rea.with_config(replace(rea.config, scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, recent_compressed=0, follow_up_top_k=0, follow_up_prior=0.0))
+    first_release = rea.with_config(replace(rea.config, scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, recent_compressed=0, referent_top_k=0, follow_up_prior=0.0))
     trace = trace_conversation(first_release, conv)
     last = trace.turns[-1]
     assert last.user == "How often should I water them?" and not last.generated and last.reply == ""

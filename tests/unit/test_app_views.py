@@ -77,5 +77,5 @@ def test_the_window_is_its_own_recent_block_with_its_token_count_and_rules_are_n
     assert f"recent · working memory · turns 4-5</span><span class=\"rea-tok\">{window_tokens} tok" in html
     assert html.index("rea-recent") < html.index("rea-query")
     assert "kept by rule: recent band" in html  # turn 3, just before the window
-    assert "kept by rule: follow-up" in html  # turn 0, the best-scored omitted exchange
+    assert "kept by rule: likely referent" in html  # turn 0, the best-scored omitted exchange
     assert "<img" not in html
