@@ -27,7 +27,7 @@ from rea_core.retrieval.followup import FEATURES, follow_up_features
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "rea_core" / "data" / "followup_detector.json"
-TARGET_RECALL = 0.95
+TARGET_RECALL = 0.93
 
 # The phrase rules the detector replaced (last release), for the comparison only.
 _OLD_ANAPHORA = re.compile(

@@ -47,8 +47,8 @@ CODEC_MODES = ("encode", "optimize")
 LATENT_CHOICE = {"auto": None, "latent": True, "text": False}  # REA_COMPRESSED_FORM -> latent_replies
 RECOGNIZER_STAGE2 = ("trained", "llm")
 # Working-memory window defaults: chosen by `benchmarks/window_sweep.py` (BENCHMARKS.md, "Working memory").
-WINDOW_RAW, WINDOW_RAW_TOKENS, WINDOW_COMPRESSED = 3, 384, 2
-REFERENT_TOP_K = 1
+WINDOW_RAW, WINDOW_RAW_TOKENS, WINDOW_COMPRESSED = 3, 384, 1
+REFERENT_TOP_K = 2
 
 
 SCORER_LABELS = {

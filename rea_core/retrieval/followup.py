@@ -44,7 +44,7 @@ _REACTIONS = frozenset("ok okay great thanks thank cool nice perfect awesome goo
 _WH = frozenset("what how why which who where when".split())
 _AUX = frozenset("is are was were do does did can could would will should may might has have had".split())
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
-_PAST = re.compile(r"\byou (\w+ed|said|gave|wrote|told|made|came|brought|put|sent|showed|meant|had|were|did|got|chose|drew|took|left)\b")
+_PAST = re.compile(r"\byou (just |already )?(\w+ed|said|gave|wrote|told|made|showed|meant|drew|chose)\b")  # not "if you had": a hypothetical
 _NUMBER_PICK = re.compile(r"(#\s?\d+|\b(number|no\.?|option|item|step|point|idea|name)\s?\d+\b|\b\d+(st|nd|rd|th)\b)")
 _THE_ADJ_EST = re.compile(r"\bthe \w+est\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")  # a capitalized word inside a sentence: a name the pronouns can refer to
@@ -65,7 +65,7 @@ def follow_up_features(text: str) -> np.ndarray:
     unresolved = _WORD.findall(text.strip()[: name.start()].lower()) if name else words
     first = words[0] if words else ""
     second = words[1] if len(words) > 1 else ""
-    standalone = (first in _WH or first in _AUX) and len(content) >= 3 and not count(_PRONOUNS | _DEMONSTRATIVES)
+    standalone = (first in _WH or first in _AUX) and len(content) >= 2 and not count(_PRONOUNS | _DEMONSTRATIVES | _PRO_ONE | _POSITIONAL)
     return np.array([
         1.0,
         min(2, sum(w in _PRONOUNS for w in unresolved)),

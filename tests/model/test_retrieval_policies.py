@@ -33,7 +33,7 @@ def decisions_for(s: REAStrategy, query: str, history=HISTORY):
 
 @pytest.mark.parametrize("scorer", ["hybrid", "exchange", "minilm", "sentence"])
 def test_each_scorer_keeps_the_exchange_a_direct_question_needs(models, scorer):
-    decisions = decisions_for(strategy(models, scorer=scorer, recent_raw=0, recent_compressed=0), "Which moons orbit Mars, Phobos and what else?")
+    decisions = decisions_for(strategy(models, scorer=scorer, recent_raw=0, recent_compressed=0, referent_top_k=0), "Which moons orbit Mars, Phobos and what else?")
     best = max(decisions, key=lambda d: d.score)
     assert best.turn == 1 and best.resolution is not Resolution.OMIT
     assert decisions[0].resolution is Resolution.OMIT  # the coffee-shop names are not needed here
@@ -84,3 +84,21 @@ def test_app_and_cli_use_the_calibrated_defaults(models, tmp_path):
     assert f"tau_low {cli.tau_low:.2f}" in hcr_line(cli) and cli.scorer in hcr_line(cli)
     latent = replace(cli, scorer="latent", tau_low=None, tau_high=None)
     assert (latent.tau_low, latent.tau_high) == default_thresholds("latent")
+
+
+def test_the_sliders_never_move_the_working_memory_window(models):
+    """A real REA turn (replayed reply), then the app's slider path (``redecide`` from cached
+    scores, no model call) at thresholds from 0 to 1: the window stays raw, the band kept."""
+    from rea_core import Reason
+
+    s = strategy(models, recent_raw=2, recent_raw_tokens=10_000, recent_compressed=1, referent_top_k=0)
+    session = s.new_session()
+    for user, reply in HISTORY:
+        s.respond(session, user, reply=reply)
+    last = s.respond(session, "What is a good breakfast before a run?", reply="Oats and a banana.")
+    for lo, hi in ((0.0, 0.0), (0.2, 0.36), (0.6, 0.9), (1.0, 1.0)):
+        _, decisions = s.redecide(session, last, tau_low=lo, tau_high=hi)
+        assert [(d.turn, d.resolution, d.reason) for d in decisions[-2:]] == [(2, Resolution.RAW, Reason.RECENT), (3, Resolution.RAW, Reason.RECENT)]
+        assert decisions[1].resolution is not Resolution.OMIT  # the band before the window
+        if lo == 1.0:
+            assert decisions[0].resolution is Resolution.OMIT and decisions[0].reason is Reason.SCORE  # outside: the thresholds decide

