@@ -80,12 +80,25 @@ def keep_best(decisions: Sequence[Decision], k: int, rank: Sequence[float] | Non
     ``rank`` (default: their scores): a follow-up's referent ranks high far more often than it
     clears an absolute threshold."""
     out = list(decisions)
-    omitted = [i for i, d in enumerate(out) if d.resolution is Resolution.OMIT]
-    value = [d.score if d.score is not None else float("-inf") for d in out] if rank is None else list(rank)
-    ranked = sorted(omitted, key=lambda i: (-value[i], -i))
-    for i in ranked[: max(0, k)]:
+    if k <= 0 or not out:
+        return tuple(out)
+    omitted = np.array([d.resolution is Resolution.OMIT for d in out])
+    value = np.array([d.score if d.score is not None else -np.inf for d in out], dtype=np.float64) if rank is None else np.asarray(rank, dtype=np.float64)
+    for i in best_omitted(omitted, value, k):
         out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.REFERENT)
     return tuple(out)
+
+
+def best_omitted(omitted: np.ndarray, value: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` highest ``value`` among the ``omitted`` mask (ties: the later first),
+    in linear time: ``keep_best``'s choice, fast enough for 100k exchanges per query."""
+    candidates = np.flatnonzero(omitted)
+    if k <= 0 or not len(candidates):
+        return candidates[:0]
+    keyed = value[candidates] + candidates * 1e-12  # ties go to the later exchange
+    if len(candidates) > k:
+        candidates = candidates[np.argpartition(-keyed, k - 1)[:k]]
+    return candidates
 
 
 def fixed_decisions(turns: Sequence[int], resolution: Resolution, scores: Sequence[float | None] | None = None) -> tuple[Decision, ...]:
