@@ -37,7 +37,7 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     status = gr.Markdown(elem_id="inspect-status")
     turn = gr.Slider(0, 1, value=0, step=1, label="query turn", elem_id="inspect-turn")
     heatmap = gr.Plot(show_label=False, elem_id="inspect-heatmap")
-    decisions = gr.Dataframe(headers=["exchange turn", "score", "decision", "user text"], label="decisions at this turn", interactive=False)
+    decisions = gr.Dataframe(headers=["exchange turn", "score", "decision", "why", "user text"], label="decisions at this turn", interactive=False)
     with gr.Accordion("Prompt at this turn", open=False):
         prompt = gr.HTML(elem_id="inspect-prompt")
     with gr.Row():
@@ -95,7 +95,8 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         index = max(0, min(int(index), len(result.turns) - 1))
         t = result.turns[index]
         users = [x.user for x in result.turns]
-        rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value, users[d.turn]] for d in t.decisions]
+        rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value,
+                 d.reason.label, users[d.turn]] for d in t.decisions]
         omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
         return {heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), decisions: rows,
                 prompt: render_prompt_view(t.plan, title=f"turn {index}"), needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}

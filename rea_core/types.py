@@ -31,6 +31,11 @@ class Reason(str, Enum):
         """Kept by a rule rather than by its score: views say which rule."""
         return self in (Reason.RECENT, Reason.RECENT_BAND, Reason.REFERENT)
 
+    @property
+    def label(self) -> str:
+        """How views name it: "score band", "kept by rule: recent", "fixed"."""
+        return f"kept by rule: {self.value}" if self.is_rule else ("score band" if self is Reason.SCORE else self.value)
+
 
 class SegmentKind(str, Enum):
     """The typed blocks of a hybrid prompt, in the order they are rendered (section 3.5)."""

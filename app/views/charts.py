@@ -21,9 +21,8 @@ def _short(text: str, n: int = 120) -> str:
 
 
 def _hover(d: Decision, exchanges: list[Exchange]) -> str:
-    why = f"kept by rule: {d.reason.value}" if d.reason.is_rule else ("score band" if d.reason is Reason.SCORE else d.reason.value)
     ex = exchanges[d.turn]
-    return f"turn {d.turn} · {d.score:.3f} · {d.resolution.value} ({why})<br>User: {_short(ex.user)}<br>Reply: {_short(ex.reply)}"
+    return f"turn {d.turn} · {d.score:.3f} · {d.resolution.value} ({d.reason.label})<br>User: {_short(ex.user)}<br>Reply: {_short(ex.reply)}"
 
 
 def retrieval_chart(

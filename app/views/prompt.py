@@ -36,7 +36,7 @@ def _rule(seg: Segment) -> str:
     """' · kept by rule: ...' for an exchange a rule keeps, with its full reason on hover."""
     if seg.reason is None or not seg.reason.is_rule:
         return ""
-    return f' · <span class="rea-rule" title="{escape(RULE_TEXT[seg.reason], quote=True)}">kept by rule: {escape(seg.reason.value)}</span>'
+    return f' · <span class="rea-rule" title="{escape(RULE_TEXT[seg.reason], quote=True)}">{escape(seg.reason.label)}</span>'
 
 
 def _exchange_block(seg: Segment) -> str:
