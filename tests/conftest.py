@@ -40,7 +40,10 @@ def app_url(models, tmp_path_factory):
     from rea_core import REAConfig
 
     db = tmp_path_factory.mktemp("app") / "app.db"
-    engine = AppEngine(models=models, config=REAConfig(max_new_tokens=24), database_url=f"sqlite:///{db}")
+    # A working-memory window of the latest exchange alone (no band) and one likely referent, so that
+    # in these short chats the thresholds decide the rest, as the threshold tests need.
+    config = REAConfig(max_new_tokens=24, recent_raw=1, recent_compressed=0, referent_top_k=1)
+    engine = AppEngine(models=models, config=config, database_url=f"sqlite:///{db}")
     port = _free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     yield f"http://127.0.0.1:{port}/"

@@ -78,7 +78,8 @@ def test_parallel_clients_never_see_each_other(app_url):
 
 def test_threshold_move_redecides_without_a_model_call(client):
     send(client, "I keep a fiddle-leaf fig and a snake plant on my balcony.")
-    send(client, "Any tips for a rainy afternoon indoors?")  # the latest exchange is always kept raw, so the plants are two back
+    send(client, "How do I fold a fitted sheet?")  # the best-scored of these two is kept as a likely referent
+    send(client, "Any tips for a rainy afternoon indoors?")  # the latest exchange is in the window
     out = send(client, "What year did the Berlin wall fall?")
     chat_before = texts(out[CHAT0])
     assert "rea-omitted" in out[PROMPT0]  # unrelated: omitted at the defaults
@@ -88,6 +89,7 @@ def test_threshold_move_redecides_without_a_model_call(client):
     views = moved[3:]
     assert texts(views[CHAT0]) == chat_before  # no new reply
     assert "re-decided at tau_low 0.00, tau_high 0.00" in views[PROMPT0] and "rea-omitted" not in views[PROMPT0]
+    assert "recent · working memory · turn 2</span>" in views[PROMPT0]  # the window: the sliders never move it
 
 
 def test_user_text_is_escaped_in_prompt_view(client):
