@@ -54,10 +54,11 @@ def bot_count(page, side):
 
 def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
     send(page, "I keep a fiddle-leaf fig and a snake plant on my balcony.", 1)
-    send(page, "Any tips for a rainy afternoon indoors?", 2)  # the latest exchange is always kept raw, so the plants are two back
-    send(page, "What year did the Berlin wall fall?", 3)
+    send(page, "How do I fold a fitted sheet?", 2)  # the best-scored of these two is kept as a likely referent
+    send(page, "Any tips for a rainy afternoon indoors?", 3)  # the latest exchange is the working-memory window
+    send(page, "What year did the Berlin wall fall?", 4)
     prompt = page.inner_html("#prompt-0")
-    assert "rea-omitted" in prompt and "rea-query" in prompt
+    assert "rea-omitted" in prompt and "rea-query" in prompt and "rea-recent" in prompt
     assert "vanilla: input of the latest reply" in page.inner_text("#prompt-1")
     replies_before = (bot_count(page, 0), bot_count(page, 1))
     # Move tau_high to 0 by typing into the slider's number box; tau_low must follow it down.
@@ -67,6 +68,7 @@ def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
     page.wait_for_function("document.querySelector('#prompt-0').innerText.includes('re-decided at tau_low 0.00, tau_high 0.00')", timeout=30_000)
     prompt = page.inner_html("#prompt-0")
     assert "rea-omitted" not in prompt and "rea-raw" in prompt  # the decision changed
+    assert "rea-recent" in prompt  # the working-memory window is not moved by the sliders
     assert page.locator("#tau-low input[type=number]").input_value() in ("0", "0.0", "0.00")
     assert (bot_count(page, 0), bot_count(page, 1)) == replies_before  # no new reply
     ARTIFACTS.mkdir(exist_ok=True)
