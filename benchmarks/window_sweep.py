@@ -35,7 +35,6 @@ GRID = {  # the window's sizes, and how a follow-up picks its referent beyond th
     "recent_raw": (0, 1, 2, 3, 4),
     "recent_raw_tokens": (256, 512, 768),
     "recent_compressed": (0, 1, 2, 3),
-    "referent_pick_weight": (0.0,),
     "referent_top_k": (1, 2),
 }
 

@@ -193,7 +193,6 @@ class REAConfig:
                                                                      "times the message's follow-up probability (0: off)"})
     referent_top_k: int = field(default=REFERENT_TOP_K, metadata={"help": "the k best-ranked omitted exchanges beyond the working-memory window are kept at least compressed, "
                                                                                 "for every message: a follow-up's referent ranks high far more often than it clears a threshold"})
-    referent_pick_weight: float = field(default=0.0, metadata={"help": "weight of the referent prior in the ranking that picks those k (score + weight x prior; measured: 0)"})
     query_rewrite: bool = field(
         default=False,  # measured on the back-reference set (BENCHMARKS.md, "Retrieval")
         metadata={"help": "rewrite each query as a standalone question from the last rewrite_turns exchanges before scoring (one generator call per turn; "
@@ -247,8 +246,6 @@ class REAConfig:
             raise ValueError("optimize_steps must be >= 0, optimize_lr > 0 and optimize_target_accuracy in (0, 1]")
         if not 0.0 <= self.dense_weight <= 1.0 or not 0.0 <= self.neighbor_weight <= 1.0 or not 0.0 <= self.follow_up_decay <= 1.0 or not 0.0 <= self.follow_up_prior <= 1.0:
             raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
-        if self.referent_pick_weight < 0:
-            raise ValueError(f"referent_pick_weight must not be negative; got {self.referent_pick_weight}")
         if min(self.context_turns, self.recent_raw, self.recent_raw_tokens, self.recent_compressed, self.referent_top_k) < 0:
             raise ValueError("context_turns, recent_raw, recent_raw_tokens, recent_compressed and referent_top_k must not be negative")
         if self.query_rewrite not in (True, False) or self.rewrite_turns < 1:

@@ -12,9 +12,9 @@ with the other user turns of the same conversations as standalone messages, and 
 families held out from fitting (BENCHMARKS.md, "Working memory"). The weights ship in
 ``rea_core/data/followup_detector.json``.
 
-For a follow-up REA adds the ``referent_prior`` (recent exchanges that produced or introduced
-things) to the scores and keeps the best omitted exchange beyond the working-memory window
-(``hcr.keep_best``). Two more remedies from conversational search are here, measured and off by
+REA adds the ``referent_prior`` (recent exchanges that produced or introduced things) to the
+scores, weighted by the message's follow-up probability; the best-scored omitted exchanges beyond
+the working-memory window are kept for every message (``hcr.keep_best``). Two more remedies from conversational search are here, measured and off by
 default (``REAConfig.context_turns``, ``follow_up_decay``): scoring the query joined with the
 previous user turn(s), and ``carry_forward`` of the previous turn's scores. All are pure functions.
 """

@@ -18,7 +18,7 @@ a buffer beside what they retrieve) -- and ``keep_best`` keeps a follow-up's lik
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -47,26 +47,32 @@ def plan_context(
     )
 
 
-def window_size(recent_tokens: Sequence[int], raw_tokens: int) -> int:
-    """How many of the latest exchanges the raw window holds. ``recent_tokens``: the tokens of the
+def recent_tokens(exchanges: Sequence, n: int, count_tokens: Callable[[str], int]) -> list[int]:
+    """Raw tokens (user text plus reply) of the latest ``n`` exchanges, oldest first: what the window weighs."""
+    latest = exchanges[max(0, len(exchanges) - n):] if n > 0 else []
+    return [count_tokens(ex.user) + count_tokens(ex.reply) for ex in latest]
+
+
+def window_size(latest_tokens: Sequence[int], raw_tokens: int) -> int:
+    """How many of the latest exchanges the raw window holds. ``latest_tokens``: the tokens of the
     latest exchanges (oldest first, as many as the window may hold at most). The latest is always in
     (a follow-up's likeliest referent, whatever its size); earlier ones join while the window's
     tokens stay within ``raw_tokens``."""
     n, used = 0, 0
-    for tokens in reversed(list(recent_tokens)):
+    for tokens in reversed(list(latest_tokens)):
         if n and used + tokens > raw_tokens:
             break
         n, used = n + 1, used + tokens
     return n
 
 
-def keep_window(decisions: Sequence[Decision], recent_tokens: Sequence[int], *, raw_tokens: int, band: int) -> tuple[Decision, ...]:
+def keep_window(decisions: Sequence[Decision], latest_tokens: Sequence[int], *, raw_tokens: int, band: int) -> tuple[Decision, ...]:
     """The working-memory window: the latest exchanges raw (``window_size``), then the ``band``
     exchanges before them at least compressed. Window exchanges are raw whatever the thresholds;
     scores are kept, so the sliders still re-decide everything outside the window."""
     out = list(decisions)
     n = len(out)
-    k = min(n, window_size(recent_tokens, raw_tokens))
+    k = min(n, window_size(latest_tokens, raw_tokens))
     for i in range(n - k, n):
         out[i] = replace(out[i], resolution=Resolution.RAW, reason=Reason.RECENT)
     for i in range(max(0, n - k - band), n - k):
@@ -75,15 +81,14 @@ def keep_window(decisions: Sequence[Decision], recent_tokens: Sequence[int], *, 
     return tuple(out)
 
 
-def keep_best(decisions: Sequence[Decision], k: int, rank: Sequence[float] | None = None) -> tuple[Decision, ...]:
-    """The ``k`` best omitted exchanges lifted to compressed (ties: the later first), ranked by
-    ``rank`` (default: their scores): a follow-up's referent ranks high far more often than it
-    clears an absolute threshold."""
+def keep_best(decisions: Sequence[Decision], k: int) -> tuple[Decision, ...]:
+    """The ``k`` best-scored omitted exchanges lifted to compressed (ties: the later first): a
+    follow-up's referent ranks high far more often than it clears an absolute threshold."""
     out = list(decisions)
     if k <= 0 or not out:
         return tuple(out)
     omitted = np.array([d.resolution is Resolution.OMIT for d in out])
-    value = np.array([d.score if d.score is not None else -np.inf for d in out], dtype=np.float64) if rank is None else np.asarray(rank, dtype=np.float64)
+    value = np.array([d.score if d.score is not None else -np.inf for d in out], dtype=np.float64)
     for i in best_omitted(omitted, value, k):
         out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.REFERENT)
     return tuple(out)

@@ -22,7 +22,7 @@ from ..config import REAConfig, scorer_label
 from ..memory.episodic import Exchange
 from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
 from ..reconstruction import build_prompt_plan, latent_turns
-from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context
+from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
 from ..retrieval.followup import carry_forward, follow_up_probability, is_follow_up, referent_prior
 from ..retrieval.rewrite import rewrite_query
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
@@ -229,11 +229,11 @@ class REAStrategy(Strategy):
                 tau_low=self.config.tau_low if tau_low is None else tau_low,
                 tau_high=self.config.tau_high if tau_high is None else tau_high,
             )
-            decisions = keep_window(decisions, self.recent_tokens(exchanges), raw_tokens=self.config.recent_raw_tokens,
+            recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
+            decisions = keep_window(decisions, recent, raw_tokens=self.config.recent_raw_tokens,
                                     band=self.config.recent_compressed)
             # the best omitted exchanges beyond the window: a referent ranks high far more often than it clears a threshold
-            rank = np.asarray(scores, dtype=np.float64) + self.config.referent_pick_weight * referent_prior(exchanges)
-            decisions = keep_best(decisions, self.config.referent_top_k, rank)
+            decisions = keep_best(decisions, self.config.referent_top_k)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
         plan = build_prompt_plan(
@@ -249,12 +249,6 @@ class REAStrategy(Strategy):
             use_latents=self.uses_latents,
         )
         return plan, decisions
-
-    def recent_tokens(self, exchanges: Sequence[Exchange]) -> list[int]:
-        """Raw tokens of the latest ``recent_raw`` exchanges (oldest first): what the window weighs."""
-        count = self.generator.count_tokens
-        latest = exchanges[len(exchanges) - self.config.recent_raw:] if self.config.recent_raw else []
-        return [count(ex.user) + count(ex.reply) for ex in latest]
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far

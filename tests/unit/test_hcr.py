@@ -108,3 +108,13 @@ def test_a_score_above_the_band_floor_keeps_its_own_reason():
     decided = _window_case(0.5, 0.7)
     assert decided[3].resolution is Resolution.RAW and decided[3].reason is Reason.SCORE  # 0.8 clears tau_high: raw by its score
     assert decided[2].reason is Reason.RECENT_BAND
+
+
+def test_a_history_shorter_than_the_window_is_all_in_it():
+    from rea_core import Exchange
+    from rea_core.retrieval.hcr import recent_tokens
+
+    words = lambda text: len(text.split())  # noqa: E731  (a token count: one a word)
+    two = [Exchange(0, "one two", "three"), Exchange(1, "four", "five six")]
+    assert recent_tokens(two, 3, words) == [3, 3]  # both, oldest first (not only the latest)
+    assert recent_tokens(two, 1, words) == [3] and recent_tokens(two, 0, words) == [] and recent_tokens([], 3, words) == []
