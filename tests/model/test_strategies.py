@@ -75,7 +75,7 @@ def test_scores_follow_hcr_thresholds(rea, models):
     scores = rea.score(session, "Tell me more about my fiddle-leaf fig and snake plant.")
     lo = float(scores.max()) - 1e-6
     exchanges = session.episodes.exchanges
-    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0))  # thresholds alone, no recency floor
+    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0))  # thresholds alone: no window, no likely referents
     _, decisions = rea.replan("q", exchanges, [], scores, tau_low=lo, tau_high=lo)
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
     _, decisions = rea.replan("q", exchanges, [], scores, tau_low=1.0, tau_high=1.0)
@@ -140,7 +140,7 @@ def test_damaged_session_file_is_a_clear_error(tmp_path):
 
 
 def test_redecide_uses_cached_scores_and_undo_restores(rea):
-    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0))  # thresholds alone decide here
+    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0))  # thresholds alone decide here
     session = rea.new_session()
     replay(rea, session)
     last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
