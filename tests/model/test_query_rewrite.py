@@ -14,6 +14,10 @@ from rea_core import REAConfig, build_strategy
 from rea_core.pipeline import Models
 from transformers_serve import Server  # tests/model/transformers_serve.py
 
+# Its own server start and two REA turns over HTTP take about 90 s: in the slow group (CI runs it),
+# so the default run stays under 15 minutes.
+pytestmark = pytest.mark.slow
+
 HISTORY = [
     ("Give me three names for a coffee shop by the sea.", "Here are three ideas:\n1. Tide & Grind\n2. The Salty Bean\n3. Harbor Brew"),
     ("What is the capital of France?", "Paris."),
