@@ -37,7 +37,7 @@ if [ -z "${REA_TEST_POSTGRES_URL:-}" ]; then
 fi
 export HF_HUB_OFFLINE=1 GRADIO_ANALYTICS_ENABLED=False
 # The default suite leaves out the `slow` group (end-to-end chats and the eval commands' long runs,
-# about 5 minutes): run it with `./scripts/test.sh -m slow`. An explicit -m picks the groups itself.
+# about 7 minutes): run it with `./scripts/test.sh -m slow`. An explicit -m picks the groups itself.
 marker=(-m "not slow")
 for arg in "$@"; do
   case "$arg" in -m|-m*|--markexpr|--markexpr=*) marker=() ;; esac
