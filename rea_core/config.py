@@ -300,8 +300,6 @@ class REAConfig:
             env["scorer"] = os.environ["REA_SCORER"]
         if os.environ.get("REA_CODEC_MODE"):
             env["codec_mode"] = os.environ["REA_CODEC_MODE"]
-        if os.environ.get("REA_OPTIMIZE_STEPS"):
-            env["optimize_steps"] = int(os.environ["REA_OPTIMIZE_STEPS"])
         form = os.environ.get("REA_COMPRESSED_FORM")
         if form:
             if form not in LATENT_CHOICE:
@@ -309,7 +307,7 @@ class REAConfig:
             env["latent_replies"] = LATENT_CHOICE[form]
         if os.environ.get("REA_KV_REUSE"):
             env["kv_reuse"] = os.environ["REA_KV_REUSE"].strip().lower() not in ("0", "false", "no", "off")
-        for name in ("recent_raw", "recent_raw_tokens", "recent_compressed"):
+        for name in ("optimize_steps", "recent_raw", "recent_raw_tokens", "recent_compressed", "rewrite_turns"):
             raw = os.environ.get(f"REA_{name.upper()}")
             if raw:
                 try:
@@ -320,7 +318,5 @@ class REAConfig:
             env["recognizer_stage2"] = os.environ["REA_RECOGNIZER_STAGE2"]
         if os.environ.get("REA_QUERY_REWRITE"):
             env["query_rewrite"] = env_flag("REA_QUERY_REWRITE", os.environ["REA_QUERY_REWRITE"])
-        if os.environ.get("REA_REWRITE_TURNS"):
-            env["rewrite_turns"] = int(os.environ["REA_REWRITE_TURNS"])
         env.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**env)

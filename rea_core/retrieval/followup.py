@@ -102,12 +102,17 @@ def follow_up_probability(text: str) -> float:
     return 1.0 / (1.0 + math.exp(-float(follow_up_features(text) @ weights)))
 
 
+def follow_up_threshold() -> float:
+    """The fitted probability at and above which a message counts as a follow-up (chosen for
+    recall: a false alarm costs one compressed exchange, a miss the answer)."""
+    return _detector()[1]
+
+
 def is_follow_up(text: str) -> bool:
-    """Whether ``text`` reads as depending on an earlier turn (probability at or above the fitted
-    threshold, chosen for recall: a false alarm costs one compressed exchange, a miss the answer)."""
+    """Whether ``text`` reads as depending on an earlier turn (``follow_up_threshold``)."""
     if not text.split():
         return False
-    return follow_up_probability(text) >= _detector()[1]
+    return follow_up_probability(text) >= follow_up_threshold()
 
 
 def carry_forward(scores: np.ndarray, previous: np.ndarray, decay: float) -> np.ndarray:

@@ -23,7 +23,7 @@ from ..memory.episodic import Exchange
 from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
 from ..reconstruction import build_prompt_plan, latent_turns
 from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
-from ..retrieval.followup import carry_forward, follow_up_probability, is_follow_up, referent_prior
+from ..retrieval.followup import carry_forward, follow_up_probability, follow_up_threshold, referent_prior
 from ..retrieval.rewrite import rewrite_query
 from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
 from ..session import ChatSession
@@ -170,7 +170,8 @@ class REAStrategy(Strategy):
             units, starts = latent_units([[ex.user_latents, ex.latents] for ex in episodes.exchanges])
             return max_pairwise_cosine(unit_rows(self.codec.compress(query)), units, starts)
         cfg = self.config
-        follow_up = is_follow_up(query)
+        probability = follow_up_probability(query)  # graded: how much the message leans on earlier turns
+        follow_up = bool(query.split()) and probability >= follow_up_threshold()
         previous_users = [ex.user for ex in episodes.exchanges[-cfg.context_turns :]] if cfg.context_turns and follow_up else []
         queries = [query] + (["\n".join(previous_users + [query])] if previous_users else [])
         queries += self._rewritten(session, query)  # a standalone restatement, another variant (config.query_rewrite)
@@ -183,7 +184,7 @@ class REAStrategy(Strategy):
         if carry:
             previous = self._exchange_scores(episodes, vectors[-1:], queries[-1:])[:-1]
             current = carry_forward(current, previous, cfg.follow_up_decay)
-        weight = cfg.follow_up_prior * follow_up_probability(query)  # graded: how much the message leans on earlier turns
+        weight = cfg.follow_up_prior * probability
         if weight > 0:
             current = np.minimum(current + weight * referent_prior(episodes.exchanges), 1.0)
         return current
