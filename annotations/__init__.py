@@ -24,7 +24,7 @@ Example:
 
 from .db import StoreError, create_db_engine, database_url, session_factory, upgrade
 from .models import Base, RetrievalFailureMark
-from .store import (
+from .marks import (
     add_failure_mark,
     delete_failure_mark,
     export_failure_marks_jsonl,

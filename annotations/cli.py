@@ -23,7 +23,7 @@ from typing import Annotated, Optional
 import typer
 
 from rea_core.cli.common import quiet_libraries, reported_errors
-from rea_core.cli.options import DEFAULT_EMBEDDER, EmbedderOpt
+from rea_core.cli.options import EmbedderOpt
 
 db_app = typer.Typer(help="The annotations database.", no_args_is_help=True)
 train_app = typer.Typer()  # its commands join the library's ``rea train`` group in ``register``
@@ -175,7 +175,7 @@ def print_metrics(metrics: dict) -> None:
 def recognizer(db: DbOpt = None,
                activate: Annotated[bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")] = True,
                created_by: Annotated[str, typer.Option("--by", help="Recorded as the version's author.")] = "cli",
-               embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+               embedder: EmbedderOpt = "packaged",
                as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
                labels: Annotated[Optional[Path], typer.Option("--labels", help="Train from this label-set JSONL (text, label, split) instead of the database.")] = None,
                out: Annotated[Optional[Path], typer.Option("--out", help="With --labels: where to write the trained recognizer JSON.")] = None,
@@ -211,7 +211,7 @@ def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedd
     """The shipped default's training: no database; the file's own split decides train and held-out."""
     from rea_core.backends import load_embedder
     from rea_core.recognizer.default import load_label_set
-    from rea_core.recognizer.training import train_default
+    from rea_core.training.recognizer import train_default
 
     with reported_errors():
         if out is None:

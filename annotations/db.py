@@ -2,7 +2,7 @@
 
 Nothing here runs at import: callers build an engine with `create_db_engine`,
 bring its schema to head with `upgrade`, and pass sessions from
-`session_factory` to the functions in `annotations.store`, `store_items` and
+`session_factory` to the functions in `annotations.marks`, `store_items` and
 `store_review`, which run every query inside `reading` or `writing` (and
 `retrying` for a write that may lose a unique-key race).
 

@@ -1,6 +1,6 @@
 """Train the recognizer from the store's labels and keep the version (seed 000, D.1-D.2).
 
-Glue between `rea_core.recognizer.training` (the training and metrics) and the store
+Glue between `rea_core.training.recognizer` (the training and metrics) and the store
 (the labels and versions), shared by the app's "Train recognizer" action and `rea train
 recognizer`, so both do the same thing.
 """
@@ -16,7 +16,7 @@ from rea_core.evals.recognizer_eval import default_validation_path
 from rea_core.recognizer.default import load_label_set
 from rea_core.recognizer.metrics import baseline_metrics
 from rea_core.recognizer.trained import TrainedRecognizer
-from rea_core.recognizer.training import train_recognizer
+from rea_core.training.recognizer import train_recognizer
 
 from . import store_review
 

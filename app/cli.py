@@ -10,10 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from rea_core.cli.common import quiet_libraries, reported_errors
+from rea_core.cli.common import quiet_libraries, reported_errors, settings_from_options
 from rea_core.cli.options import (
-    DEFAULT_EMBEDDER,
-    DEFAULT_MODEL,
     EmbedderOpt,
     ModelOpt,
     RecentCompressedOpt,
@@ -31,16 +29,16 @@ def register(groups: dict[str, typer.Typer]) -> None:
 
 
 def serve(
-    host: Annotated[str, typer.Option("--host", envvar="GRADIO_SERVER_NAME", help="Interface to listen on.")] = "0.0.0.0",
-    port: Annotated[int, typer.Option("--port", envvar="GRADIO_SERVER_PORT", help="Port to listen on.")] = 7860,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    host: Annotated[Optional[str], typer.Option("--host", help="Interface to listen on [env GRADIO_SERVER_NAME, default 0.0.0.0].")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", help="Port to listen on [env GRADIO_SERVER_PORT, default 7860].")] = None,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
-    max_new_tokens: Annotated[Optional[int], typer.Option("--max-new-tokens", envvar="REA_MAX_NEW_TOKENS", help="Longest reply in the app.")] = None,
-    database_url: Annotated[Optional[str], typer.Option("--database-url", envvar="REA_DATABASE_URL", help="SQLAlchemy URL of the annotations database.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", envvar="REA_APP_CONCURRENCY", help="Model calls at once; further requests wait in the queue.")] = 1,
+    max_new_tokens: Annotated[Optional[int], typer.Option("--max-new-tokens", help="Longest reply in the app [env REA_MAX_NEW_TOKENS].")] = None,
+    database_url: Annotated[Optional[str], typer.Option("--database-url", help="SQLAlchemy URL of the annotations database [env REA_DATABASE_URL].")] = None,
+    concurrency: Annotated[Optional[int], typer.Option("--concurrency", help="Model calls at once; further requests wait in the queue [env REA_APP_CONCURRENCY, default 1].")] = None,
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
@@ -54,12 +52,13 @@ def serve(
         from .main import launch
         from .state import AppEngine
 
-        typer.echo(f"loading generator '{model}' and embedder '{embedder}' ...", err=True)
-        engine = AppEngine.from_env(
+        settings = settings_from_options(  # a bad REA_* value stops here, before minutes of model loading
             model=model, embedder=embedder, recognizer_model=recognizer_model, tau_low=tau_low, tau_high=tau_high,
-            max_new_tokens=max_new_tokens, database_url=database_url, concurrency=concurrency,
-            recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
+            max_new_tokens=max_new_tokens, recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
         )
+        settings = settings.with_section("app", **{k: v for k, v in {"host": host, "port": port, "concurrency": concurrency}.items() if v is not None})
+        typer.echo(f"loading generator '{settings.models.model}' and embedder '{settings.models.embedder}' ...", err=True)
+        engine = AppEngine.from_settings(settings, database_url=database_url)
         from annotations import StoreError
 
         try:
@@ -67,4 +66,4 @@ def serve(
         except StoreError as exc:
             typer.secho(f"error: {exc}", err=True, fg=typer.colors.RED)
             raise typer.Exit(2)
-        launch(engine, host=host, port=port)
+        launch(engine, host=settings.app.host, port=settings.app.port)

@@ -90,7 +90,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     def generate(message, columns, lo, hi, chosen, request: gr.Request):
         """Stream both columns' replies; the views and stats follow when both have ended (or stopped)."""
         columns = ensure(columns)
-        handlers.set_compressed_form(columns, chosen)
+        handlers.set_reply_form(columns, chosen)
         if message:
             stopper = engine.stop_event(request.session_hash if request else None)
             try:
@@ -124,14 +124,14 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
 
     def reanswer_both(columns, lo, hi, chosen):
         columns = ensure(columns)
-        handlers.set_compressed_form(columns, chosen)
+        handlers.set_reply_form(columns, chosen)
         for column in columns:
             handlers.reanswer_column(engine, column, lo, hi)
         return {cols: columns, **render(columns, lo, hi)}
 
     def change_form(chosen, columns, lo, hi):
         columns = ensure(columns)
-        handlers.set_compressed_form(columns, chosen)
+        handlers.set_reply_form(columns, chosen)
         return {cols: columns, **render(columns, lo, hi)}
 
     def end_sessions(columns, lo, hi):
@@ -189,6 +189,6 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     tau_high.change(on_thresholds("high"), inputs=[*thresholds, cols], outputs=[*thresholds, tau_note, *view_outputs], trigger_mode="always_last", concurrency_limit=None, api_name="set_tau_high", api_visibility="undocumented")
     for side in SIDES:
         ui["strategy"][side].change(change_strategy(side), inputs=[ui["strategy"][side], cols, *thresholds], outputs=[cols, *view_outputs], api_name=f"set_strategy_{side}", api_visibility="undocumented")
-        ui["im_add"][side].click(im_edit(side, lambda column, text: handlers.im_add(column, text, max_chars=engine.config.max_message_chars)), inputs=[ui["im_text"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_add_{side}", api_visibility="private")
+        ui["im_add"][side].click(im_edit(side, lambda column, text: handlers.im_add(column, text, max_chars=engine.runtime.max_message_chars)), inputs=[ui["im_text"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_add_{side}", api_visibility="private")
         ui["im_remove"][side].click(im_edit(side, handlers.im_remove), inputs=[ui["im_pos"][side], cols, *thresholds], outputs=[cols, ui["im_msg"][side], *view_outputs], api_name=f"im_remove_{side}", api_visibility="private")
     return init, [cols, *view_outputs]

@@ -11,7 +11,9 @@ from html import escape
 from pathlib import Path
 from typing import Iterator
 
-from rea_core import DataFormatError, REAError, load_conversations, validate_message
+from rea_core import load_conversations, REAError
+from rea_core.errors import DataFormatError
+from rea_core.text import validate_message
 from rea_core.session import save_sessions, sessions_from_data
 
 from .state import AppEngine, ColumnState
@@ -27,7 +29,7 @@ DEMO_ID = "h1-initial-letter"
 
 def check_message(engine: AppEngine, text: str) -> str:
     """The message to send, or InputError (empty / oversize) from the library."""
-    return validate_message(text, engine.config.max_message_chars)
+    return validate_message(text, engine.runtime.max_message_chars)
 
 
 def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: float, tau_high: float, *, reply: str | None = None) -> None:
@@ -121,14 +123,14 @@ def end_session_column(engine: AppEngine, column: ColumnState) -> str:
         return ""
 
 
-def set_compressed_form(columns: list[ColumnState], form: str) -> None:
-    """The app's form control: REA's compressed band as latent vectors or text from the next reply on."""
-    from rea_core.config import LATENT_CHOICE
+def set_reply_form(columns: list[ColumnState], form: str) -> None:
+    """The app's form control: REA's compressed replies as latent vectors or text from the next reply on."""
+    from rea_core.methods.rea.config import REPLY_FORMS
 
-    if form not in LATENT_CHOICE:
-        raise ValueError(f"compressed form must be one of {', '.join(LATENT_CHOICE)}; got {form!r}")
+    if form not in REPLY_FORMS:
+        raise ValueError(f"reply form must be one of {', '.join(REPLY_FORMS)}; got {form!r}")
     for column in columns:
-        column.compressed_form = form
+        column.reply_form = form
 
 
 # -- views ---------------------------------------------------------------------------------------
@@ -190,7 +192,7 @@ def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[flo
 
 def im_add(column: ColumnState, text: str, *, max_chars: int) -> str:
     """Add an instruction by hand; returns a message for the user."""
-    from rea_core import InstructionEntry
+    from rea_core.types import InstructionEntry
 
     text = (text or "").strip()
     if not text:
@@ -253,7 +255,7 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
         if s.strategy not in names:
             raise DataFormatError(f"{name}: unknown strategy {str(s.strategy)[:80]!r}")
         try:
-            s.check_loaded(max_turns=limits.max_turns, max_chars=engine.config.max_message_chars, max_instructions=engine.config.im_capacity,
+            s.check_loaded(max_turns=limits.max_turns, max_chars=engine.runtime.max_message_chars, max_instructions=engine.config.im_capacity,
                            embed_dim=engine.models.embedder.dim, latent_shape=engine.latent_shape())
         except DataFormatError as exc:
             raise DataFormatError(f"{name}, column {side + 1}: {exc}") from exc

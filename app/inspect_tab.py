@@ -8,7 +8,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from rea_core import REAError, load_conversations, trace_conversation
+from rea_core import load_conversations, REAError
+from rea_core.retrieval.trace import trace_conversation
 from rea_core.limits import DutyCycle
 
 from . import annotate_auth as auth
@@ -59,7 +60,7 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
             return {status: "Pick one of the bundled example files.", conversation: gr.Dropdown(choices=[], value=None)}
         try:
             engine.limits.check_file_size(path)
-            convs = load_conversations(path, max_chars=engine.config.max_message_chars, max_turns=engine.limits.max_turns)
+            convs = load_conversations(path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns)
         except REAError as exc:
             return {status: f"**Cannot load {path.name}:** {exc}", conversation: gr.Dropdown(choices=[], value=None)}
         ids = [c.id for c in convs]

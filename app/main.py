@@ -7,13 +7,13 @@ loads no model: ``build_demo`` takes an ``AppEngine`` built by the caller.
 from __future__ import annotations
 
 import logging
-import os
 from html import escape
 from pathlib import Path
 
 import gradio as gr
 
-from rea_core import default_thresholds, scorer_label
+from rea_core import Settings
+from rea_core.methods.rea.config import default_thresholds
 
 from .annotate_auth import gradio_auth
 from .annotate_tab import build_annotate_tab
@@ -34,7 +34,7 @@ window whatever their score.</p></div>"""
 def codec_line(engine: AppEngine) -> str:
     """What REA's compressed replies are by default on this backbone, its measured gap share and why."""
     models, strategy = engine.models, engine.strategy("rea")
-    choice = strategy.compressed_form
+    choice = strategy.reply_form
     if choice is None:
         return f"compressed replies: **text-compressed** ({models.codec_note or 'latent codec switched off'})"
     if choice.form == "latent":
@@ -49,7 +49,7 @@ def codec_line(engine: AppEngine) -> str:
 def hcr_line(cfg) -> str:
     """The HCR scorer in use, what its score means and its calibrated thresholds."""
     lo, hi = default_thresholds(cfg.scorer)
-    return (f"HCR scorer: **{cfg.scorer}** ({scorer_label(cfg)}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
+    return (f"HCR scorer: **{cfg.scorer}** ({cfg.score_label}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
             f" · working memory: up to the latest {cfg.recent_raw} exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
             f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} best-scored exchange(s) below tau_low kept compressed as likely referents")
 
@@ -125,8 +125,9 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
 
 def main() -> None:
     """``python -m app.main``: serve on GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (0.0.0.0:7860)."""
-    engine = AppEngine.from_env()
-    launch(engine, host=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0"), port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    settings = Settings.from_env()
+    engine = AppEngine.from_settings(settings)
+    launch(engine, host=settings.app.host, port=settings.app.port)
 
 
 if __name__ == "__main__":

@@ -6,15 +6,15 @@ Nothing conversation-specific lives in the engine, so one user's chat never reac
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from rea_core import REAConfig, ChatSession, Models, Strategy, TurnResult, available_strategies, build_strategy
-from rea_core.config import LATENT_CHOICE
+from rea_core import ChatSession, Models, REAConfig, RuntimeConfig, Settings, Strategy, TurnResult, available_strategies
 from rea_core.limits import Limits
+from rea_core.loading import build_from_settings
+from rea_core.methods.rea.config import REPLY_FORMS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ class ColumnState:
     last: TurnResult | None = None  # the latest generated turn, for the prompt view and live thresholds
     last_thresholds: tuple[float, float] | None = None
     error: str = ""
-    compressed_form: str = "auto"  # REA's compressed band: "auto" (measured best), "latent" or "text" (the app's form control)
+    reply_form: str = "auto"  # REA's compressed replies: "auto" (measured best), "latent" or "text" (the app's form control)
 
 
 @dataclass
@@ -36,11 +36,9 @@ class AppEngine:
     """Models and settings shared by every session; builds strategies and the database on demand."""
 
     models: Models
-    config: REAConfig = field(default_factory=REAConfig)
-    database_url: str | None = None
-    concurrency: int = 1  # model calls at once; the rest wait in Gradio's queue
+    settings: Settings = field(default_factory=Settings)  # every setting, read once (rea_core.settings)
+    database_url: str | None = None  # the annotation store; None: settings.store's
     examples_dir: Path = REPO_ROOT / "examples"
-    limits: Limits = field(default_factory=Limits)  # per-request bounds (REA_MAX_TURNS, REA_QUEUE_SIZE, ...)
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
     # The one path that swaps the shared recognizer (review_handlers.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -70,6 +68,25 @@ class AppEngine:
             if event is not None:
                 event.set()
 
+    @property
+    def config(self) -> REAConfig:
+        """REA's method settings: the thresholds the sliders start from, IM's capacity."""
+        return self.settings.rea
+
+    @property
+    def runtime(self) -> RuntimeConfig:
+        return self.settings.runtime
+
+    @property
+    def limits(self) -> Limits:
+        """Per-request bounds (REA_MAX_TURNS, REA_QUEUE_SIZE, ...)."""
+        return self.settings.limits
+
+    @property
+    def concurrency(self) -> int:
+        """Model calls at once; the rest wait in Gradio's queue."""
+        return self.settings.app.concurrency
+
     @cached_property
     def downloads(self):
         """Saved conversations and marks exports: an owner-only folder, files aged out (app.tempfiles)."""
@@ -78,50 +95,34 @@ class AppEngine:
         return Downloads(self.limits.temp_file_ttl_s)
 
     @classmethod
-    def from_env(cls, **overrides) -> "AppEngine":
-        """Load the models named by flags or REA_* env vars (packaged offline models by default)."""
+    def from_settings(cls, settings: Settings, **kwargs) -> "AppEngine":
+        """Load the models ``settings`` name (the packaged offline models by default)."""
         from rea_core import load_models
 
-        overrides.setdefault("limits", Limits.from_env())  # a bad REA_* limit stops here, before minutes of model loading
-        models = load_models(
-            overrides.pop("model", None) or os.environ.get("REA_MODEL", "packaged"),
-            overrides.pop("embedder", None) or os.environ.get("REA_EMBEDDER", "packaged"),
-            recognizer_model=overrides.pop("recognizer_model", None) or os.environ.get("REA_RECOGNIZER_MODEL"),
-            codec=overrides.pop("codec", None) or os.environ.get("REA_CODEC", "auto"),
-            tokenizer=overrides.pop("tokenizer", None) or os.environ.get("REA_TOKENIZER"),
-            cache_limits=overrides["limits"].cache_limits(),
-        )
-        config = REAConfig.from_env(
-            tau_low=overrides.pop("tau_low", None),
-            tau_high=overrides.pop("tau_high", None),
-            **{name: overrides.pop(name, None) for name in ("recent_raw", "recent_raw_tokens", "recent_compressed")},
-            max_new_tokens=overrides.pop("max_new_tokens", None) or int(os.environ.get("REA_MAX_NEW_TOKENS", "128")),
-            # Chat servers reuse the KV prefix; the app does too unless REA_KV_REUSE=0 (see BENCHMARKS, serving).
-            kv_reuse=overrides.pop("kv_reuse", None) if "kv_reuse" in overrides else os.environ.get("REA_KV_REUSE", "1").strip().lower() not in ("0", "false", "no", "off"),
-        )
-        database_url = overrides.pop("database_url", None) or os.environ.get("REA_DATABASE_URL")
-        concurrency = overrides.pop("concurrency", None) or int(os.environ.get("REA_APP_CONCURRENCY", "1"))
-        return cls(models=models, config=config, database_url=database_url, concurrency=concurrency, **overrides)
+        models = load_models(**settings.models.load_kwargs(), cache_limits=settings.limits.cache_limits(), openai=settings.openai)
+        return cls(models=models, settings=settings, **kwargs)
 
     def strategy_names(self) -> list[str]:
         return available_strategies()
 
     def strategy(self, name: str, *, tau_low: float | None = None, tau_high: float | None = None, form: str = "auto") -> Strategy:
-        """The named strategy on the shared models, at the given thresholds and compressed form
-        ("auto": the config's; "latent" / "text": REA's compressed band switched), no model reloaded."""
-        if form not in LATENT_CHOICE:
-            raise ValueError(f"compressed form must be one of {', '.join(LATENT_CHOICE)}; got {form!r}")
+        """The named strategy on the shared models, at the given thresholds and reply form
+        ("auto": the configured one; "latent" / "text": REA's compressed replies switched), no model reloaded."""
+        if form not in REPLY_FORMS:
+            raise ValueError(f"reply form must be one of {', '.join(REPLY_FORMS)}; got {form!r}")
         if name not in self._strategies:
-            self._strategies[name] = build_strategy(name, self.models, self.config)
+            self._strategies[name] = build_from_settings(name, self.models, self.settings)
         base = self._strategies[name]
-        config = base.config if form == "auto" else replace(base.config, latent_replies=LATENT_CHOICE[form])
+        if not isinstance(base.config, REAConfig):
+            return base  # thresholds and reply forms are REA's
+        config = base.config if form == "auto" else replace(base.config, reply_form=form)
         if tau_low is not None or tau_high is not None:
             config = config.with_thresholds(base.config.tau_low if tau_low is None else tau_low, base.config.tau_high if tau_high is None else tau_high)
-        return base if config is base.config else base.with_config(config)
+        return base if config == base.config else base.with_config(config)
 
     def column_strategy(self, column: ColumnState, *, tau_low: float | None = None, tau_high: float | None = None) -> Strategy:
-        """A column's strategy under its compressed-form control."""
-        return self.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form=column.compressed_form)
+        """A column's strategy under its reply-form control."""
+        return self.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form=column.reply_form)
 
     def latent_shape(self) -> tuple[int, int, int] | None:
         """(n_latent, max_chunks, hidden_size) of the loaded codec, the only latents a loaded file may carry."""
@@ -136,6 +137,6 @@ class AppEngine:
         """Session factory of the annotations database, migrated to the latest schema on first use."""
         from annotations import create_db_engine, session_factory, upgrade
 
-        engine = create_db_engine(self.database_url)
+        engine = create_db_engine(self.database_url or self.settings.store.database_url)
         upgrade(engine)
         return session_factory(engine)

@@ -26,7 +26,9 @@ import time
 
 import numpy as np
 
-from rea_core import EpisodicMemory, decide, max_pairwise_cosine, plan_context
+from rea_core.memory.episodic import EpisodicMemory
+from rea_core.retrieval.hcr import decide, plan_context
+from rea_core.retrieval.scoring import max_pairwise_cosine
 from rea_core.memory.episodic import Exchange
 from rea_core.retrieval.followup import PRIOR_SPAN, follow_up_probability, referent_prior
 from rea_core.retrieval.hcr import best_omitted

@@ -54,7 +54,7 @@ def pct(values, q):
 def launch_app(max_new_tokens: int, kv_reuse: bool, concurrency: int):
     from app.main import launch
     from app.state import AppEngine
-    from rea_core import REAConfig, load_models
+    from rea_core import load_models, REAConfig
 
     engine = AppEngine(models=load_models(), config=REAConfig.from_env(max_new_tokens=max_new_tokens, kv_reuse=kv_reuse), concurrency=concurrency)
     port = free_port()

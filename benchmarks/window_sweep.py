@@ -27,8 +27,8 @@ import numpy as np
 
 from rea_core import REAConfig
 from rea_core.evals.retrieval import CachedEmbedder, exchange_tokens, load_locomo, load_needed_jsonl, recency_hit
-from rea_core.pipeline import load_models
-from rea_core.strategies.rea import REAStrategy
+from rea_core.loading import load_models
+from rea_core.methods.rea.strategy import REAStrategy
 from rea_core.types import Resolution
 
 GRID = {  # the window's sizes, and how a follow-up picks its referent beyond the window

@@ -13,6 +13,10 @@ class InputError(REAError, ValueError):
     """A user message that cannot be taken (empty, or over the size limit)."""
 
 
+class SettingsError(REAError, ValueError):
+    """A setting (an environment variable or an option) with a malformed or invalid value, named in the message."""
+
+
 class ThresholdError(REAError, ValueError):
     """HCR thresholds outside [0, 1] or misordered (tau_low > tau_high)."""
 
@@ -41,3 +45,9 @@ class ServingError(REAError, RuntimeError):
 
     Raised before anything of the turn is stored, so the conversation stays as it was.
     """
+
+
+def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    """Raise ValueError unless ``value`` is one of ``allowed``: every settings class validates its choices so."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

@@ -2,18 +2,16 @@
 
 Why one module: a limit that is written twice drifts, and a reviewer must be able to read every
 bound the server enforces (and how to raise it) without hunting through the app. The README's
-"Limits" table lists the same names. ``Limits.from_env()`` reads them; a malformed value is a
-``REAError`` naming the variable, so ``rea app`` stops with one line instead of a traceback.
+settings table lists the same names. ``settings.Settings.from_env()`` reads them; a malformed value
+is a ``REAError`` naming the variable, so ``rea app`` stops with one line instead of a traceback.
 
 Example:
-    >>> limits = Limits.from_env()
-    >>> limits.max_turns
-    1000
+    >>> Settings.from_env({"REA_MAX_TURNS": "50"}).limits.max_turns
+    50
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields
@@ -21,7 +19,7 @@ from pathlib import Path
 from threading import Lock
 from typing import Any, Callable, Hashable
 
-from .errors import DataFormatError, REAError
+from .errors import DataFormatError, SettingsError
 
 
 @dataclass(frozen=True)
@@ -64,28 +62,12 @@ class Limits:
         if size > self.max_upload_bytes:
             raise DataFormatError(f"{Path(path).name} has {size / 2**20:.1f} MB, over the limit of {self.max_upload_mb:g} MB (REA_MAX_UPLOAD_MB)")
 
-    @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> "Limits":
-        """Defaults overridden by the env vars named in each field's metadata.
-
-        Raises:
-            REAError: A value that is not a positive number, naming the variable.
-        """
-        environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = environ.get(f.metadata["env"])
-            if raw is None or not raw.strip():
-                continue
-            kind = float if f.type in (float, "float") else int
-            try:
-                value = kind(raw)
-            except ValueError:
-                raise REAError(f"{f.metadata['env']}={raw!r} is not a {'number' if kind is float else 'whole number'}") from None
-            if value <= 0 or (f.name == "trace_share" and value > 1):
-                raise REAError(f"{f.metadata['env']} must be positive{' and at most 1' if f.name == 'trace_share' else ''}; got {raw}")
-            values[f.name] = value
-        return cls(**values)
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not value > 0 or (f.name == "trace_share" and value > 1):
+                bound = " and at most 1" if f.name == "trace_share" else ""
+                raise SettingsError(f"{f.metadata['env']} must be positive{bound}; got {value}")
 
     @classmethod
     def table(cls) -> list[tuple[str, str, Any]]:

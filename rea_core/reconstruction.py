@@ -43,7 +43,7 @@ def instruction_prefix(instructions: Sequence[str], template: str = "instruction
 
 def exchange_segment(
     ex: Exchange, decision: Decision, count_tokens: CountTokens, *, query: str = "", text_compress_words: int = 24,
-    compressed_form: str = "first_words", use_latents: bool = False,
+    text_compression: str = "first_words", use_latents: bool = False,
 ) -> Segment:
     """One stored exchange at its resolution: raw, compressed (latent or text stand-in) or omitted."""
     common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score,
@@ -57,7 +57,7 @@ def exchange_segment(
         tokens = count_tokens(ex.user) + count_tokens(LATENT_OPEN + LATENT_CLOSE) + n
         return Segment(tokens=tokens, user=ex.user, reply_form=ReplyForm.LATENT, latent_vectors=n, **common)
     else:  # no codec, or text chosen: an extractive text stand-in, never called latent
-        if compressed_form == "extractive":
+        if text_compression == "extractive":
             reply = extract_relevant(ex.reply, query, text_compress_words)
         else:
             reply = text_compress(ex.reply, text_compress_words)
@@ -122,7 +122,7 @@ def build_prompt_plan(
     count_tokens: CountTokens,
     system_prompt: str = "",
     text_compress_words: int = 24,
-    compressed_form: str = "first_words",
+    text_compression: str = "first_words",
     im_placement: str = "system",
     use_latents: bool = False,
 ) -> PromptPlan:
@@ -133,7 +133,7 @@ def build_prompt_plan(
     nearest the query (``extractive``) or its first words, within ``text_compress_words``.
     """
     segments = exchange_segments(exchanges, decisions, count_tokens, query=query, text_compress_words=text_compress_words,
-                                 compressed_form=compressed_form, use_latents=use_latents)
+                                 text_compression=text_compression, use_latents=use_latents)
     return assemble_plan(query=query, count_tokens=count_tokens, system_prompt=system_prompt, instructions=instructions,
                          exchanges=segments, im_placement=im_placement)
 

@@ -26,7 +26,7 @@ from .memory.instructional import InstructionalMemory
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
-    from .strategies.base import Strategy
+    from .methods.base import Strategy
 
 FORMAT_VERSION = 1
 SESSION_FORMAT = "rea-session"  # one session object (also every entry of a saved file's "columns")

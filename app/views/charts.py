@@ -8,7 +8,8 @@ from html import escape
 import numpy as np
 import plotly.graph_objects as go
 
-from rea_core import Decision, Exchange, Reason, Resolution
+from rea_core import Decision, Reason, Resolution
+from rea_core.memory.episodic import Exchange
 
 COLORS = {Resolution.RAW: "#2e7d32", Resolution.COMPRESSED: "#f9a825", Resolution.OMIT: "#9e9e9e"}
 WINDOW_COLOR = "#00838f"

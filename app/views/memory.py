@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from rea_core import InstructionalMemory
+from rea_core.memory.instructional import InstructionalMemory
 
 
 def im_table(memory: InstructionalMemory | None, *, enabled: bool) -> str:
@@ -26,6 +26,6 @@ def im_table(memory: InstructionalMemory | None, *, enabled: bool) -> str:
 
 def stats_line(entry: dict) -> str:
     """One turn's cost and decisions, from a session log entry (plain text, no user text; the caller escapes it)."""
-    from rea_core.strategies.base import stats_text
+    from rea_core.methods.base import stats_text
 
     return stats_text(entry)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from html import escape
 
-from rea_core import PromptPlan, Reason, ReplyForm, Resolution, Segment, SegmentKind
+from rea_core import PromptPlan, Reason, Resolution
+from rea_core.types import ReplyForm, Segment, SegmentKind
 
 _CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed"}  # a latent reply's chip says how many vectors
 # Why an exchange kept by a rule is in the prompt, whatever its score (its ``Reason``).

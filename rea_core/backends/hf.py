@@ -85,11 +85,11 @@ class HFGenerator:
 
     @classmethod
     def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None,
-             cache_limits: CacheLimits | None = None) -> "HFGenerator":
+             cache_limits: CacheLimits | None = None, cache_dir=None) -> "HFGenerator":
         """Load by model id, local folder, or ``packaged``. Raises ModelLoadError with what to do."""
         try:
             if packaged.is_packaged_generator(spec):
-                path, name = str(packaged.packaged_generator_dir()), packaged.PACKAGED_GENERATOR_NAME
+                path, name = str(packaged.packaged_generator_dir(cache_dir)), packaged.PACKAGED_GENERATOR_NAME
             else:
                 path, name = spec, Path(spec).name if Path(spec).exists() else spec
             import torch

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import time
 from typing import Iterator, Sequence
@@ -47,17 +46,9 @@ def is_openai_spec(spec: str | None) -> bool:
     return bool(spec) and spec.strip().lower().startswith(PREFIX)
 
 
-def _env_number(name: str, default: float, kind=float):
-    raw = os.environ.get(name)
-    if not raw:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ModelLoadError(f"{name} must be a number, got {raw!r}") from None
-    if value < 0:
-        raise ModelLoadError(f"{name} must not be negative, got {raw!r}")
-    return value
+def endpoint(base_url: str | None, api_key: str | None, hf_token: str | None) -> tuple[str, str | None]:
+    """(base URL, bearer token): the given ones, else the HF router when a Hugging Face token is set, else a local server."""
+    return base_url or (HF_ROUTER if hf_token else DEFAULT_BASE_URL), api_key or hf_token
 
 
 class OpenAIGenerator:
@@ -85,16 +76,14 @@ class OpenAIGenerator:
         self.logprobs_note = ""
 
     @classmethod
-    def from_spec(cls, spec: str, *, tokenizer: str | None = None, context_window: int | None = None) -> "OpenAIGenerator":
-        """``openai:<model id>`` with the REA_OPENAI_* settings; ``tokenizer`` (or REA_TOKENIZER) names a local tokenizer."""
+    def from_spec(cls, spec: str, *, tokenizer: str | None = None, context_window: int | None = None, base_url: str | None = None,
+                  api_key: str | None = None, hf_token: str | None = None, timeout_s: float = 60.0, max_retries: int = 3) -> "OpenAIGenerator":
+        """``openai:<model id>`` at ``base_url`` (``settings.OpenAISettings``); ``tokenizer`` names a local tokenizer."""
         model_id = spec.strip()[len(PREFIX):].strip()
-        token = os.environ.get("REA_OPENAI_API_KEY") or os.environ.get("HF_TOKEN")
-        base = os.environ.get("REA_OPENAI_BASE_URL") or (HF_ROUTER if os.environ.get("HF_TOKEN") else DEFAULT_BASE_URL)
-        tok_spec = tokenizer or os.environ.get("REA_TOKENIZER")
-        tok = _load_tokenizer(tok_spec) if tok_spec else None
-        return cls(model_id, base_url=base, api_key=token, tokenizer=tok, tokenizer_name=tok_spec or "",
-                   context_window=context_window, timeout_s=_env_number("REA_OPENAI_TIMEOUT_S", 60.0),
-                   max_retries=_env_number("REA_OPENAI_MAX_RETRIES", 3, int))
+        base, token = endpoint(base_url, api_key, hf_token)
+        tok = _load_tokenizer(tokenizer) if tokenizer else None
+        return cls(model_id, base_url=base, api_key=token, tokenizer=tok, tokenizer_name=tokenizer or "",
+                   context_window=context_window, timeout_s=timeout_s, max_retries=max_retries)
 
     # -- capabilities --------------------------------------------------------------------------
 

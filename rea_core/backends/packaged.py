@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -36,13 +35,7 @@ def is_packaged_embedder(spec: str) -> bool:
     return spec.strip().lower() in _EMBEDDER_ALIASES
 
 
-def use_offline_hub() -> None:
-    """Packaged models never need the hub: say so before transformers looks for one."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("REA_CACHE_DIR") or Path.home() / ".cache" / "rea-studio").expanduser()
+DEFAULT_CACHE_DIR = Path.home() / ".cache" / "rea-studio"  # settings.ModelSettings.cache_dir (REA_CACHE_DIR) overrides it
 
 
 def _package_dir(module: str, pip_hint: str) -> Path:
@@ -65,8 +58,7 @@ def packaged_embedder_dir() -> Path:
 
 def packaged_generator_dir(cache: Path | None = None) -> Path:
     """The converted HF folder of the packaged generator, converting the GGUF on first use (~30 s)."""
-    use_offline_hub()
-    target = (cache or cache_dir()) / "smollm2-135m-instruct-f32"
+    target = Path(cache or DEFAULT_CACHE_DIR) / "smollm2-135m-instruct-f32"
     if (target / "config.json").is_file():
         return target
     source = gguf_path()

@@ -23,7 +23,6 @@ class SentenceEmbedder:
     def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None) -> "SentenceEmbedder":
         try:
             if packaged.is_packaged_embedder(spec):
-                packaged.use_offline_hub()
                 path, name = str(packaged.packaged_embedder_dir()), packaged.PACKAGED_EMBEDDER_NAME
             else:
                 path, name = spec, Path(spec).name if Path(spec).exists() else spec

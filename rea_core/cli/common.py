@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import os
-
+from dataclasses import replace
 
 import typer
 
 from ..errors import REAError
+from ..settings import quiet_libraries
 
 
 @contextlib.contextmanager
@@ -24,36 +24,42 @@ def reported_errors():
         raise typer.Exit(130)
 
 
-def quiet_libraries() -> None:
-    """Keep library chatter off stdout/stderr; conversion progress still shows."""
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+def settings_from_options(**options):
+    """Settings from the environment, then the command's options (None: not given), each sorted into its section by name.
+
+    ``secom=SeComConfig(...)`` replaces that section whole.
+    """
+    from dataclasses import fields
+
+    from ..methods.rea.config import REAConfig
+    from ..runtime import RuntimeConfig
+    from ..settings import ModelSettings, Settings
+
+    sections: dict[str, dict] = {"models": {}, "rea": {}, "runtime": {}}
+    whole = {k: options.pop(k) for k in ("secom", "comedy") if k in options}
+    for section, cls in (("models", ModelSettings), ("runtime", RuntimeConfig), ("rea", REAConfig)):
+        names = {f.name for f in fields(cls)}
+        sections[section].update({k: options.pop(k) for k in list(options) if k in names})
+    if options:
+        raise TypeError(f"unknown options: {', '.join(options)}")
+    settings = Settings.from_env(**sections)
+    for name, value in whole.items():
+        if value is not None:
+            settings = replace(settings, **{name: value})
+    return settings
 
 
-def config_from_options(**kwargs):
-    from ..config import REAConfig
-
-    try:
-        return REAConfig.from_env(**kwargs)
-    except ValueError as exc:  # ThresholdError is a REAError and a ValueError
-        if isinstance(exc, REAError):
-            raise
-        raise REAError(str(exc)) from exc
-
-
-def load_pipeline(model: str, embedder: str, context_window: int | None, recognizer_model: str | None = None, tokenizer: str | None = None):
-    """Models for a command; the latent codec comes from REA_CODEC ("auto" by default, "none", or a folder)."""
-    from ..pipeline import load_models
+def load_pipeline(settings, context_window: int | None = None):
+    """The models ``settings`` name (the command's --model, --embedder, ... already in them)."""
+    from ..loading import load_models
 
     quiet_libraries()
-    typer.echo(f"loading generator '{model}' and embedder '{embedder}' ...", err=True)
-    models = load_models(model, embedder, recognizer_model=recognizer_model, context_window=context_window,
-                         codec=os.environ.get("REA_CODEC", "auto"), tokenizer=tokenizer or os.environ.get("REA_TOKENIZER"))
+    m = settings.models
+    typer.echo(f"loading generator '{m.model}' and embedder '{m.embedder}' ...", err=True)
+    models = load_models(**m.load_kwargs(), context_window=context_window, openai=settings.openai)
     if models.codec_note:
         typer.secho(f"note: {models.codec_note}", err=True, fg=typer.colors.YELLOW)
     return models
-
-
 
 
 def split_names(value: str) -> list[str]:

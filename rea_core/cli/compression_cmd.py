@@ -38,7 +38,7 @@ def make_codec_sessions(
 
     Example: rea data make-codec-sessions --out runs/codec/sessions.jsonl --limit-per-source 2000
     """
-    from ..compression.data import add_self_targets, build_sessions, write_sessions
+    from ..training.codec_data import add_self_targets, build_sessions, write_sessions
     from .common import split_names
 
     with reported_errors():
@@ -50,11 +50,11 @@ def make_codec_sessions(
             from tqdm.auto import tqdm
 
             from ..backends import load_generator
-            from ..config import REAConfig
+            from ..runtime import RuntimeConfig
 
             quiet_libraries()
             with tqdm(total=len(sessions), desc="self-distillation targets", unit="session") as bar:
-                sessions = add_self_targets(sessions, load_generator(model), system_prompt=REAConfig().system_prompt, progress=bar)
+                sessions = add_self_targets(sessions, load_generator(model), system_prompt=RuntimeConfig().system_prompt, progress=bar)
         counts = write_sessions(sessions, out)
         turns = sum(len(s.turns) for s in sessions)
         typer.echo(f"wrote {len(sessions)} sessions ({turns} turns; {counts}) to {out}")
@@ -89,9 +89,9 @@ def compressor(
     """
     from ..backends import load_generator
     from ..compression.artifacts import backbone_slug
-    from ..compression.data import read_sessions
-    from ..compression.train import preset as make_preset
-    from ..compression.train import train
+    from ..training.codec_data import read_sessions
+    from ..training.codec import preset as make_preset
+    from ..training.codec import train
 
     quiet_libraries()
     with reported_errors():
@@ -140,8 +140,8 @@ def compression(
     from ..backends import load_embedder, load_generator
     from ..compression import load_default_codec
     from ..compression.artifacts import load_codec, shipped_codec_dir, write_measurements
-    from ..compression.data import read_sessions
-    from ..compression.evaluate import evaluate_compression
+    from ..training.codec_data import read_sessions
+    from ..evals.codec import evaluate_compression
     from ..compression.forms import latent_measure, measurements_record
     from ..compression.optimize import OptimizeConfig
 

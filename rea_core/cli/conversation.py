@@ -9,10 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import config_from_options, load_pipeline, quiet_libraries, reported_errors, split_names
+from .common import load_pipeline, settings_from_options, quiet_libraries, reported_errors, split_names
 from .options import (
-    DEFAULT_EMBEDDER,
-    DEFAULT_MODEL,
     ContextWindowOpt,
     EmbedderOpt,
     LimitOpt,
@@ -37,7 +35,7 @@ DEFAULT_SAVE = "rea-chat.json"
 
 
 def _strategy_names(value: str) -> list[str]:
-    from ..strategies.registry import get_strategy
+    from ..methods.registry import get_strategy
 
     names = split_names(value)
     for name in names:
@@ -46,15 +44,15 @@ def _strategy_names(value: str) -> list[str]:
 
 
 def _stats_line(result) -> str:
-    from ..strategies.base import stats_text, turn_summary
+    from ..methods.base import stats_text, turn_summary
 
     return stats_text(turn_summary(result))
 
 
 def chat(
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated strategies; each message goes to every one.")] = "rea,vanilla",
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
     max_new_tokens: MaxNewTokensOpt = 256,
@@ -62,7 +60,7 @@ def chat(
     recognizer_model: RecognizerModelOpt = None,
     load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
     tokenizer: TokenizerOpt = None,
-    kv_reuse: Annotated[bool, typer.Option("--kv-reuse/--no-kv-reuse", envvar="REA_KV_REUSE", help="Reuse each conversation's KV prefix between turns (in-process models).")] = True,
+    kv_reuse: Annotated[Optional[bool], typer.Option("--kv-reuse/--no-kv-reuse", show_default=False, help="Reuse each conversation's KV prefix between turns (in-process models) [env REA_KV_REUSE, default on].")] = None,
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
@@ -73,16 +71,17 @@ def chat(
     Example: rea chat --strategy rea,vanilla --tau-low 0.4
     """
     from ..errors import InputError, REAError
-    from ..pipeline import build_strategy
+    from ..loading import build_from_settings
     from ..session import load_sessions, save_sessions
 
     with reported_errors():
         names = _strategy_names(strategy)
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse, recent_raw=recent_raw,
-                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite)
+        config = settings_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse, recent_raw=recent_raw,
+                                       recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite,
+                                       model=model, embedder=embedder, recognizer_model=recognizer_model, tokenizer=tokenizer)
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
-        models = load_pipeline(model, embedder, context_window, recognizer_model, tokenizer)
-        strategies = {n: build_strategy(n, models, config) for n in names}
+        models = load_pipeline(config, context_window)
+        strategies = {n: build_from_settings(n, models, config) for n in names}
         sessions = {n: resumed[n] if n in resumed else s.new_session() for n, s in strategies.items()}
         typer.echo(f"chatting with {', '.join(names)} on {models.generator.name}. {CHAT_HELP}")
         while True:
@@ -160,9 +159,9 @@ def _resumed(saved: list, names: list[str], where: Path) -> dict:
 
 def recognize(
     text: Annotated[str, typer.Argument(help="The user input to classify.")],
-    model: ModelOpt = DEFAULT_MODEL,
+    model: ModelOpt = None,
     rules_only: RulesOnlyOpt = False,
-    stage2: Stage2Opt = "trained",
+    stage2: Stage2Opt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Is TEXT a global instruction? Shows the label, score and the stage that decided.
@@ -170,17 +169,20 @@ def recognize(
     Example: rea recognize "From now on, answer in lowercase."
     """
     from ..recognizer import InstructionRecognizer, build_recognizer, rule_stage
+    from ..runtime import DEFAULT_MAX_MESSAGE_CHARS
     from ..text import validate_message
 
     with reported_errors():
-        validate_message(text, 32_000)
+        validate_message(text, DEFAULT_MAX_MESSAGE_CHARS)
+        settings = settings_from_options(model=model, recognizer_stage2=stage2)
+        stage2 = settings.rea.recognizer_stage2
         recognizer = InstructionRecognizer(None)
         if not rules_only and rule_stage(text)[0] is None:  # models are loaded only when stage 2 must decide
             quiet_libraries()
             if stage2 == "llm":
                 from ..backends import load_generator
 
-                recognizer = build_recognizer(load_generator(model), None, "llm")
+                recognizer = build_recognizer(load_generator(settings.models.model, cache_dir=settings.models.cache_dir), None, "llm")
             else:
                 from ..backends import load_embedder
 
@@ -200,8 +202,8 @@ def replay(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per turn on stdout.")] = False,
     regenerate: Annotated[bool, typer.Option("--regenerate", help="Generate every reply, even where the file gives one.")] = False,
     limit: LimitOpt = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
     max_new_tokens: MaxNewTokensOpt = 256,
@@ -220,8 +222,7 @@ def replay(
     """
     from ..conversations import load_conversations
     from ..errors import REAError
-    from ..limits import Limits
-    from ..pipeline import build_strategy
+    from ..loading import build_from_settings
 
     with reported_errors():
         names = _strategy_names(strategy)
@@ -229,14 +230,14 @@ def replay(
             raise REAError(f"replay takes one strategy; got {len(names)} ({strategy!r}). Run it once per strategy.")
         if limit is not None and limit < 1:
             raise REAError(f"--limit must be at least 1; got {limit}")
-        config = config_from_options(
+        config = settings_from_options(
             tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr,
             recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
-            query_rewrite=query_rewrite,
+            query_rewrite=query_rewrite, model=model, embedder=embedder, recognizer_model=recognizer_model,
         )
-        conversations = load_conversations(file, max_chars=config.max_message_chars, max_turns=Limits.from_env().max_turns)[:limit]  # validated before any model call
-        models = load_pipeline(model, embedder, context_window, recognizer_model)
-        strat = build_strategy(names[0], models, config)
+        conversations = load_conversations(file, max_chars=config.runtime.max_message_chars, max_turns=config.limits.max_turns)[:limit]  # validated before any model call
+        models = load_pipeline(config, context_window)
+        strat = build_from_settings(names[0], models, config)
         for conv in conversations:
             session = strat.new_session()
             for turn in conv.turns:

@@ -9,10 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
-from .common import config_from_options, load_pipeline, reported_errors, split_names
+from .common import load_pipeline, settings_from_options, reported_errors, split_names
 from .options import (
-    DEFAULT_EMBEDDER,
-    DEFAULT_MODEL,
     ContextWindowOpt,
     EmbedderOpt,
     LimitOpt,
@@ -58,8 +56,8 @@ def adherence(
     out: OutOpt,
     strategies: StrategiesOpt = "vanilla,rea",
     limit: LimitOpt = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
@@ -79,9 +77,10 @@ def adherence(
     with reported_errors():
         arms = _names(strategies)
         cases = task.load_cases(data)[:limit]  # validated before any model call
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, recent_raw=recent_raw,
-                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite)
-        models = load_pipeline(model, embedder, context_window, recognizer_model)
+        config = settings_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, recent_raw=recent_raw,
+                                       recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite,
+                                       kv_reuse=False, model=model, embedder=embedder, recognizer_model=recognizer_model)
+        models = load_pipeline(config, context_window)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
 
@@ -91,8 +90,8 @@ def ablations(
     out: OutOpt,
     arms: Annotated[str, typer.Option("--arms", help="Ablation arms (Table 4, D.3).")] = "vanilla,em-only,em-hcr,em-hcr-im,oracle-im,im-withheld,im-false-positive,all-raw,all-omitted",
     limit: LimitOpt = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     max_new_tokens: MaxNewTokensOpt = 64,
 ) -> None:
     """Table 4 / D.3 ablations on an adherence file: EM only, EM+HCR, EM+HCR+IM, oracle / withheld / false-positive IM.
@@ -104,8 +103,9 @@ def ablations(
     with reported_errors():
         names = _names(arms)
         cases = task.load_cases(data)[:limit]
-        models = load_pipeline(model, embedder, None)
-        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), cases, names, out, title="Ablations"))
+        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        models = load_pipeline(config)
+        _print_summary(task.evaluate(models, config, cases, names, out, title="Ablations"))
 
 
 @eval_app.command()
@@ -114,15 +114,15 @@ def sweep(
     out: OutOpt,
     values: Annotated[str, typer.Option("--values", help="Comma-separated threshold values; every pair with tau_low <= tau_high.")] = "0.3,0.4,0.5,0.6,0.7,0.8",
     limit: LimitOpt = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     max_new_tokens: MaxNewTokensOpt = 64,
 ) -> None:
     """tau_low x tau_high grid: IAR and mean prompt tokens as heatmaps (Figure 6).
 
     Example: rea eval sweep --data suite.jsonl --values 0.3,0.5,0.7 --out runs/sweep --limit 5
     """
-    from ..config import validate_thresholds
+    from ..retrieval.hcr import validate_thresholds
     from ..evals import adherence, sweep as task
 
     with reported_errors():
@@ -130,8 +130,9 @@ def sweep(
         for v in grid:
             validate_thresholds(v, v)
         cases = adherence.load_cases(data)[:limit]
-        models = load_pipeline(model, embedder, None)
-        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), cases, grid, out))
+        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        models = load_pipeline(config)
+        _print_summary(task.evaluate(models, config, cases, grid, out))
 
 
 @eval_app.command()
@@ -142,8 +143,8 @@ def state(
     n: Annotated[int, typer.Option("--n", help="Generated problems per flavor (without --data).")] = 10,
     seed: SeedOpt = 0,
     limit: LimitOpt = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     max_new_tokens: MaxNewTokensOpt = 32,
 ) -> None:
     """State tracking (Appendix E): JGA for Full, Shared and REA on Code, Math and Actions.
@@ -160,8 +161,9 @@ def state(
             if not data.exists():
                 data.write_text("".join(json.dumps(c) + "\n" for c in task.make_state_suite(n=n, seed=seed)), encoding="utf-8")
         cases = task.load_cases(data)[:limit]
-        models = load_pipeline(model, embedder, None)
-        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), cases, arms, out))
+        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        models = load_pipeline(config)
+        _print_summary(task.evaluate(models, config, cases, arms, out))
 
 
 @eval_app.command()
@@ -172,8 +174,8 @@ def latency(
     n: Annotated[int, typer.Option("--n", help="Conversations.")] = 1,
     strategies: StrategiesOpt = "vanilla,rea",
     seed: SeedOpt = 0,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     max_new_tokens: MaxNewTokensOpt = 64,
     context_window: ContextWindowOpt = None,
 ) -> None:
@@ -187,17 +189,18 @@ def latency(
         arms = _names(strategies)
         if every < 1 or turns < 2:
             raise typer.BadParameter("--every must be >= 1 and --turns >= 2")
-        models = load_pipeline(model, embedder, context_window)
-        _print_summary(task.evaluate(models, config_from_options(max_new_tokens=max_new_tokens), arms, out, turns=turns, every=every, n=n, seed=seed))
+        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        models = load_pipeline(config, context_window)
+        _print_summary(task.evaluate(models, config, arms, out, turns=turns, every=every, n=n, seed=seed))
 
 
 @eval_app.command()
 def recognizer(
     out: OutOpt,
     data: Annotated[Optional[Path], typer.Option("--data", help="Labeled JSONL (text, label); default: the shipped validation set.")] = None,
-    model: ModelOpt = DEFAULT_MODEL,
+    model: ModelOpt = None,
     rules_only: RulesOnlyOpt = False,
-    stage2: Stage2Opt = "trained",
+    stage2: Stage2Opt = None,
     limit: LimitOpt = None,
 ) -> None:
     """Recognizer precision, recall, F1, accuracy and confusion matrix (global vs not).
@@ -211,12 +214,14 @@ def recognizer(
 
     with reported_errors():
         rows = load_label_set(data or task.default_validation_path())[:limit]
+        settings = settings_from_options(model=model, recognizer_stage2=stage2)
+        stage2 = settings.rea.recognizer_stage2
         if rules_only:
             recognizer, name = InstructionRecognizer(None), "rules only"
         elif stage2 == "llm":
             from ..backends import load_generator
 
-            classifier = load_generator(model)
+            classifier = load_generator(settings.models.model, cache_dir=settings.models.cache_dir)
             recognizer, name = build_recognizer(classifier, None, "llm"), f"rules + few-shot {classifier.name}"
         else:
             from ..backends import load_embedder
@@ -230,8 +235,8 @@ def segmentation(
     out: OutOpt,
     data: Annotated[Optional[Path], typer.Option("--data", help="Gold JSONL (turns + boundaries); default: the shipped hand-labeled set.")] = None,
     threshold: Annotated[Optional[float], typer.Option("--threshold", help="Embedding segmenter's cosine threshold (secom_boundary_threshold).")] = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
 ) -> None:
     """SeCom's segmenters (zero-shot LLM with embedding fallback, embedding alone): Pk and WindowDiff on a labeled set.
 
@@ -241,10 +246,10 @@ def segmentation(
 
     with reported_errors():
         task.load_gold(data or task.default_gold_path())  # validated before any model load
-        from ..config import SeComConfig
+        from ..methods.secom.config import SeComConfig
 
-        config = config_from_options(secom=None if threshold is None else SeComConfig(boundary_threshold=threshold))
-        models = load_pipeline(model, embedder, None)
+        config = settings_from_options(secom=None if threshold is None else SeComConfig(boundary_threshold=threshold), model=model, embedder=embedder)
+        models = load_pipeline(config)
         _print_summary(task.evaluate(models, config, out, data))
 
 
@@ -258,8 +263,8 @@ def retrieval(
     calibrate: Annotated[bool, typer.Option("--calibrate", help="Print suggested tau_low / tau_high per scorer for --target.")] = False,
     target: Annotated[float, typer.Option("--target", help="Calibration: share of queries whose needed exchanges must all be kept.")] = 0.9,
     scorer: Annotated[Optional[str], typer.Option("--scorer", help="Scorer of the 'rea' policy (hybrid, exchange, minilm, sentence).")] = None,
-    model: ModelOpt = DEFAULT_MODEL,
-    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
     recent_raw: RecentRawOpt = None,
@@ -279,9 +284,9 @@ def retrieval(
         if not 0.0 < target <= 1.0:
             raise typer.BadParameter("--target must lie in (0, 1]")
         cases = task.load_cases(data, fmt)[:limit]  # validated before any model load
-        config = config_from_options(tau_low=tau_low, tau_high=tau_high, scorer=scorer, recent_raw=recent_raw,
-                                     recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed)
-        models = load_pipeline(model, embedder, None)
+        config = settings_from_options(tau_low=tau_low, tau_high=tau_high, scorer=scorer, recent_raw=recent_raw, kv_reuse=False,
+                                       recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, model=model, embedder=embedder)
+        models = load_pipeline(config)
         results = task.evaluate(models, config, cases, names, out, dataset=f"{data.name} ({fmt})", calibrate_target=target if calibrate else None)
         for p, m in results["policies"].items():
             matched = m.get("recency_matched_all_kept")

@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import os
 from typing import Annotated, Optional
 
 import typer
 
 ModelOpt = Annotated[
-    str,
+    Optional[str],
     typer.Option(
         "--model",
         "-m",
-        envvar="REA_MODEL",
-        help="Generator: a Hugging Face model id, a local folder, 'packaged' (offline SmolLM2-135M-Instruct), or openai:<model id> (an OpenAI-compatible server at REA_OPENAI_BASE_URL).",
+        help="Generator: a Hugging Face model id, a local folder, 'packaged' (offline SmolLM2-135M-Instruct), or openai:<model id> (an OpenAI-compatible server at REA_OPENAI_BASE_URL) [env REA_MODEL].",
     ),
 ]
 EmbedderOpt = Annotated[
-    str,
-    typer.Option("--embedder", envvar="REA_EMBEDDER", help="Sentence embedder for HCR: model id, folder, or 'packaged' (all-MiniLM-L6-v2)."),
+    Optional[str],
+    typer.Option("--embedder", help="Sentence embedder for HCR: model id, folder, or 'packaged' (all-MiniLM-L6-v2) [env REA_EMBEDDER]."),
 ]
 RecognizerModelOpt = Annotated[
     Optional[str],
-    typer.Option("--recognizer-model", envvar="REA_RECOGNIZER_MODEL", help="LLM for the recognizer's classifier stage (default: the generator)."),
+    typer.Option("--recognizer-model", help="LLM for the recognizer's classifier stage (default: the generator) [env REA_RECOGNIZER_MODEL]."),
 ]
-TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default 0.5].")]
-TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default 0.7].")]
+TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default: calibrated for the scorer].")]
+TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default: calibrated for the scorer].")]
 RecentRawOpt = Annotated[
     Optional[int], typer.Option("--recent-raw", help="Working memory: most latest exchanges kept raw, whatever their score; 0 turns the window off [env REA_RECENT_RAW].")
 ]
@@ -46,7 +44,7 @@ ContextWindowOpt = Annotated[
 ]
 TokenizerOpt = Annotated[
     Optional[str],
-    typer.Option("--tokenizer", envvar="REA_TOKENIZER", help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage."),
+    typer.Option("--tokenizer", help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage [env REA_TOKENIZER]."),
 ]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
@@ -54,9 +52,7 @@ RulesOnlyOpt = Annotated[bool, typer.Option("--rules-only", help="Recognizer sta
 NoIMOpt = Annotated[bool, typer.Option("--no-im", help="Ablation: REA without Instructional Memory.")]
 NoHCROpt = Annotated[bool, typer.Option("--no-hcr", help="Ablation: REA without HCR (every exchange compressed).")]
 
-DEFAULT_MODEL = os.environ.get("REA_MODEL", "packaged")
-DEFAULT_EMBEDDER = os.environ.get("REA_EMBEDDER", "packaged")
 Stage2Opt = Annotated[
-    str,
-    typer.Option("--stage2", envvar="REA_RECOGNIZER_STAGE2", help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' (few-shot on the model)."),
+    Optional[str],
+    typer.Option("--stage2", help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' (few-shot on the model) [env REA_RECOGNIZER_STAGE2, default trained]."),
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 LATENT, TEXT = "latent", "text"
 FORMS_FORMAT = "rea-codec-measurements"
-# The eval's name of each text-compressed variant (REAConfig.compressed_form -> measured form).
+# The eval's name of each text-compressed variant (REAConfig.text_compression -> measured form).
 TEXT_MEASURE = {"first_words": "text", "extractive": "extractive"}
 
 
@@ -39,14 +39,14 @@ def measured(record: dict | None, key: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def choose_form(record: dict | None, *, writer_key: str, text_form: str = "first_words", forced: bool | None = None) -> FormChoice:
+def choose_form(record: dict | None, *, writer_key: str, text_form: str = "first_words", forced: str = "auto") -> FormChoice:
     """The compressed form to use.
 
     Args:
         record: the codec's measurements (``measurements.json``), or None when none shipped.
         writer_key: how latents are made in this configuration ("encode", "optimize-generate", ...).
-        text_form: ``REAConfig.compressed_form`` of the text stand-in.
-        forced: ``REAConfig.latent_replies``: True or False overrides the measurements; None follows them.
+        text_form: ``REAConfig.text_compression`` of the text stand-in.
+        forced: ``REAConfig.reply_form``: ``latent`` or ``text`` overrides the measurements; ``auto`` follows them.
 
     Returns:
         Latent when forced, or when its recorded gap share is at least the text form's; text when
@@ -57,9 +57,9 @@ def choose_form(record: dict | None, *, writer_key: str, text_form: str = "first
         raise ValueError(f"text_form must be one of {', '.join(TEXT_MEASURE)}; got {text_form!r}")
     lat_key, txt_key = latent_measure(writer_key), TEXT_MEASURE[text_form]
     lat, txt = measured(record, lat_key), measured(record, txt_key)
-    if forced is True:
+    if forced == LATENT:
         return FormChoice(LATENT, lat_key, lat, "chosen in the configuration")
-    if forced is False:
+    if forced == TEXT:
         return FormChoice(TEXT, txt_key, txt, "chosen in the configuration")
     if record is None:
         return FormChoice(LATENT, lat_key, None, "no measurements shipped with the codec")

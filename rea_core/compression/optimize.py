@@ -39,9 +39,10 @@ RECALL_REQUEST = "Repeat your previous answer word for word."
 
 @dataclass(frozen=True)
 class OptimizeConfig:
-    """Budget and settings of per-reply latent optimization."""
+    """Budget and settings of per-reply latent optimization: the codec's fitting settings, which REA's
+    ``latent_fit`` holds when its ``codec_mode`` is ``optimize``."""
 
-    max_steps: int = field(default=60, metadata={"help": "Adam steps per reply at most (each is one forward and backward pass); 60 measured best of 0, 30, 60, 120 (BENCHMARKS)"})
+    max_steps: int = field(default=60, metadata={"env": "REA_OPTIMIZE_STEPS", "help": "Adam steps per reply at most (each is one forward and backward pass); 60 measured best of 0, 30, 60, 120 (BENCHMARKS)"})
     lr: float = field(default=1e-2, metadata={"help": "Adam learning rate (hidden_capacity's 1e-2)"})
     target_accuracy: float = field(default=1.0, metadata={"help": "stop once this share of reply tokens is the argmax after the latents"})
     max_reply_tokens: int = field(default=96, metadata={"help": "reply tokens fitted (the shipped codec's window); later ones are cut"})

@@ -172,5 +172,5 @@ def evaluate(models, config, cases: list[AdherenceCase], arm_names: list[str], o
     bars.update_layout(title="IAR (0-10 scale)", yaxis_range=[0, 10])
     rows = [[name, m.get("probes"), m.get("iar"), m.get("iar_10"), m.get("iar_depth_10_plus"), m.get("mean_prompt_tokens")] for name, m in per_arm.items()]
     write_report(out_dir, title, [bars, fig], [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
-                 notes=f"{len(cases)} conversations, model {models.generator.name}, tau_low {config.tau_low}, tau_high {config.tau_high}.")
+                 notes=f"{len(cases)} conversations, model {models.generator.name}, tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.")
     return results

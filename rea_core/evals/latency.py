@@ -76,7 +76,7 @@ def evaluate(models, config, arm_names: list[str], out_dir: str | Path, *, turns
     ratio = last_turns_ratio(by_arm, "vanilla", "rea") if {"vanilla", "rea"} <= set(arms) else None
     cached_ratio = last_turns_ratio(by_arm, "vanilla-cached", "rea-cached") if {"vanilla-cached", "rea-cached"} <= set(arms) else None
     results = {"task": "latency", "turns": turns, "every": every, "conversations": n, "model": models.generator.name,
-               "context_window": models.generator.context_window, "max_new_tokens": config.max_new_tokens,
+               "context_window": models.generator.context_window, "max_new_tokens": config.runtime.max_new_tokens,
                "arms": summary, "vanilla_over_rea_last_quarter": ratio,
                "vanilla_cached_over_rea_cached_last_quarter": cached_ratio, "per_turn": by_arm}
     write_results(out_dir, results)

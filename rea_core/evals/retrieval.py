@@ -30,7 +30,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..config import REAConfig
+from ..methods.rea.config import REAConfig
+from ..settings import Settings
 from ..conversations import parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
@@ -45,7 +46,7 @@ NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0
 REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
     "rea-first-release": ("the first release's HCR: user text + reply chunks (MiniLM), paper thresholds 0.5/0.7, no follow-up awareness",
-                          {"scorer": "minilm", "tau_low": 0.5, "tau_high": 0.7, "neighbor_weight": 0.0, **NO_FOLLOW_UP, "compressed_form": "first_words"}),
+                          {"scorer": "minilm", "tau_low": 0.5, "tau_high": 0.7, "neighbor_weight": 0.0, **NO_FOLLOW_UP, "text_compression": "first_words"}),
     "rea-minilm": ("user text + reply chunks (MiniLM), calibrated", {"scorer": "minilm"}),
     "rea-exchange": ("whole exchange (MiniLM), calibrated", {"scorer": "exchange"}),
     "rea-sentence": ("the paper's sentence-level max pairwise cosine, calibrated", {"scorer": "sentence"}),
@@ -296,7 +297,7 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
         t0 = time.perf_counter()
         scores = strategy.score(session, q.text)
         seconds = time.perf_counter() - t0
-        plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores)
+        plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores, strategy.config.thresholds)
         kept = np.array([d.resolution is not Resolution.OMIT for d in decisions], dtype=bool)
         raw = np.array([d.resolution is Resolution.RAW for d in decisions], dtype=bool)
         floor = np.array([d.reason in (Reason.RECENT, Reason.RECENT_BAND) for d in decisions], dtype=bool)  # kept at any tau_low
@@ -310,13 +311,13 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
     return records
 
 
-def run_case(policy: str, case: RetrievalCase, models, config: REAConfig) -> list[dict]:
+def run_case(policy: str, case: RetrievalCase, models, settings: Settings) -> list[dict]:
     """Every query of ``case`` under ``policy``: REA's real strategy code, or a baseline."""
-    from ..retrieval.topk import bm25_scores
-    from ..strategies.rea import REAStrategy
+    from ..methods.secom.retriever import bm25_scores
+    from ..methods.rea.strategy import REAStrategy
 
     if policy in REA_POLICIES:
-        strategy = REAStrategy(models.generator, models.embedder, policy_config(policy, config), recognizer=None, codec=None)
+        strategy = REAStrategy(models.generator, models.embedder, policy_config(policy, settings.rea), runtime=settings.runtime, recognizer=None, codec=None)
         return rea_records(strategy, case)
     count = models.generator.count_tokens
     ex_tokens = exchange_tokens(case, count)
@@ -351,7 +352,7 @@ def check_policies(names: Sequence[str]) -> list[str]:
     return list(names)
 
 
-def evaluate(models, config: REAConfig, cases: list[RetrievalCase], policies: Sequence[str], out_dir: str | Path, *,
+def evaluate(models, config: Settings, cases: list[RetrievalCase], policies: Sequence[str], out_dir: str | Path, *,
              dataset: str, calibrate_target: float | None = None) -> dict:
     """Run every policy on every case (resumable), then write results.json and report.html."""
     import plotly.graph_objects as go
@@ -368,9 +369,9 @@ def evaluate(models, config: REAConfig, cases: list[RetrievalCase], policies: Se
     describe = {**{k: v[0] for k, v in REA_POLICIES.items()}, **BASELINES}
     results = {"task": "retrieval", "dataset": dataset, "conversations": len(cases), "queries": sum(len(c.queries) for c in cases),
                "embedder": models.embedder.name, "config": config.to_dict(),
-               "policies": {p: {"describe": describe[p], **({"thresholds": _thresholds(p, config)} if p in REA_POLICIES else {}), **m} for p, m in per.items()}}
+               "policies": {p: {"describe": describe[p], **({"thresholds": _thresholds(p, config.rea)} if p in REA_POLICIES else {}), **m} for p, m in per.items()}}
     if calibrate_target is not None:
-        results["calibration"] = {p: {"scorer": policy_config(p, config).scorer, **calibrate(m["sweep"], calibrate_target)}
+        results["calibration"] = {p: {"scorer": policy_config(p, config.rea).scorer, **calibrate(m["sweep"], calibrate_target)}
                                   for p, m in per.items() if m.get("sweep")}
     write_results(out_dir, results)
 

@@ -90,7 +90,7 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
     import json
     import time
 
-    from ..memory.secom_segments import TopicSegmenter, boundaries
+    from ..methods.secom.segmenter import TopicSegmenter, boundaries
 
     cases = load_gold(data or default_gold_path())
     out = Path(out_dir)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from .adherence import AdherenceCase, metrics, run_case
@@ -16,7 +15,7 @@ def grid(values: list[float]) -> list[tuple[float, float]]:
 def evaluate(models, config, cases: list[AdherenceCase], values: list[float], out_dir: str | Path) -> dict:
     import plotly.graph_objects as go
 
-    from ..pipeline import build_strategy
+    from ..loading import build_from_settings
     from .report import write_report, write_results
     from .runner import RecordStore, run_arms
 
@@ -25,7 +24,7 @@ def evaluate(models, config, cases: list[AdherenceCase], values: list[float], ou
 
     def run_one(arm: str, case) -> list[dict]:
         lo, hi = pairs[arm]
-        return run_case(build_strategy("rea", models, replace(config, tau_low=lo, tau_high=hi)), case)
+        return run_case(build_from_settings("rea", models, config.with_section("rea", tau_low=lo, tau_high=hi)), case)
 
     run_arms(store, list(pairs), cases, run_one, label="Threshold sweep")
     ids = [c.id for c in cases]

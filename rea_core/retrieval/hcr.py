@@ -5,7 +5,7 @@
     score < tau_low              -> omit       (left out now; a later query can bring it back)
 
 The paper's thresholds are 0.5 / 0.7 for its scorer; ours are calibrated per scorer
-(``config.CALIBRATED_THRESHOLDS``). When tau_low == tau_high nothing is compressed.
+(``methods.rea.config.CALIBRATED_THRESHOLDS``). When tau_low == tau_high nothing is compressed.
 
 Two rules then keep what the next reply depends on whatever its score (each decision records its
 ``Reason``): the working-memory window (``keep_window``) keeps the latest exchanges raw within a
@@ -22,10 +22,24 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..config import validate_thresholds
+from ..errors import ThresholdError
 from ..types import Decision, Reason, Resolution
 
 _BY_CODE = (Resolution.OMIT, Resolution.COMPRESSED, Resolution.RAW)
+
+
+def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
+    """Return the thresholds as floats, or raise ThresholdError naming what is wrong."""
+    try:
+        lo, hi = float(tau_low), float(tau_high)
+    except (TypeError, ValueError) as exc:
+        raise ThresholdError(f"HCR thresholds must be numbers, got tau_low={tau_low!r}, tau_high={tau_high!r}") from exc
+    for name, value in (("tau_low", lo), ("tau_high", hi)):
+        if not 0.0 <= value <= 1.0:  # also rejects NaN
+            raise ThresholdError(f"{name} must lie in [0, 1], got {value}")
+    if lo > hi:
+        raise ThresholdError(f"tau_low ({lo}) must not exceed tau_high ({hi})")
+    return lo, hi
 
 
 def decide(scores: np.ndarray | Sequence[float], *, tau_low: float, tau_high: float) -> np.ndarray:

@@ -66,8 +66,8 @@ def trace_conversation(strategy, conversation: Conversation, *, generate_missing
     """
     if latents is None:
         latents = generate_missing or strategy.config.scorer == "latent"
-    if not latents and strategy.config.latent_replies is not False:
-        strategy = strategy.with_config(replace(strategy.config, latent_replies=False))
+    if not latents and strategy.config.reply_form != "text":
+        strategy = strategy.with_config(replace(strategy.config, reply_form="text"))
     session = strategy.new_session()
     traces = []
     for done, turn in enumerate(conversation.turns, 1):

@@ -12,7 +12,8 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import DataFormatError, REAConfig, SeComConfig
+from rea_core import REAConfig, SeComConfig
+from rea_core.errors import DataFormatError
 from rea_core.limits import Limits
 from rea_core.memory.episodic import _encode_array
 
@@ -82,7 +83,8 @@ def test_file_over_the_turn_limit_and_wrong_latents_refused(engine, tmp_path):
 def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
     """Inspect's trace of an upload: latents would cost one codec pass per exchange under the shared
     generator lock and change no MiniLM decision, so none are computed; decisions stay the same."""
-    from rea_core import Conversation, Turn, trace_conversation
+    from rea_core.conversations import Conversation, Turn
+    from rea_core.retrieval.trace import trace_conversation
     from rea_core.types import ReplyForm
 
     conv = Conversation(id="c", turns=tuple(Turn(user=f"Tell me about topic {i}, the garden.", assistant=f"Topic {i}: plants need water.")

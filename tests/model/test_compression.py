@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-from rea_core import REAConfig, ReplyForm, Resolution, build_strategy
+from rea_core import build_strategy, REAConfig, Resolution
+from rea_core.types import ReplyForm
 from rea_core.backends import load_generator
 from rea_core.compression import AdapterMismatchError, latent_message, load_codec, save_codec, shipped_codec_dir
 from rea_core.compression.codec import COMPRESS, GENERATE
-from rea_core.compression.data import Session
-from rea_core.compression.train import Example, example_loss, make_optimizer, new_codec, preset, train
+from rea_core.training.codec_data import Session
+from rea_core.training.codec import Example, example_loss, make_optimizer, new_codec, preset, train
 from rea_core.reconstruction import render_messages
 
 SESSION = Session("t-0", "test", "train", (
@@ -117,7 +118,7 @@ def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
     plain = load_generator("packaged")
     msgs = [{"role": "user", "content": "Name a color."}]
     assert vanilla.generator.generate(msgs, max_new_tokens=8).text == plain.generate(msgs, max_new_tokens=8).text
-    from rea_core.memory.lingua import PerplexityCompressor  # SeCom's scoring also sees the plain backbone
+    from rea_core.methods.secom.compressor import PerplexityCompressor  # SeCom's scoring also sees the plain backbone
 
     text = SESSION.turns[0]["reply"]
     shared, own = PerplexityCompressor(models.generator)._token_information(text), PerplexityCompressor(plain)._token_information(text)

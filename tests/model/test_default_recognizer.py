@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rea_core import DataFormatError, InputError
+from rea_core.errors import DataFormatError, InputError
 from rea_core.recognizer.default import load_default_recognizer, load_label_set, provenance_line
 from rea_core.recognizer import build_recognizer
 

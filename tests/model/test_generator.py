@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from rea_core import ModelLoadError
+from rea_core.errors import ModelLoadError
 from rea_core.backends import load_generator
 
 MESSAGES = [{"role": "user", "content": "What is the capital of France?"}]

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rea_core import CapabilityError, REAConfig, SeComConfig, ServingError, build_strategy
-from rea_core.pipeline import Models
+from rea_core import build_strategy, REAConfig, SeComConfig
+from rea_core.errors import CapabilityError, ServingError
+from rea_core.loading import Models
 from transformers_serve import Server  # tests/model/transformers_serve.py, shared with test_query_rewrite.py
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,8 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import REAConfig, ReplyForm, build_strategy
+from rea_core import build_strategy, REAConfig
+from rea_core.types import ReplyForm
 from rea_core.backends import load_generator
 from rea_core.compression import load_codec, shipped_codec_dir
 from rea_core.compression.background import LATENT_META

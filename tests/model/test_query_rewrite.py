@@ -10,8 +10,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from rea_core import REAConfig, build_strategy
-from rea_core.pipeline import Models
+from rea_core import build_strategy, REAConfig
+from rea_core.loading import Models
 from transformers_serve import Server  # tests/model/transformers_serve.py
 
 # Its own server start and two REA turns over HTTP take about 90 s: in the slow group (CI runs it),

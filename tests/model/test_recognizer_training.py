@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from rea_core import InstructionRecognizer
+from rea_core.recognizer import InstructionRecognizer
 from rea_core.recognizer.trained import TrainedRecognizer
-from rea_core.recognizer.training import train_recognizer
+from rea_core.training.recognizer import train_recognizer
 
 LABELS = Path(__file__).resolve().parents[2] / "examples" / "annotations" / "recognizer_train_labels.jsonl"
 

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import REAConfig, Resolution, default_thresholds
+from rea_core import REAConfig, Resolution
+from rea_core.methods.rea.config import default_thresholds
 from rea_core.evals import retrieval as R
-from rea_core.strategies.rea import REAStrategy
+from rea_core.methods.rea.strategy import REAStrategy
 
 HISTORY = [
     ("Give me three names for a coffee shop by the sea.", "1. Tide & Bean 2. Harbor Roast 3. Saltwater Cafe"),
@@ -50,7 +51,7 @@ def test_only_follow_up_awareness_keeps_the_referent_of_a_follow_up(models):
 
 def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
     from annotations import create_db_engine, export_failure_marks_jsonl, session_factory, upgrade
-    from annotations.store import add_failure_mark
+    from annotations.marks import add_failure_mark
 
     url = f"sqlite:///{tmp_path / 'marks.db'}"
     upgrade(url)

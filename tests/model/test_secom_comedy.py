@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import COMEDYConfig, REAConfig, SeComConfig, build_strategy
-from rea_core.memory.lingua import PerplexityCompressor
-from rea_core.memory.secom_segments import TopicSegmenter, validate_spans
+from rea_core import build_strategy, COMEDYConfig, REAConfig, SeComConfig
+from rea_core.methods.secom.compressor import PerplexityCompressor
+from rea_core.methods.secom.segmenter import TopicSegmenter, validate_spans
 from rea_core.session import ChatSession
 
 TURNS = [

@@ -7,7 +7,9 @@ import numpy as np
 
 import pytest
 
-from rea_core import ChatSession, InputError, REAConfig, Resolution, SegmentKind, build_strategy
+from rea_core import build_strategy, ChatSession, REAConfig, Resolution
+from rea_core.errors import InputError
+from rea_core.types import SegmentKind
 
 HISTORY = [
     ("From now on, answer in lowercase.", "ok, i will answer in lowercase."),
@@ -128,7 +130,7 @@ def test_session_json_round_trip_without_reembedding(rea, tmp_path):
 
 
 def test_damaged_session_file_is_a_clear_error(tmp_path):
-    from rea_core import DataFormatError
+    from rea_core.errors import DataFormatError
 
     path = tmp_path / "s.json"
     path.write_text('{"format": "rea-session", "strategy": "rea"}')
@@ -158,7 +160,8 @@ def test_redecide_uses_cached_scores_and_undo_restores(rea):
 
 
 def test_trace_finds_the_h3_style_omission(rea, examples_dir):
-    from rea_core import load_conversations, trace_conversation
+    from rea_core import load_conversations
+    from rea_core.retrieval.trace import trace_conversation
 
     (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"]
     first_release = rea.with_config(replace(rea.config, scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, recent_compressed=0, referent_top_k=0, follow_up_prior=0.0))

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import REAConfig, build_strategy
+from rea_core import build_strategy, REAConfig
 from rea_core.backends.hf import HFGenerator
 from rea_core.backends.kv_cache import CacheLimits
-from rea_core.pipeline import Models
+from rea_core.loading import Models
 
 TURNS = [
     "From now on, answer in lowercase.",
@@ -65,7 +65,7 @@ def test_slid_window_falls_back_to_full_prefill_and_says_so(models):
 
 
 def vanilla_stats(result) -> str:
-    from rea_core.strategies.base import stats_text, turn_summary
+    from rea_core.methods.base import stats_text, turn_summary
 
     return stats_text(turn_summary(result))
 

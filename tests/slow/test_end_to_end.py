@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from rea_core import REAConfig, SegmentKind, build_strategy
+from rea_core import build_strategy, REAConfig
+from rea_core.types import SegmentKind
 
 pytestmark = pytest.mark.slow
 

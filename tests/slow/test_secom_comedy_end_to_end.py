@@ -4,7 +4,7 @@ BM25; COMEDY sessions closing mid-conversation)."""
 
 import pytest
 
-from rea_core import COMEDYConfig, REAConfig, SeComConfig, build_strategy
+from rea_core import build_strategy, COMEDYConfig, REAConfig, SeComConfig
 
 pytestmark = pytest.mark.slow
 

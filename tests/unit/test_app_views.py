@@ -3,7 +3,11 @@
 from app.handlers import ordered_thresholds
 from app.views.memory import im_table
 from app.views.prompt import render_prompt_view
-from rea_core import Decision, Exchange, InstructionalMemory, InstructionEntry, Resolution, build_prompt_plan
+from rea_core import Decision, Resolution
+from rea_core.memory.episodic import Exchange
+from rea_core.memory.instructional import InstructionalMemory
+from rea_core.reconstruction import build_prompt_plan
+from rea_core.types import InstructionEntry
 
 XSS = "<img src=x onerror=alert(1)>"
 

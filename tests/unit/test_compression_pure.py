@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rea_core.compression.data import MAX_TURNS, clean_runs, read_sessions, split_of
-from rea_core.compression.evaluate import gap_recovered, probe_turns, rouge_l_f1, summarize
+from rea_core.training.codec_data import MAX_TURNS, clean_runs, read_sessions, split_of
+from rea_core.evals.codec import gap_recovered, probe_turns, rouge_l_f1, summarize
 from rea_core.errors import DataFormatError
 from rea_core.retrieval.scoring import latent_units, max_pairwise_cosine
 

@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from rea_core import DataFormatError, load_conversations
+from rea_core import load_conversations
+from rea_core.errors import DataFormatError
 
 
 def write(tmp_path, lines):

@@ -1,6 +1,6 @@
 import numpy as np
 
-from rea_core import EpisodicMemory, Exchange
+from rea_core.memory.episodic import EpisodicMemory, Exchange
 
 
 def vectors(n, d=8, seed=0):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from rea_core import DataFormatError
+from rea_core.errors import DataFormatError
 from rea_core.evals import adherence, state
 from rea_core.evals.checks import Check, known_instruction_ids
 from rea_core.recognizer.default import load_label_set

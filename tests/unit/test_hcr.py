@@ -3,7 +3,9 @@ import math
 import numpy as np
 import pytest
 
-from rea_core import REAConfig, Resolution, ThresholdError, decide, plan_context, validate_thresholds
+from rea_core import REAConfig, Resolution
+from rea_core.errors import ThresholdError
+from rea_core.retrieval.hcr import decide, plan_context, validate_thresholds
 
 
 def resolutions(scores, lo=0.5, hi=0.7):
@@ -111,7 +113,7 @@ def test_a_score_above_the_band_floor_keeps_its_own_reason():
 
 
 def test_a_history_shorter_than_the_window_is_all_in_it():
-    from rea_core import Exchange
+    from rea_core.memory.episodic import Exchange
     from rea_core.retrieval.hcr import recent_tokens
 
     words = lambda text: len(text.split())  # noqa: E731  (a token count: one a word)

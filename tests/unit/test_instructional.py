@@ -1,6 +1,7 @@
 import pytest
 
-from rea_core import InstructionalMemory, InstructionEntry
+from rea_core.memory.instructional import InstructionalMemory
+from rea_core.types import InstructionEntry
 
 
 def entry(text, turn=0):

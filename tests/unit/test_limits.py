@@ -8,7 +8,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from rea_core import DataFormatError, REAError, load_conversations
+from rea_core import load_conversations, REAError
+from rea_core.errors import DataFormatError
 from rea_core.limits import Limits, LRUCache
 from rea_core.memory.episodic import _encode_array
 from rea_core.retrieval.trace import RetrievalTrace, TurnTrace

@@ -14,7 +14,8 @@ from annotations import StoreError, create_db_engine, session_factory, upgrade
 from annotations import store_items as si
 from annotations.io import ImportFormatError, read_rows
 from annotations.models import Item
-from rea_core import DataFormatError, load_conversations
+from rea_core import load_conversations
+from rea_core.errors import DataFormatError
 from rea_core.session import ChatSession
 
 CASES = 200

@@ -1,6 +1,6 @@
 import pytest
 
-from rea_core import InstructionRecognizer
+from rea_core.recognizer import InstructionRecognizer
 from rea_core.recognizer import GLOBAL, OTHER, REVOKE, rule_stage
 
 

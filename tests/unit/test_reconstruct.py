@@ -1,4 +1,7 @@
-from rea_core import Decision, Exchange, ReplyForm, Resolution, SegmentKind, build_prompt_plan, render_messages
+from rea_core import Decision, Resolution
+from rea_core.memory.episodic import Exchange
+from rea_core.reconstruction import build_prompt_plan, render_messages
+from rea_core.types import ReplyForm, SegmentKind
 
 
 def count_words(text):

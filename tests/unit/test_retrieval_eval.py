@@ -7,7 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from rea_core import CALIBRATED_THRESHOLDS, DataFormatError, REAConfig, Resolution
+from rea_core import REAConfig, Resolution
+from rea_core.errors import DataFormatError
+from rea_core.methods.rea.config import CALIBRATED_THRESHOLDS
 from rea_core.evals import retrieval as R
 from rea_core.retrieval.followup import carry_forward, is_follow_up
 from rea_core.retrieval.hcr import keep_best, keep_window, plan_context, window_size

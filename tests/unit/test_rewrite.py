@@ -9,7 +9,8 @@ import logging
 import pytest
 from typer.testing import CliRunner
 
-from rea_core import REAConfig, ServingError
+from rea_core import REAConfig
+from rea_core.errors import ServingError
 from rea_core.cli.main import app
 from rea_core.memory.episodic import Exchange
 from rea_core.retrieval.rewrite import MAX_REWRITE_CHARS, Rewrite, clean_rewrite, rewrite_messages, rewrite_query

@@ -1,6 +1,6 @@
 import numpy as np
 
-from rea_core import max_pairwise_cosine
+from rea_core.retrieval.scoring import max_pairwise_cosine
 
 
 def unit_rows(rng, n, d=16):

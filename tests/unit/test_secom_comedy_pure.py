@@ -8,7 +8,7 @@ import pytest
 
 from rea_core import REAConfig
 from rea_core.evals.segmentation import boundary_sequence, default_gold_path, default_k, load_gold, pk, window_diff
-from rea_core.memory.comedy_memory import (
+from rea_core.methods.comedy.memory import (
     MemoryParseError,
     parse_compressive,
     parse_session_memory,
@@ -16,11 +16,11 @@ from rea_core.memory.comedy_memory import (
     rule_compressive,
     rule_session_memory,
 )
-from rea_core.memory.lingua import is_forced, select_words
-from rea_core.memory.secom_segments import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
-from rea_core.retrieval.topk import bm25_scores, dense_scores, select_top_k
+from rea_core.methods.secom.compressor import is_forced, select_words
+from rea_core.methods.secom.segmenter import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
+from rea_core.methods.secom.retriever import bm25_scores, dense_scores, select_top_k
 from rea_core.session import ChatSession
-from rea_core.strategies.registry import available_strategies
+from rea_core.methods.registry import available_strategies
 from rea_core.types import PromptPlan, Resolution, Segment, SegmentKind
 
 # -- WindowDiff and Pk ---------------------------------------------------------------------------

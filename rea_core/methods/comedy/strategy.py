@@ -16,13 +16,14 @@ three parts, how they were made, and any fallback note).
 
 from __future__ import annotations
 
-from ..memory.comedy_memory import MemoryExtractor, render_compressive
-from ..reconstruction import assemble_plan, exchange_segments, memory_segment
-from ..session import ChatSession
-from ..templates import fill, load_template
-from ..types import Decision, PromptPlan, Resolution, Segment
-from .base import Strategy
-from .registry import register_strategy
+from .memory import MemoryExtractor, render_compressive
+from ...reconstruction import assemble_plan, exchange_segments, memory_segment
+from ...session import ChatSession
+from ...templates import fill, load_template
+from ...types import Decision, PromptPlan, Resolution, Segment
+from ..base import Strategy
+from ..registry import register_strategy
+from .config import COMEDYConfig
 
 
 @register_strategy("comedy")
@@ -30,16 +31,18 @@ class ComedyStrategy(Strategy):
     """COMEDY on the shared backbone. See the module docstring.
 
     Example:
-        >>> comedy = build_strategy("comedy", models, REAConfig(comedy=COMEDYConfig(session_turns=4)))
+        >>> comedy = build_strategy("comedy", models, COMEDYConfig(session_turns=4))
         >>> session = comedy.new_session()
         >>> comedy.respond(session, "My name is Ana and I teach piano.")
         >>> comedy.end_session(session)  # Task 1 + Task 2 now
         >>> session.memory["compressive"]["user"]
     """
 
+    config_class = COMEDYConfig
+
     @property
     def extractor(self) -> MemoryExtractor:
-        return MemoryExtractor(self.generator, self.config.comedy.memory_tokens)
+        return MemoryExtractor(self.generator, self.config.memory_tokens)
 
     @staticmethod
     def state(session: ChatSession) -> dict:
@@ -61,7 +64,7 @@ class ComedyStrategy(Strategy):
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         session.episodes.append(user_text, reply)
         state = self.state(session)
-        if session.n_turns - state["session_start"] >= self.config.comedy.session_turns:
+        if session.n_turns - state["session_start"] >= self.config.session_turns:
             state = self._close_session(session, state)
         self.commit_memory(session, session.n_turns - 1, state)
 
@@ -75,9 +78,9 @@ class ComedyStrategy(Strategy):
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         count, state = self.generator.count_tokens, self.state(session)
-        system = self.config.system_prompt
+        system = self.runtime.system_prompt
         blocks: list[Segment] = []
-        notes = [f"COMEDY: sessions of {self.config.comedy.session_turns} turns; current session from turn {state['session_start']}; "
+        notes = [f"COMEDY: sessions of {self.config.session_turns} turns; current session from turn {state['session_start']}; "
                  f"{len(state['sessions'])} closed session(s)."]
         memory = state["compressive"]
         if memory:

@@ -23,8 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import REAError
-from ..templates import fill, load_template
+from ...errors import REAError
+from ...templates import fill, load_template
 
 Span = tuple[int, int]  # inclusive (first turn, last turn)
 _PAIR = re.compile(r"(\d+)\s*(?:-|–|—|to|\.\.)\s*(\d+)")

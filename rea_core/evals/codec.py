@@ -23,13 +23,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..evals.report import write_report, write_results
+from .report import write_report, write_results
 from ..memory.episodic import EpisodicMemory
 from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
 from ..text import extract_relevant, text_compress
-from .codec import GENERATE, LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, latent_message
-from .optimize import OptimizeConfig, decode_optimized, optimize_latents
-from .data import Session
+from ..compression.codec import GENERATE, LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, latent_message
+from ..compression.optimize import OptimizeConfig, decode_optimized, optimize_latents
+from ..training.codec_data import Session
 
 log = logging.getLogger(__name__)
 

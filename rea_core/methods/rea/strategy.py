@@ -1,10 +1,10 @@
-"""REA (seed 000, section 3): Instructional Memory + Episodic Memory + Heuristic Context Retrieval.
+"""REA (REA paper, section 3): Instructional Memory + Episodic Memory + Heuristic Context Retrieval.
 
 Per turn: the recognizer updates IM before answering; HCR scores every stored exchange against the
-query and decides raw / compressed / omitted; the hybrid prompt is IM prefix + selected exchanges +
-query; after the reply the exchange is embedded once and stored. Ablation switches in ``REAConfig``
-give the rows of Table 4: ``use_im`` (IM and recognizer), ``use_hcr`` (off: every exchange at
-``fixed_resolution``).
+query (``retrieval.hcr_scores``) and decides raw / compressed / omitted (``retrieval.hcr``); the
+hybrid prompt is IM prefix + selected exchanges + query; after the reply the exchange is embedded
+once and stored. Ablation switches in ``REAConfig`` give the rows of Table 4: ``use_im`` (IM and
+recognizer), ``use_hcr`` (off: every exchange at ``fixed_resolution``).
 """
 
 from __future__ import annotations
@@ -14,73 +14,87 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..backends.base import Embedder, Generator
-from ..compression.background import EncodeWriter, LatentWriter
-from ..compression.codec import DualLoRACodec
-from ..compression.forms import LATENT, FormChoice, choose_form
-from ..config import REAConfig, scorer_label
-from ..memory.episodic import Exchange
-from ..recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
-from ..reconstruction import build_prompt_plan, latent_turns
-from ..retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
-from ..retrieval.followup import carry_forward, follow_up_probability, follow_up_threshold, referent_prior
-from ..retrieval.rewrite import rewrite_query
-from ..retrieval.scoring import fuse, latent_units, max_pairwise_cosine, smooth_neighbors, unit_rows
-from ..session import ChatSession
-from ..types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
-from .base import Strategy
-from .registry import register_strategy
+from ...backends.base import Embedder, Generator
+from ...compression.background import EncodeWriter, LatentWriter
+from ...compression.codec import GENERATE, DualLoRACodec
+from ...compression.forms import LATENT, FormChoice, choose_form
+from ...compression.optimize import OptimizeWriter
+from ...memory.episodic import EpisodicMemory, Exchange
+from ...memory.instructional import InstructionalMemory
+from ...recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
+from ...reconstruction import build_prompt_plan, latent_turns
+from ...retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
+from ...retrieval.hcr_scores import latent_scores, score_exchanges
+from ...retrieval.rewrite import rewrite_query
+from ...runtime import RuntimeConfig
+from ...session import ChatSession
+from ...types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
+from ..base import Strategy
+from ..registry import register_strategy
+from .config import REAConfig
 
 
 @register_strategy("rea")
 class REAStrategy(Strategy):
+    config_class = REAConfig
+
     def __init__(
         self,
         generator: Generator,
         embedder: Embedder | None = None,
         config: REAConfig | None = None,
+        *,
+        runtime: RuntimeConfig | None = None,
         recognizer: Recognizer | None = None,
         codec: DualLoRACodec | None = None,
     ):
         if embedder is None:
             raise ValueError("REA needs an Embedder for Heuristic Context Retrieval")
-        super().__init__(generator, embedder, config)
+        super().__init__(generator, embedder, config, runtime=runtime)
         self.recognizer = recognizer or build_recognizer(generator, embedder, self.config.recognizer_stage2)
         self.codec = codec
 
     @classmethod
-    def from_models(cls, models, config: REAConfig, recognizer: Recognizer | None = None) -> "REAStrategy":
+    def from_models(cls, models, config: REAConfig | None = None, *, runtime: RuntimeConfig | None = None,
+                    recognizer: Recognizer | None = None) -> "REAStrategy":
         """REA on the shared models; ``recognizer`` replaces the one ``config`` names (an evaluation arm's labels)."""
+        config = config or REAConfig()
         recognizer = recognizer or build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
-        return cls(models.generator, models.embedder, config, recognizer=recognizer, codec=models.codec)
+        return cls(models.generator, models.embedder, config, runtime=runtime, recognizer=recognizer, codec=models.codec)
+
+    def parts(self) -> dict:
+        return {"recognizer": self.recognizer, "codec": self.codec}
+
+    def new_session(self) -> ChatSession:
+        return ChatSession(
+            strategy=self.name,
+            instructions=InstructionalMemory(self.config.im_capacity),
+            episodes=EpisodicMemory(self.config.max_reply_units, self.config.unit_mode),
+        )
 
     # -- latent replies (section 3.2) --------------------------------------------------------------
 
     @property
     def latent_writer(self) -> LatentWriter | None:
-        """How reply latents are made under ``config.codec_mode``: the codec's encoder, or per-reply optimization."""
+        """How reply latents are made under ``config.codec_mode``: the codec's encoder, or per-reply fitting."""
         if self.codec is None:
             return None
         if self.config.codec_mode == "optimize":
-            from ..compression.optimize import OptimizeConfig, OptimizeWriter
-
-            cfg = self.config
-            return OptimizeWriter(self.codec, OptimizeConfig(max_steps=cfg.optimize_steps, lr=cfg.optimize_lr, target_accuracy=cfg.optimize_target_accuracy,
-                                                             adapter=cfg.optimize_adapter, system_prompt=cfg.system_prompt))
+            return OptimizeWriter(self.codec, replace(self.config.latent_fit, system_prompt=self.runtime.system_prompt))
         return EncodeWriter(self.codec)
 
     @property
-    def compressed_form(self) -> FormChoice | None:
-        """REA's compressed form and why (None without a codec: text-compressed, nothing to choose)."""
+    def reply_form(self) -> FormChoice | None:
+        """The form of REA's compressed replies and why (None without a codec: text-compressed, nothing to choose)."""
         if self.codec is None:
             return None
-        return choose_form(self.codec.measurements, writer_key=self.latent_writer.key, text_form=self.config.compressed_form,
-                           forced=self.config.latent_replies)
+        return choose_form(self.codec.measurements, writer_key=self.latent_writer.key, text_form=self.config.text_compression,
+                           forced=self.config.reply_form)
 
     @property
     def uses_latents(self) -> bool:
         """Compressed replies are latent vectors: a codec is loaded and the config (or its measurements) chooses them."""
-        return self.codec is not None and self.compressed_form.form == LATENT
+        return self.codec is not None and self.reply_form.form == LATENT
 
     @property
     def latent_scoring(self) -> bool:
@@ -89,9 +103,7 @@ class REAStrategy(Strategy):
     @property
     def _generate_adapter(self) -> str | None:
         """Optimized latents fitted on the plain backbone are read by the plain backbone."""
-        from ..compression.codec import GENERATE
-
-        return None if self.config.codec_mode == "optimize" and self.config.optimize_adapter == "none" else GENERATE
+        return None if self.config.codec_mode == "optimize" and self.config.latent_fit.adapter == "none" else GENERATE
 
     def _ensure_latents(self, session: ChatSession, *, finish: bool = False) -> None:
         if self.uses_latents or self.latent_scoring:
@@ -118,7 +130,7 @@ class REAStrategy(Strategy):
     def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
         if not self.uses_latents:
             return super().stream_reply(session, plan, messages)
-        return self.codec.stream(messages, self._latent_blocks(session, plan), max_new_tokens=self.config.max_new_tokens,
+        return self.codec.stream(messages, self._latent_blocks(session, plan), max_new_tokens=self.runtime.max_new_tokens,
                                  max_prompt_tokens=self.max_prompt_tokens, cache_key=self.cache_key(session), adapter=self._generate_adapter)
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
@@ -132,7 +144,7 @@ class REAStrategy(Strategy):
 
     @property
     def score_label(self) -> str:
-        return scorer_label(self.config)
+        return self.config.score_label
 
     def update_instructions(self, session: ChatSession, user_text: str) -> Recognition | None:
         if not self.config.use_im:
@@ -155,61 +167,21 @@ class REAStrategy(Strategy):
         return vectors[1:] @ vectors[0]
 
     def score(self, session: ChatSession, query: str) -> np.ndarray:
-        """HCR score of every stored exchange for ``query``, by ``config.scorer``.
-
-        Dense scorers take the maximum pairwise cosine between the query's vectors and each
-        exchange's units; ``hybrid`` fuses it with normalized BM25. The query is scored alone and
-        joined with the previous user turn(s) and inherits the previous turn's scores when it reads
-        as a follow-up (``retrieval.followup``), and with its standalone rewrite under
-        ``config.query_rewrite`` (``retrieval.rewrite``). The latent scorer (A.1) compares codec latents.
-        """
-        episodes = session.episodes
-        if not len(episodes):
-            return np.zeros(0)
+        """HCR score of every stored exchange for ``query`` (``retrieval.hcr_scores``), with the query's
+        standalone rewrite as a second variant under ``config.query_rewrite``."""
         if self.latent_scoring:
-            units, starts = latent_units([[ex.user_latents, ex.latents] for ex in episodes.exchanges])
-            return max_pairwise_cosine(unit_rows(self.codec.compress(query)), units, starts)
-        cfg = self.config
-        probability = follow_up_probability(query)  # graded: how much the message leans on earlier turns
-        follow_up = bool(query.split()) and probability >= follow_up_threshold()
-        previous_users = [ex.user for ex in episodes.exchanges[-cfg.context_turns :]] if cfg.context_turns and follow_up else []
-        queries = [query] + (["\n".join(previous_users + [query])] if previous_users else [])
-        queries += self._rewritten(session, query)  # a standalone restatement, another variant (config.query_rewrite)
-        n_variants = len(queries)
-        carry = follow_up and cfg.follow_up_decay > 0
-        if carry:
-            queries.append(episodes.exchanges[-1].user)  # the previous turn's own query, for carry_forward
-        vectors = self.embedder.encode(queries)  # the only embedding done per query
-        current = self._exchange_scores(episodes, vectors[:n_variants], queries[:n_variants])
-        if carry:
-            previous = self._exchange_scores(episodes, vectors[-1:], queries[-1:])[:-1]
-            current = carry_forward(current, previous, cfg.follow_up_decay)
-        weight = cfg.follow_up_prior * probability
-        if weight > 0:
-            current = np.minimum(current + weight * referent_prior(episodes.exchanges), 1.0)
-        return current
+            return latent_scores(session.episodes, self.codec.compress(query))
+        return score_exchanges(session.episodes, query, self.embedder, self.config.scoring, variants=self._rewritten(session, query))
 
     def _rewritten(self, session: ChatSession, query: str) -> list[str]:
         """``query`` rewritten by the generator from the latest exchanges, as a list of 0 or 1 extra
         query variants; the original stays a variant, so a bad rewrite cannot lose what it finds.
         The result, fallback included, is kept on ``session.last_rewrite`` for views and traces."""
-        if not self.config.query_rewrite:
+        if not self.config.query_rewrite or not len(session.episodes):
             return []
         rewrite = rewrite_query(self.generator, session.episodes.exchanges, query, turns=self.config.rewrite_turns)
         session.last_rewrite = rewrite
         return [rewrite.text] if rewrite.rewritten else []
-
-    def _exchange_scores(self, episodes, query_vectors: np.ndarray, query_texts: Sequence[str]) -> np.ndarray:
-        """Scores of every exchange for a set of query variants (the best variant counts)."""
-        cfg = self.config
-        episodes.use_unit_mode(cfg.unit_mode)
-        episodes.ensure_embedded(self.embedder)  # no-op unless the session was built without embeddings
-        units, starts = episodes.unit_index()
-        scores = max_pairwise_cosine(query_vectors, units, starts)
-        if cfg.scorer == "hybrid":
-            index = episodes.lexical_index()
-            scores = fuse(scores, np.max([index.normalized(q) for q in query_texts], axis=0), cfg.dense_weight)
-        return smooth_neighbors(scores, cfg.neighbor_weight)
 
     def replan(
         self,
@@ -217,22 +189,15 @@ class REAStrategy(Strategy):
         exchanges: Sequence[Exchange],
         instructions: Sequence[str],
         scores: np.ndarray,
-        *,
-        tau_low: float | None = None,
-        tau_high: float | None = None,
+        thresholds: tuple[float, float],
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
-        """Decisions and plan from already computed ``scores``: no model call."""
+        """Decisions and plan from already computed ``scores`` at ``thresholds`` (tau_low, tau_high): no model call."""
         turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
-            decisions = plan_context(
-                turns,
-                scores,
-                tau_low=self.config.tau_low if tau_low is None else tau_low,
-                tau_high=self.config.tau_high if tau_high is None else tau_high,
-            )
+            tau_low, tau_high = thresholds
+            decisions = plan_context(turns, scores, tau_low=tau_low, tau_high=tau_high)
             recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
-            decisions = keep_window(decisions, recent, raw_tokens=self.config.recent_raw_tokens,
-                                    band=self.config.recent_compressed)
+            decisions = keep_window(decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed)
             # the best omitted exchanges beyond the window: a referent ranks high far more often than it clears a threshold
             decisions = keep_best(decisions, self.config.referent_top_k)
         else:
@@ -243,9 +208,9 @@ class REAStrategy(Strategy):
             decisions=decisions,
             instructions=instructions if self.config.use_im else (),
             count_tokens=self.generator.count_tokens,
-            system_prompt=self.config.system_prompt,
+            system_prompt=self.runtime.system_prompt,
             text_compress_words=self.config.text_compress_words,
-            compressed_form=self.config.compressed_form,
+            text_compression=self.config.text_compression,
             im_placement=self.config.im_placement,
             use_latents=self.uses_latents,
         )
@@ -254,13 +219,13 @@ class REAStrategy(Strategy):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
         scores = self.score(session, query)
-        return self.replan(query, session.episodes.exchanges, session.instructions.texts(), scores)
+        return self.replan(query, session.episodes.exchanges, session.instructions.texts(), scores, self.config.thresholds)
 
     def redecide(self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """Re-decide the latest turn under other thresholds from its cached scores (live sliders)."""
         scores = np.array([d.score for d in last.decisions], dtype=np.float64)
         earlier = session.episodes.exchanges[: len(last.decisions)]
-        return self.replan(last.plan.query, earlier, session.instructions.texts(), scores, tau_low=tau_low, tau_high=tau_high)
+        return self.replan(last.plan.query, earlier, session.instructions.texts(), scores, (tau_low, tau_high))
 
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         exchange = session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here

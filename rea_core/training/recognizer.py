@@ -23,11 +23,11 @@ import numpy as np
 from ..backends.base import Embedder
 from ..errors import InputError
 from ..text import normalize
-from .default import LabeledInput
-from .labels import GLOBAL, LABELS
-from .metrics import evaluate_model, evaluate_scores
-from .rules import rule_stage
-from .trained import N_HASH, TrainedRecognizer, fit, fit_features
+from ..recognizer.default import LabeledInput
+from ..recognizer.labels import GLOBAL, LABELS
+from ..recognizer.metrics import evaluate_model, evaluate_scores
+from ..recognizer.rules import rule_stage
+from ..recognizer.trained import N_HASH, TrainedRecognizer, fit, fit_features
 
 CV_FOLDS = 5
 BETA = 2.0  # the threshold maximizes F2: a missed instruction costs more than an extra one (D.3)

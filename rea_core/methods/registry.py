@@ -12,10 +12,10 @@ if TYPE_CHECKING:
     from .base import Strategy
 
 _BUILTIN = {
-    "vanilla": "rea_core.strategies.vanilla:VanillaStrategy",
-    "rea": "rea_core.strategies.rea:REAStrategy",
-    "secom": "rea_core.strategies.secom:SeComStrategy",
-    "comedy": "rea_core.strategies.comedy:ComedyStrategy",
+    "vanilla": "rea_core.methods.vanilla.strategy:VanillaStrategy",
+    "rea": "rea_core.methods.rea.strategy:REAStrategy",
+    "secom": "rea_core.methods.secom.strategy:SeComStrategy",
+    "comedy": "rea_core.methods.comedy.strategy:ComedyStrategy",
 }
 _REGISTRY: dict[str, type["Strategy"]] = {}
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")

@@ -7,12 +7,12 @@ as a naive chat does, which is how early global instructions get lost.
 
 from __future__ import annotations
 
-from ..reconstruction import build_prompt_plan
-from ..retrieval.hcr import fixed_decisions
-from ..session import ChatSession
-from ..types import Decision, PromptPlan, Resolution
-from .base import Strategy
-from .registry import register_strategy
+from ...reconstruction import build_prompt_plan
+from ...retrieval.hcr import fixed_decisions
+from ...session import ChatSession
+from ...types import Decision, PromptPlan, Resolution
+from ..base import Strategy
+from ..registry import register_strategy
 
 
 @register_strategy("vanilla")
@@ -26,6 +26,6 @@ class VanillaStrategy(Strategy):
             decisions=decisions,
             instructions=(),
             count_tokens=self.generator.count_tokens,
-            system_prompt=self.config.system_prompt,
+            system_prompt=self.runtime.system_prompt,
         )
         return plan, decisions

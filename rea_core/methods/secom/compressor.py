@@ -26,7 +26,7 @@ the entities; the scoring is LLMLingua's.
 from __future__ import annotations
 
 import logging
-import os
+from ...settings import hub_offline
 import re
 from dataclasses import dataclass
 
@@ -139,13 +139,13 @@ def build_compressor(kind: str, generator, rate: float) -> tuple[object, str]:
     """(compressor, note) for ``kind`` in auto / llmlingua2 / ppl / none; the note says what fell back and why."""
     if kind == "none":
         return NoCompressor(generator), ""
-    from ..backends.base import TOKEN_LOGPROBS, has
+    from ...backends.base import TOKEN_LOGPROBS, has
 
     if kind == "auto" and not has(generator, TOKEN_LOGPROBS):
         return NoCompressor(generator), (f"the generator '{generator.name}' gives no token log-probabilities: "
                                          "SeCom's memory units are not compressed (set SeComConfig(compressor='llmlingua2') where its model loads).")
     if kind in ("auto", "llmlingua2"):
-        if os.environ.get("HF_HUB_OFFLINE") == "1":
+        if hub_offline():
             reason = "HF_HUB_OFFLINE=1: the LLMLingua-2 model cannot be fetched"
         else:
             try:

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Sequence
 
 from ..evals.report import write_report
-from .artifacts import save_codec
-from .codec import GENERATE, RECONSTRUCT_PROMPT, CodecSpec, DualLoRACodec, latent_message
-from .data import Session
+from ..compression.artifacts import save_codec
+from ..compression.codec import GENERATE, RECONSTRUCT_PROMPT, CodecSpec, DualLoRACodec, latent_message
+from .codec_data import Session
 
 log = logging.getLogger(__name__)
 
@@ -282,7 +282,7 @@ def monitor(codec: DualLoRACodec, texts: Sequence[str]) -> dict:
     direction), and ROUGE-L of the replies decoded back from their latents."""
     import numpy as np
 
-    from .evaluate import rouge_l_f1
+    from ..evals.codec import rouge_l_f1
 
     codec.set_trainable(False)
     latents = [codec.compress(t) for t in texts]  # each (n_latent, hidden)

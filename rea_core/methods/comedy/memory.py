@@ -25,9 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..errors import REAError
-from ..templates import fill, load_template
-from ..text import split_sentences
+from ...errors import REAError
+from ...templates import fill, load_template
+from ...text import split_sentences
 
 USER_NAME, BOT_NAME = "User", "Assistant"
 PARTS = ("user", "relationship", "events")

@@ -15,10 +15,10 @@ from typing import ClassVar, Iterator
 
 from ..backends.base import Embedder, Generator, require
 from ..errors import ServingError
-from ..config import REAConfig
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
 from ..reconstruction import render_messages
+from ..runtime import RuntimeConfig
 from ..session import ChatSession
 from ..text import validate_message
 from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
@@ -29,11 +29,13 @@ class Strategy(ABC):
 
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()  # optional Generator capabilities this strategy calls
+    config_class: ClassVar[type | None] = None  # the method's settings (methods/<method>/config.py); None: it has none
 
-    def __init__(self, generator: Generator, embedder: Embedder | None = None, config: REAConfig | None = None):
+    def __init__(self, generator: Generator, embedder: Embedder | None = None, config=None, *, runtime: RuntimeConfig | None = None):
         self.generator = generator
         self.embedder = embedder
-        self.config = config or REAConfig()
+        self.config = config if config is not None else (self.config_class() if self.config_class else None)
+        self.runtime = runtime or RuntimeConfig()
         require(generator, self.requirements(), f"the {self.name or type(self).__name__} strategy")
 
     def requirements(self) -> frozenset[str]:
@@ -41,24 +43,22 @@ class Strategy(ABC):
         return self.requires
 
     @classmethod
-    def from_models(cls, models, config: REAConfig) -> "Strategy":
-        """Build from a ``pipeline.Models``; strategies needing more models override this."""
-        return cls(models.generator, models.embedder, config)
+    def from_models(cls, models, config=None, *, runtime: RuntimeConfig | None = None) -> "Strategy":
+        """Build from a ``loading.Models``; strategies needing more models override this."""
+        return cls(models.generator, models.embedder, config, runtime=runtime)
 
-    def with_config(self, config: REAConfig) -> "Strategy":
-        """The same strategy on the same models under another config (e.g. other thresholds)."""
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
-        clone.config = config
-        require(clone.generator, clone.requirements(), f"the {clone.name or type(clone).__name__} strategy")
-        return clone
+    def parts(self) -> dict:
+        """Constructor arguments beyond generator, embedder, config and runtime (REA's recognizer and codec),
+        so ``with_config`` can rebuild the strategy on the same parts."""
+        return {}
+
+    def with_config(self, config=None, *, runtime: RuntimeConfig | None = None) -> "Strategy":
+        """The same strategy on the same models and parts under another method config or runtime."""
+        return type(self)(self.generator, self.embedder, self.config if config is None else config,
+                          runtime=runtime or self.runtime, **self.parts())
 
     def new_session(self) -> ChatSession:
-        return ChatSession(
-            strategy=self.name,
-            instructions=InstructionalMemory(self.config.im_capacity),
-            episodes=EpisodicMemory(self.config.max_reply_units, self.config.unit_mode),
-        )
+        return ChatSession(strategy=self.name, instructions=InstructionalMemory(), episodes=EpisodicMemory())
 
     @property
     def score_label(self) -> str | None:
@@ -115,12 +115,12 @@ class Strategy(ABC):
 
     def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
         """The model call of a turn, streamed; strategies whose prompt is not plain text (REA's latents) override it."""
-        return self.generator.stream(messages, max_new_tokens=self.config.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens,
+        return self.generator.stream(messages, max_new_tokens=self.runtime.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens,
                                      cache_key=self.cache_key(session))
 
     def cache_key(self, session: ChatSession) -> str | None:
-        """The session's KV prefix-cache key when ``config.kv_reuse`` is on (None: prefill in full)."""
-        return f"{self.name}:{session.session_id}" if self.config.kv_reuse else None
+        """The session's KV prefix-cache key when ``runtime.kv_reuse`` is on (None: prefill in full)."""
+        return f"{self.name}:{session.session_id}" if self.runtime.kv_reuse else None
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
         """Positions the generator would read for ``messages`` (used when a reply is replayed, not generated)."""
@@ -148,7 +148,7 @@ class Strategy(ABC):
 
     @property
     def max_prompt_tokens(self) -> int:
-        return max(1, self.generator.context_window - self.config.max_new_tokens)
+        return max(1, self.generator.context_window - self.runtime.max_new_tokens)
 
     def respond(self, session: ChatSession, user_text: str, *, reply: str | None = None) -> TurnResult:
         """Answer ``user_text`` (or, in replay, store the given ``reply`` without generating).
@@ -168,7 +168,7 @@ class Strategy(ABC):
         Closing the stream before its ``TurnResult`` (a Stop button) or a failure anywhere leaves
         the session exactly as it was before the turn: nothing is stored, IM is restored.
         """
-        text = validate_message(user_text, self.config.max_message_chars)
+        text = validate_message(user_text, self.runtime.max_message_chars)
         im_before, turns_before = session.instructions.entries, session.n_turns
         memory_before, log_before = session.memory, len(session.log)
         gen = None

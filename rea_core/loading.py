@@ -1,15 +1,19 @@
-"""Factories that build models and strategies from names: the one place the CLI and app get them."""
+"""Loading models and building strategies by name: the one place the CLI, the app and the evaluations get them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .backends import Embedder, Generator, load_embedder, load_generator
 from .backends.base import WEIGHTS, has
-from .config import REAConfig
-from .strategies.base import Strategy
-from .strategies.registry import get_strategy
+from .backends.openai_compat import is_openai_spec
+from .backends.packaged import is_packaged_embedder, is_packaged_generator
+from .runtime import RuntimeConfig
+from .settings import OpenAISettings, Settings, use_offline_hub
+from .methods.base import Strategy
+from .methods.registry import get_strategy
 
 if TYPE_CHECKING:
     from .compression import DualLoRACodec
@@ -40,19 +44,28 @@ def load_models(
     codec: str | None = "auto",
     tokenizer: str | None = None,
     cache_limits=None,
+    cache_dir: Path | None = None,
+    openai: OpenAISettings | None = None,
 ) -> Models:
     """Load the generator, the embedder, (if named) a separate recognizer model, and the latent codec.
 
-    ``model`` may be ``openai:<model id>`` (an OpenAI-compatible server, REA_OPENAI_* settings;
-    ``tokenizer`` names a local tokenizer for exact counts). ``codec``: "auto" takes the codec shipped for the backbone when there is one (else compressed
+    ``model`` may be ``openai:<model id>`` (an OpenAI-compatible server reached with ``openai``;
+    ``tokenizer`` names a local tokenizer for exact counts). Packaged models are converted once into
+    ``cache_dir`` (``REA_CACHE_DIR``) and switch the hub off: they never need it. ``codec``: "auto" takes the codec shipped for the backbone when there is one (else compressed
     replies are text-compressed, and ``codec_note`` says so), "none" loads none, anything else is a
     codec folder from ``rea train compressor``.
 
     Raises:
         ModelLoadError: naming the model (or codec) that failed and what to do.
     """
+    if is_packaged_generator(model) or is_packaged_embedder(embedder):
+        use_offline_hub()
     extra = {"cache_limits": cache_limits} if cache_limits is not None else {}  # KV prefix cache bounds (in-process models)
-    generator = load_generator(model, device=device, context_window=context_window, tokenizer=tokenizer, **extra)
+    if not is_openai_spec(model):
+        extra["cache_dir"] = cache_dir
+    o = openai or OpenAISettings()
+    remote = {"base_url": o.base_url, "api_key": o.api_key, "hf_token": o.hf_token, "timeout_s": o.timeout_s, "max_retries": o.max_retries}
+    generator = load_generator(model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote, **extra)
     loaded, note = None, ""
     if codec not in (None, "none") and not has(generator, WEIGHTS):
         note = (f"'{generator.name}' is served over HTTP and takes no latent vectors: compressed replies are text-compressed."
@@ -75,6 +88,11 @@ def load_models(
     )
 
 
-def build_strategy(name: str, models: Models, config: REAConfig | None = None) -> Strategy:
-    """A registered strategy on the shared models."""
-    return get_strategy(name).from_models(models, config or REAConfig())
+def build_strategy(name: str, models: Models, config=None, *, runtime: RuntimeConfig | None = None) -> Strategy:
+    """A registered strategy on the shared models, under its method ``config`` (default: the method's defaults)."""
+    return get_strategy(name).from_models(models, config, runtime=runtime)
+
+
+def build_from_settings(name: str, models: Models, settings: Settings) -> Strategy:
+    """Strategy ``name`` under ``settings``: its method's section and the shared runtime."""
+    return build_strategy(name, models, settings.method_config(name), runtime=settings.runtime)

@@ -21,18 +21,18 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ..config import REAConfig
-from ..limits import LRUCache
-from ..backends.base import TOKEN_LOGPROBS, TOKENIZER
-from ..memory.lingua import build_compressor
-from ..memory.secom_segments import TopicSegmenter
-from ..reconstruction import assemble_plan, memory_segment
-from ..retrieval.topk import bm25_scores, dense_scores, select_top_k
-from ..session import ChatSession
-from ..templates import load_template
-from ..types import Decision, PromptPlan, Resolution, Segment
-from .base import Strategy
-from .registry import register_strategy
+from ...limits import LRUCache
+from ...backends.base import TOKEN_LOGPROBS, TOKENIZER
+from .compressor import build_compressor
+from .segmenter import TopicSegmenter
+from ...reconstruction import assemble_plan, memory_segment
+from .retriever import bm25_scores, dense_scores, select_top_k
+from ...session import ChatSession
+from ...templates import load_template
+from ...types import Decision, PromptPlan, Resolution, Segment
+from ..base import Strategy
+from ..registry import register_strategy
+from .config import SeComConfig
 
 MAX_NOTES = 5  # segmenter fallback notes kept in the state (newest last)
 
@@ -47,35 +47,40 @@ class SeComStrategy(Strategy):
     """SeCom on the shared backbone and embedder. See the module docstring for the algorithm.
 
     Example:
-        >>> secom = build_strategy("secom", models, REAConfig(secom=SeComConfig(retriever="dense")))
+        >>> secom = build_strategy("secom", models, SeComConfig(retriever="dense"))
         >>> session = secom.new_session()
         >>> secom.respond(session, "I adopted a cat named Miso.").plan.notes
     """
 
-    def __init__(self, generator, embedder=None, config: REAConfig | None = None):
+    config_class = SeComConfig
+
+    def __init__(self, generator, embedder=None, config: SeComConfig | None = None, *, runtime=None, compressor=None):
         if embedder is None:
             raise ValueError("SeCom needs an Embedder (embedding segmenter and dense retriever)")
-        super().__init__(generator, embedder, config)
+        super().__init__(generator, embedder, config, runtime=runtime)
+        if compressor is not None:
+            self.__dict__["_compressor"] = compressor  # shared with the strategy it was rebuilt from
 
     def requirements(self) -> frozenset[str]:
         """Perplexity LLMLingua scores tokens on the backbone: asked for by name it needs token log-probabilities
         (``auto`` on a backend without them leaves units uncompressed and says so in the plan notes)."""
-        return self.requires | ({TOKEN_LOGPROBS, TOKENIZER} if self.config.secom.compressor == "ppl" else set())
+        return self.requires | ({TOKEN_LOGPROBS, TOKENIZER} if self.config.compressor == "ppl" else set())
 
     @cached_property
     def _compressor(self):
-        return build_compressor(self.config.secom.compressor, self.generator, self.config.secom.compress_rate)
+        return build_compressor(self.config.compressor, self.generator, self.config.compress_rate)
 
-    def with_config(self, config: REAConfig) -> "SeComStrategy":
-        clone = super().with_config(config)
-        if (config.secom.compressor, config.secom.compress_rate) != (self.config.secom.compressor, self.config.secom.compress_rate):
-            clone.__dict__.pop("_compressor", None)
-        return clone
+    def with_config(self, config: SeComConfig | None = None, *, runtime=None) -> "SeComStrategy":
+        """Rebuilt under ``config``; the loaded compressor is kept when its settings did not change."""
+        config = config or self.config
+        same = (config.compressor, config.compress_rate) == (self.config.compressor, self.config.compress_rate)
+        compressor = self.__dict__.get("_compressor") if same else None
+        return type(self)(self.generator, self.embedder, config, runtime=runtime or self.runtime, compressor=compressor)
 
     @property
     def segmenter(self) -> TopicSegmenter:
         c = self.config
-        return TopicSegmenter(self.generator, self.embedder, mode=c.secom.segmenter, threshold=c.secom.boundary_threshold)
+        return TopicSegmenter(self.generator, self.embedder, mode=c.segmenter, threshold=c.boundary_threshold)
 
     # -- memory construction ----------------------------------------------------------------------
 
@@ -110,7 +115,7 @@ class SeComStrategy(Strategy):
     def store(self, session: ChatSession, user_text: str, reply: str) -> None:
         session.episodes.append(user_text, reply)
         state = self.state(session)
-        if session.n_turns - state["open_from"] >= self.config.secom.segment_window:
+        if session.n_turns - state["open_from"] >= self.config.segment_window:
             state = self._segment_tail(session, state, close_all=False)
         self.commit_memory(session, session.n_turns - 1, state)
 
@@ -138,7 +143,7 @@ class SeComStrategy(Strategy):
     def score(self, query: str, texts: list[str], cache: LRUCache | None = None):
         """Retrieval scores of ``texts`` for ``query``; dense vectors of unit texts come from ``cache``
         (the session's own, bounded by ``secom.cache_entries``) when given."""
-        if self.config.secom.retriever == "bm25":
+        if self.config.retriever == "bm25":
             return bm25_scores(query, texts)
         import numpy as np
 
@@ -154,16 +159,16 @@ class SeComStrategy(Strategy):
 
     def dense_cache(self, session: ChatSession) -> LRUCache:
         """This session's cache of unit vectors (per session, so it dies with the session)."""
-        return session.scratch.setdefault("secom_dense", LRUCache(self.config.secom.cache_entries))
+        return session.scratch.setdefault("secom_dense", LRUCache(self.config.cache_entries))
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         c, count = self.config, self.generator.count_tokens
         units = self.units(session)
         scores = self.score(query, [u["compressed"]["text"] for u in units], self.dense_cache(session)) if units else []
-        chosen = set(select_top_k(scores, c.secom.top_k))
-        compressed = c.secom.compressor != "none"
+        chosen = set(select_top_k(scores, c.top_k))
+        compressed = c.compressor != "none"
         header = load_template("secom_memory").split("{memory}")[0].strip()
-        system = c.system_prompt + (f"\n\n{header}" if chosen else "")
+        system = self.runtime.system_prompt + (f"\n\n{header}" if chosen else "")
         blocks: list[Segment] = []
         decisions: list[Decision] = []
         exchanges = session.episodes.exchanges
@@ -173,13 +178,13 @@ class SeComStrategy(Strategy):
             text = comp["text"]
             state = "open tail" if u["open"] else f"{u['segmenter']} segment"
             label = (f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
-                     f" · {c.secom.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}")
+                     f" · {c.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}")
             blocks.append(memory_segment(text, count, resolution=resolution, label=label, turns=range(u["start"], u["end"] + 1),
                                          source_reply=unit_text(exchanges, u["start"], u["end"]), score=float(scores[i])))
             decisions += [Decision(turn=t, score=float(scores[i]), resolution=resolution) for t in range(u["start"], u["end"] + 1)]
         _, compressor_note = self._compressor
         method = units[0]["compressed"]["method"] if units else "-"
-        notes = [f"SeCom: {len(units)} memory unit(s), top {c.secom.top_k} by {c.secom.retriever} over units compressed by {method} "
-                 f"at rate {c.secom.compress_rate:.0%} of tokens kept; segmenter {c.secom.segmenter}, window {c.secom.segment_window}."]
+        notes = [f"SeCom: {len(units)} memory unit(s), top {c.top_k} by {c.retriever} over units compressed by {method} "
+                 f"at rate {c.compress_rate:.0%} of tokens kept; segmenter {c.segmenter}, window {c.segment_window}."]
         notes += [n for n in [compressor_note] if n] + self.state(session)["notes"]
         return assemble_plan(query=query, count_tokens=count, system_prompt=system, memory=blocks, notes=notes), tuple(decisions)

@@ -1,0 +1,41 @@
+"""How a strategy is served, whatever its method: reply length, message size, KV reuse, system prompt.
+
+Kept apart from the methods' own settings (``methods/<method>/config.py``), as peft keeps
+``LoraRuntimeConfig`` apart from ``LoraConfig``: two strategies compared side by side share one
+``RuntimeConfig``, so they differ only in their context policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_MAX_MESSAGE_CHARS = 32_000
+
+
+@dataclass(frozen=True)
+class RuntimeConfig:
+    """Serving settings every strategy reads."""
+
+    max_new_tokens: int = field(default=256, metadata={"env": "REA_MAX_NEW_TOKENS", "help": "longest reply, in tokens"})
+    max_message_chars: int = field(
+        default=DEFAULT_MAX_MESSAGE_CHARS,
+        metadata={"env": "REA_MAX_MESSAGE_CHARS", "help": "characters per message and per given reply, typed or loaded"},
+    )
+    kv_reuse: bool = field(
+        default=True,
+        metadata={
+            "env": "REA_KV_REUSE",
+            "help": "reuse each conversation's KV prefix between turns, as chat servers do (evaluations turn it off "
+            "unless an arm says `-cached`: the paper prefills every turn in full)",
+        },
+    )
+    system_prompt: str = field(
+        default="You are a helpful assistant.",
+        metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
+    )
+
+    def __post_init__(self) -> None:
+        if self.max_message_chars < 1 or self.max_new_tokens < 1:
+            raise ValueError("max_message_chars and max_new_tokens must be positive")
+        if self.kv_reuse not in (True, False):
+            raise ValueError(f"kv_reuse must be True or False; got {self.kv_reuse!r}")

@@ -1,0 +1,323 @@
+"""Every setting REA Studio reads from the environment, declared once and read in one place.
+
+Why one module: a variable parsed in three places drifts (it did: ``REA_KV_REUSE`` was off in the
+library and on in the app). Each settings class declares its fields; a field with an ``env``
+name in its metadata can be set by that variable. ``Settings.from_env()`` reads them all once and
+everything else receives values; the README's settings table is ``settings_table()``'s output,
+and a test checks the two agree.
+
+Example:
+    >>> settings = Settings.from_env(rea={"tau_low": 0.3})
+    >>> models = load_models(**settings.models.load_kwargs())
+    >>> rea = build_strategy("rea", models, settings.rea, runtime=settings.runtime)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass, replace
+from enum import Enum
+from pathlib import Path
+from typing import Any, Mapping
+
+from .backends.packaged import DEFAULT_CACHE_DIR
+from .errors import REAError, SettingsError
+from .limits import Limits
+from .methods.comedy.config import COMEDYConfig
+from .methods.rea.config import REAConfig
+from .methods.secom.config import SeComConfig
+from .runtime import RuntimeConfig
+
+DEFAULT_DATA_DIR = Path.home() / ".local" / "share" / "rea-studio"
+FLAG_TRUE, FLAG_FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def env_flag(name: str, raw: str) -> bool:
+    """A boolean value; anything but 1/0, true/false, yes/no, on/off is an error, not a silent default."""
+    value = raw.strip().lower()
+    if value in FLAG_TRUE:
+        return True
+    if value in FLAG_FALSE:
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (true/false); got {raw!r}")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Which models to load: the packaged offline ones unless told otherwise."""
+
+    model: str = field(
+        default="packaged",
+        metadata={
+            "env": "REA_MODEL",
+            "help": "generator: a Hugging Face model id, a folder, `packaged` (SmolLM2-135M-Instruct, offline) or "
+            "`openai:<model id>` (an OpenAI-compatible server)",
+        },
+    )
+    embedder: str = field(
+        default="packaged",
+        metadata={"env": "REA_EMBEDDER", "help": "HCR embedder: model id, folder or `packaged` (all-MiniLM-L6-v2)"},
+    )
+    recognizer_model: str | None = field(
+        default=None,
+        metadata={"env": "REA_RECOGNIZER_MODEL", "help": "the recognizer's classifier LLM (stage 2 `llm`; default: the generator)"},
+    )
+    codec: str = field(
+        default="auto",
+        metadata={"env": "REA_CODEC", "help": "latent codec: `auto` (the one shipped for the backbone), `none`, or a codec folder"},
+    )
+    tokenizer: str | None = field(
+        default=None,
+        metadata={"env": "REA_TOKENIZER", "help": "a local tokenizer for an `openai:` model's exact token counts (else estimated)"},
+    )
+    cache_dir: Path = field(
+        default=DEFAULT_CACHE_DIR, metadata={"env": "REA_CACHE_DIR", "help": "where converted packaged models are kept"}
+    )
+
+    def load_kwargs(self) -> dict[str, Any]:
+        """``load_models`` arguments for these settings (the OpenAI client's come from ``OpenAISettings``)."""
+        return {
+            "model": self.model,
+            "embedder": self.embedder,
+            "recognizer_model": self.recognizer_model,
+            "codec": self.codec,
+            "tokenizer": self.tokenizer,
+            "cache_dir": self.cache_dir,
+        }
+
+
+@dataclass(frozen=True)
+class OpenAISettings:
+    """The OpenAI-compatible server behind ``--model openai:<model id>``."""
+
+    base_url: str | None = field(
+        default=None,
+        metadata={
+            "env": "REA_OPENAI_BASE_URL",
+            "help": "the server's `/v1` URL (default: the HF router when `HF_TOKEN` is set, else `http://127.0.0.1:8000/v1`)",
+        },
+    )
+    api_key: str | None = field(
+        default=None,
+        metadata={"env": "REA_OPENAI_API_KEY", "help": "bearer token for that server (default: `HF_TOKEN`)", "secret": True},
+    )
+    hf_token: str | None = field(default=None, metadata={"env": "HF_TOKEN", "help": "a Hugging Face token", "secret": True})
+    timeout_s: float = field(default=60.0, metadata={"env": "REA_OPENAI_TIMEOUT_S", "help": "seconds without a byte before a call fails"})
+    max_retries: int = field(default=3, metadata={"env": "REA_OPENAI_MAX_RETRIES", "help": "retries before the first token"})
+
+    def __post_init__(self) -> None:
+        if self.timeout_s <= 0 or self.max_retries < 0:
+            raise ValueError("the OpenAI timeout must be positive and its retries not negative")
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    """The web app's own settings (its limits are ``Limits``)."""
+
+    concurrency: int = field(default=1, metadata={"env": "REA_APP_CONCURRENCY", "help": "model calls the app runs at once"})
+    host: str = field(default="0.0.0.0", metadata={"env": "GRADIO_SERVER_NAME", "help": "where the app listens"})
+    port: int = field(default=7860, metadata={"env": "GRADIO_SERVER_PORT", "help": "the app's port"})
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1 or not 0 < self.port < 65536:
+            raise ValueError("REA_APP_CONCURRENCY must be at least 1 and GRADIO_SERVER_PORT a port number")
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    """Where the annotation store lives."""
+
+    database_url: str | None = field(
+        default=None,
+        metadata={"env": "REA_DATABASE_URL", "help": "annotations database (SQLAlchemy URL; default: SQLite in `REA_DATA_DIR`)", "secret": True},
+    )
+    data_dir: Path = field(
+        default=DEFAULT_DATA_DIR, metadata={"env": "REA_DATA_DIR", "help": "where the default SQLite file `rea-studio.db` lives"}
+    )
+
+
+@dataclass(frozen=True)
+class AuthSettings:
+    """Who may sign in to the studio and who adjudicates. Read again at each sign-in (``AuthSettings.current``),
+    so an account removed from the file is refused without a restart."""
+
+    auth: str | None = field(
+        default=None, metadata={"env": "REA_AUTH", "help": "local accounts, `name:password` separated by commas", "secret": True}
+    )
+    auth_file: str | None = field(
+        default=None, metadata={"env": "REA_AUTH_FILE", "help": "a file of accounts, one `name:password[:role]` per line"}
+    )
+    adjudicators: str | None = field(
+        default=None, metadata={"env": "REA_ADJUDICATORS", "help": "comma-separated names that may adjudicate, train and switch recognizers"}
+    )
+    annotators: str | None = field(
+        default=None, metadata={"env": "REA_ANNOTATORS", "help": "comma-separated names allowed to label (default: every signed-in user)"}
+    )
+    space_id: str | None = field(default=None, metadata={"env": "SPACE_ID", "help": "set by Hugging Face Spaces"})
+    oauth_client_id: str | None = field(
+        default=None, metadata={"env": "OAUTH_CLIENT_ID", "help": "set by Spaces with `hf_oauth: true`: sign in with Hugging Face"}
+    )
+
+    @classmethod
+    def current(cls) -> AuthSettings:
+        return read_section(cls, os.environ)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All settings, by purpose: which models, how strategies are served, each method's own, the app's."""
+
+    models: ModelSettings = field(default_factory=ModelSettings)
+    openai: OpenAISettings = field(default_factory=OpenAISettings)
+    runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
+    rea: REAConfig = field(default_factory=REAConfig)
+    secom: SeComConfig = field(default_factory=SeComConfig)
+    comedy: COMEDYConfig = field(default_factory=COMEDYConfig)
+    limits: Limits = field(default_factory=Limits)
+    app: AppSettings = field(default_factory=AppSettings)
+    store: StoreSettings = field(default_factory=StoreSettings)
+    auth: AuthSettings = field(default_factory=AuthSettings)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Mapping[str, Any] | None) -> Settings:
+        """Defaults, then the environment, then ``overrides`` per section (``rea={"tau_low": 0.3}``;
+        None values are dropped, so unset command-line options leave the environment's value).
+
+        Raises:
+            REAError: a malformed or invalid value, naming its variable.
+        """
+        environ = os.environ if environ is None else environ
+        unknown = set(overrides) - {f.name for f in fields(cls)}
+        if unknown:
+            raise TypeError(f"unknown settings sections: {', '.join(sorted(unknown))}")
+        return cls(**{f.name: read_section(_section_class(f), environ, overrides.get(f.name)) for f in fields(cls)})
+
+    def method_config(self, name: str):
+        """The method settings of strategy ``name`` (None for a method without any, such as vanilla)."""
+        return getattr(self, name, None) if name in ("rea", "secom", "comedy") else None
+
+    def with_section(self, name: str, **values) -> Settings:
+        """A copy with some fields of one section replaced (``settings.with_section("rea", tau_low=0.3)``)."""
+        return replace(self, **{name: replace(getattr(self, name), **values)})
+
+    def to_dict(self) -> dict:
+        """The settings as JSON-ready data, secrets left out (results files record what they ran under)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("auth", "openai", "store")}
+
+
+def read_section(cls, environ: Mapping[str, str], overrides: Mapping[str, Any] | None = None):
+    """One settings class from its fields' variables (nested sections too), then ``overrides``."""
+    values: dict[str, Any] = {}
+    variables = []
+    for f in fields(cls):
+        nested = _section_class(f)
+        if nested is not None:
+            values[f.name] = read_section(nested, environ)
+            continue
+        name = f.metadata.get("env")
+        raw = environ.get(name) if name else None
+        if raw is None or not raw.strip():
+            continue
+        variables.append(name)
+        values[f.name] = _parse(name, raw, _type_name(f))
+    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, REAError):
+            raise
+        where = f" (from {', '.join(variables)})" if variables else ""
+        raise SettingsError(f"{exc}{where}") from None
+
+
+def _section_class(f):
+    """The settings class of a nested section field, or None for a plain value."""
+    factory = f.default_factory
+    return factory if factory is not MISSING and is_dataclass(factory) else None
+
+
+def _type_name(f) -> str:
+    """The field's type without ``| None`` (annotations are strings under ``from __future__ import annotations``)."""
+    name = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    return name.replace(" | None", "").strip()
+
+
+def _parse(name: str, raw: str, kind: str):
+    raw = raw.strip()
+    if kind == "bool":
+        try:
+            return env_flag(name, raw)
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
+    try:
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not {'a whole number' if kind == 'int' else 'a number'}") from None
+    if kind == "Path":
+        return Path(raw).expanduser()
+    return raw
+
+
+def _plain(value):
+    if is_dataclass(value):
+        return {k: _plain(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def settings_table() -> str:
+    """The README's table of every variable: section, variable, meaning, default (from the field metadata)."""
+    rows = ["| section | variable | meaning | default |", "| --- | --- | --- | --- |"]
+    for section in fields(Settings):
+        rows += _rows(section.name, _section_class(section))
+    return "\n".join(rows) + "\n"
+
+
+def _rows(section: str, cls) -> list[str]:
+    rows = []
+    for f in fields(cls):
+        nested = _section_class(f)
+        if nested is not None:
+            rows += _rows(f"{section}.{f.name}", nested)
+            continue
+        name = f.metadata.get("env")
+        if not name:
+            continue
+        default = "calibrated for the scorer" if (cls is REAConfig and f.name.startswith("tau_")) else _default_text(f)
+        rows.append(f"| {section} | `{name}` | {f.metadata['help']} | {default} |")
+    return rows
+
+
+def _default_text(f) -> str:
+    value = f.default if f.default is not MISSING else None
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "`1`" if value else "`0`"
+    if isinstance(value, Path):
+        return f"`~/{value.relative_to(Path.home())}`" if value.is_relative_to(Path.home()) else f"`{value}`"
+    return f"`{value}`"
+
+
+def quiet_libraries() -> None:
+    """Keep library chatter off the terminal (conversion progress still shows); a caller's own choice wins."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def use_offline_hub() -> None:
+    """Packaged models never need the hub: say so before transformers looks for one."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+
+
+def hub_offline() -> bool:
+    """Whether the Hugging Face hub is switched off (``HF_HUB_OFFLINE=1``): nothing can be fetched."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in FLAG_TRUE
