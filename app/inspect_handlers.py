@@ -21,9 +21,9 @@ def bundled_files(engine: AppEngine) -> list[str]:
 
 
 def _store():
-    from annotations import store
+    from annotations import marks
 
-    return store
+    return marks
 
 
 def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, note: str, tau_low: float, tau_high: float, *, annotator: str | None) -> str:
@@ -95,8 +95,8 @@ def recheck_marks(engine: AppEngine, tau_low: float, tau_high: float) -> str:
 
     def read():
         with engine.db() as session:
-            store = _store()
-            return store.marks_as_conversations(store.list_failure_marks(session))
+            marks = _store()
+            return marks.marks_as_conversations(marks.list_failure_marks(session))
 
     conversations = guard(read, "marks not loaded", MarkError)
     cases = parse_needed_cases(conversations, where="stored marks")

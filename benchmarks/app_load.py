@@ -34,7 +34,7 @@ from gradio_client import Client, handle_file  # noqa: E402
 from app import handlers  # noqa: E402
 from app.main import launch  # noqa: E402
 from app.state import AppEngine, ColumnState  # noqa: E402
-from rea_core import load_models, REAConfig  # noqa: E402
+from rea_core import load_models, REAConfig, RuntimeConfig, Settings
 
 TOPICS = ["gardening", "chess openings", "the French revolution", "bread baking", "jazz piano", "volcanoes", "marathon training", "tax forms",
           "black holes", "knitting", "sourdough", "the Roman empire", "python decorators", "coffee roasting", "sailing knots", "bird migration"]
@@ -115,7 +115,7 @@ def main() -> None:
     parser.add_argument("--skip-slider", action="store_true", help="stop after the chat phases")
     args = parser.parse_args()
 
-    engine = AppEngine(models=load_models(), config=REAConfig(max_new_tokens=args.max_new_tokens),
+    engine = AppEngine(models=load_models(), settings=Settings(runtime=RuntimeConfig(max_new_tokens=args.max_new_tokens)),
                        database_url=f"sqlite:///{tempfile.mkdtemp()}/bench.db")
     port = free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)

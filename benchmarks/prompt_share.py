@@ -33,7 +33,7 @@ def main() -> None:
     for case in cases:
         tokens = {}
         for name in ("vanilla", "rea"):
-            strategy = build_strategy(name, models, REAConfig())
+            strategy = build_strategy(name, models, None)
             session = strategy.new_session()
             for i, turn in enumerate(case.conversation.turns):
                 result = strategy.respond(session, turn.user, reply=turn.assistant or "")

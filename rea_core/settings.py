@@ -74,6 +74,9 @@ class ModelSettings:
         default=DEFAULT_CACHE_DIR, metadata={"env": "REA_CACHE_DIR", "help": "where converted packaged models are kept"}
     )
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cache_dir", Path(self.cache_dir).expanduser())
+
     def load_kwargs(self) -> dict[str, Any]:
         """``load_models`` arguments for these settings (the OpenAI client's come from ``OpenAISettings``)."""
         return {
@@ -134,6 +137,9 @@ class StoreSettings:
     data_dir: Path = field(
         default=DEFAULT_DATA_DIR, metadata={"env": "REA_DATA_DIR", "help": "where the default SQLite file `rea-studio.db` lives"}
     )
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data_dir", Path(self.data_dir).expanduser())
 
 
 @dataclass(frozen=True)
@@ -200,9 +206,48 @@ class Settings:
         """A copy with some fields of one section replaced (``settings.with_section("rea", tau_low=0.3)``)."""
         return replace(self, **{name: replace(getattr(self, name), **values)})
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Settings:
+        """Settings from ``to_dict``'s output. Also reads a flat method config saved by earlier releases:
+        its ``secom_*`` / ``comedy_*`` keys go to those sections, serving keys to ``runtime``, the rest to ``rea``."""
+        data = dict(data)
+        if not any(isinstance(v, Mapping) and k in LEGACY_SECTIONS for k, v in data.items()):
+            data = _from_flat(data)
+        sections = {}
+        for f in fields(cls):
+            section = _section_class(f)
+            values = dict(data.get(f.name) or {})
+            known = {g.name for g in fields(section)}
+            sections[f.name] = section(**{k: v for k, v in values.items() if k in known})
+        return cls(**sections)
+
     def to_dict(self) -> dict:
         """The settings as JSON-ready data, secrets left out (results files record what they ran under)."""
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("auth", "openai", "store")}
+
+
+LEGACY_SECTIONS = ("models", "runtime", "rea", "secom", "comedy", "limits", "app")
+LEGACY_NAMES = {"latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}), "compressed_form": ("text_compression", None)}
+
+
+def _from_flat(flat: dict) -> dict:
+    """A flat REAConfig dict of earlier releases as sections (renamed fields mapped to their new names)."""
+    out: dict[str, dict] = {"secom": {}, "comedy": {}, "runtime": {}, "rea": {}}
+    runtime = {f.name for f in fields(RuntimeConfig)}
+    for key, value in flat.items():
+        if key in ("secom", "comedy") and isinstance(value, Mapping):
+            out[key].update(value)
+        elif key.startswith(("secom_", "comedy_")):
+            group, _, name = key.partition("_")
+            out[group][name] = value
+        elif key in runtime:
+            out["runtime"][key] = value
+        elif key in LEGACY_NAMES:
+            name, mapping = LEGACY_NAMES[key]
+            out["rea"][name] = mapping.get(value, value) if mapping else value
+        else:
+            out["rea"][key] = value
+    return out
 
 
 def read_section(cls, environ: Mapping[str, str], overrides: Mapping[str, Any] | None = None):
@@ -304,6 +349,8 @@ def _default_text(f) -> str:
         return "`1`" if value else "`0`"
     if isinstance(value, Path):
         return f"`~/{value.relative_to(Path.home())}`" if value.is_relative_to(Path.home()) else f"`{value}`"
+    if isinstance(value, (int, float)):
+        return f"{value:g}"
     return f"`{value}`"
 
 

@@ -37,13 +37,13 @@ def app_url(models, tmp_path_factory):
     """The real app on the packaged models, served on a free loopback port for this test session."""
     from app.main import launch
     from app.state import AppEngine
-    from rea_core import REAConfig
+    from rea_core import REAConfig, RuntimeConfig, Settings
 
     db = tmp_path_factory.mktemp("app") / "app.db"
     # A working-memory window of the latest exchange alone (no band) and one likely referent, so that
     # in these short chats the thresholds decide the rest, as the threshold tests need.
-    config = REAConfig(max_new_tokens=24, recent_raw=1, recent_compressed=0, referent_top_k=1)
-    engine = AppEngine(models=models, config=config, database_url=f"sqlite:///{db}")
+    settings = Settings(rea=REAConfig(recent_raw=1, recent_compressed=0, referent_top_k=1), runtime=RuntimeConfig(max_new_tokens=24))
+    engine = AppEngine(models=models, settings=settings, database_url=f"sqlite:///{db}")
     port = _free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     yield f"http://127.0.0.1:{port}/"

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rea_core import RuntimeConfig, Settings
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +28,7 @@ def studio(models, tmp_path_factory):
     texts = ["From now on, answer in lowercase.", "Write a haiku about rain.", "I just got back from a hike."]
     with session_factory(engine)() as s:
         si.import_rows(s, [ImportRow(t, source="browser-test", context="earlier <b>turn</b>") for t in texts], source="browser", double_share=0.0)
-    app_engine = AppEngine(models=models, config=REAConfig(max_new_tokens=8), database_url=db)
+    app_engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=db)
     port = _free_port()
     demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True, auth=[("alice", "pw-alice")])
     yield f"http://127.0.0.1:{port}/", session_factory(engine)

@@ -12,7 +12,7 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import REAConfig, SeComConfig
+from rea_core import REAConfig, RuntimeConfig, SeComConfig, Settings
 from rea_core.errors import DataFormatError
 from rea_core.limits import Limits
 from rea_core.memory.episodic import _encode_array
@@ -20,7 +20,7 @@ from rea_core.memory.episodic import _encode_array
 
 @pytest.fixture(scope="module")
 def engine(models, tmp_path_factory):
-    return AppEngine(models=models, config=REAConfig(max_new_tokens=8), limits=Limits(max_turns=100, max_catch_up=64),
+    return AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8), limits=Limits(max_turns=100, max_catch_up=64)),
                      database_url=f"sqlite:///{tmp_path_factory.mktemp('load') / 'a.db'}")
 
 
@@ -96,7 +96,7 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
     assert forms == {ReplyForm.TEXT_COMPRESSED}
     if engine.latent_shape() is not None:
         # the shipped measurements choose text on this backbone (issue 15): ask for latents explicitly
-        latent = strategy.with_config(replace(strategy.config, latent_replies=True))
+        latent = strategy.with_config(replace(strategy.config, reply_form="latent"))
         full = trace_conversation(latent, conv, latents=True)
         assert ReplyForm.LATENT in {s.reply_form for t in full.turns for s in t.plan.segments if s.turn is not None}
         assert [d for t in full.turns for d in t.decisions] == [d for t in fast.turns for d in t.decisions]
@@ -105,7 +105,7 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
 def test_secom_dense_cache_is_per_session_and_bounded(models):
     from rea_core import build_strategy
 
-    secom = build_strategy("secom", models, REAConfig(max_new_tokens=8, secom=SeComConfig(retriever="dense", cache_entries=2, segmenter="embedding", compressor="none", segment_window=2)))
+    secom = build_strategy("secom", models, SeComConfig(retriever="dense", cache_entries=2, segmenter="embedding", compressor="none", segment_window=2), runtime=RuntimeConfig(max_new_tokens=8))
     first, second = secom.new_session(), secom.new_session()
     for i in range(6):
         secom.respond(first, f"Fact {i}: my cat number {i} likes fish.", reply=f"Noted fact {i}.")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from rea_core import build_strategy, REAConfig, Resolution
+from rea_core import build_strategy, REAConfig, Resolution, RuntimeConfig
 from rea_core.types import ReplyForm
 from rea_core.backends import load_generator
 from rea_core.compression import AdapterMismatchError, latent_message, load_codec, save_codec, shipped_codec_dir
@@ -96,7 +96,7 @@ def test_training_checkpoints_and_resumes(tmp_path):
 def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
     assert shipped_codec_dir(models.generator.name) is not None, "the packaged backbone's codec must ship in rea_core/adapters/"
     assert models.codec is not None and models.codec.spec.n_latent == 8
-    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, max_new_tokens=16, recent_raw=0, recent_compressed=0, latent_replies=True))  # every exchange compressed, as latents
+    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, reply_form='latent'), runtime=RuntimeConfig(max_new_tokens=16))  # every exchange compressed, as latents
     session = rea.new_session()
     for turn in SESSION.turns[:2]:
         rea.respond(session, turn["user"], reply=turn["reply"])
@@ -114,7 +114,7 @@ def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
     reloaded = type(session).from_json(session.to_json())
     np.testing.assert_array_equal(reloaded.episodes.exchanges[2].latents, session.episodes.exchanges[2].latents)
 
-    vanilla = build_strategy("vanilla", models, REAConfig(max_new_tokens=8))  # same backbone, adapters off
+    vanilla = build_strategy("vanilla", models, runtime=RuntimeConfig(max_new_tokens=8))  # same backbone, adapters off
     plain = load_generator("packaged")
     msgs = [{"role": "user", "content": "Name a color."}]
     assert vanilla.generator.generate(msgs, max_new_tokens=8).text == plain.generate(msgs, max_new_tokens=8).text
@@ -126,7 +126,7 @@ def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
 
 
 def test_latent_scorer_scores_every_exchange(models):
-    rea = build_strategy("rea", models, REAConfig(scorer="latent", max_new_tokens=8))
+    rea = build_strategy("rea", models, REAConfig(scorer="latent"), runtime=RuntimeConfig(max_new_tokens=8))
     session = rea.new_session()
     for turn in SESSION.turns[:2]:
         rea.respond(session, turn["user"], reply=turn["reply"])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rea_core import build_strategy, REAConfig, SeComConfig
+from rea_core import build_strategy, REAConfig, RuntimeConfig, SeComConfig
 from rea_core.errors import CapabilityError, ServingError
 from rea_core.loading import Models
 from transformers_serve import Server  # tests/model/transformers_serve.py, shared with test_query_rewrite.py
@@ -39,9 +39,9 @@ def collect(strategy, session, text):
 
 def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(server, models):
     remote = Models(generator=server.generator(tokenizer=models.generator.tokenizer), embedder=models.embedder)
-    config = REAConfig(max_new_tokens=24, latent_replies=False)
+    config, runtime = REAConfig(reply_form="text"), RuntimeConfig(max_new_tokens=24)
     for name in ("vanilla", "rea"):
-        strategy = build_strategy(name, remote, config)
+        strategy = build_strategy(name, remote, config if name == "rea" else None, runtime=runtime)
         session = strategy.new_session()
         for text in ("From now on, answer in lowercase.", "What is the capital of France?"):
             pieces, result = collect(strategy, session, text)
@@ -49,7 +49,7 @@ def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(serv
             assert result.generation.ttft_s is not None and result.generation.token_source == "tokenizer"
         assert session.n_turns == 2
         if name == "vanilla":  # same weights, template and greedy decoding as the in-process generator
-            local = build_strategy("vanilla", models, REAConfig(max_new_tokens=24))
+            local = build_strategy("vanilla", models, runtime=RuntimeConfig(max_new_tokens=24))
             local_session = local.new_session()
             local_replies = [local.respond(local_session, ex.user).reply for ex in session.episodes.exchanges]
             assert local_replies == [ex.reply for ex in session.episodes.exchanges]
@@ -65,10 +65,10 @@ def test_without_a_tokenizer_counts_come_from_server_usage_and_say_so(server, mo
 def test_strategies_declare_what_the_server_cannot_provide(server, models):
     remote = Models(generator=server.generator(), embedder=models.embedder)
     with pytest.raises(CapabilityError, match="token_logprobs"):
-        build_strategy("secom", remote, REAConfig(secom=SeComConfig(compressor="ppl")))
+        build_strategy("secom", remote, SeComConfig(compressor="ppl"))
     with pytest.raises(CapabilityError, match="choice_logprobs.*no logprobs"):
         build_strategy("rea", remote, REAConfig(recognizer_stage2="llm"))
-    secom = build_strategy("secom", remote, REAConfig(max_new_tokens=8))  # auto: uncompressed units, said in the plan
+    secom = build_strategy("secom", remote, runtime=RuntimeConfig(max_new_tokens=8))  # auto: uncompressed units, said in the plan
     result = secom.respond(secom.new_session(), "I adopted a cat named Miso.")
     assert any("not compressed" in note for note in result.plan.notes)
 
@@ -88,7 +88,7 @@ def test_killing_the_server_mid_stream_leaves_the_session_unchanged(server, mode
     doomed = server
     try:
         remote = Models(generator=doomed.generator(tokenizer=models.generator.tokenizer), embedder=models.embedder)
-        rea = build_strategy("rea", remote, REAConfig(max_new_tokens=200))
+        rea = build_strategy("rea", remote, runtime=RuntimeConfig(max_new_tokens=200))
         session = rea.new_session()
         rea.respond(session, "From now on, answer in lowercase.")
         before = session.to_dict()

@@ -12,7 +12,7 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import build_strategy, REAConfig
+from rea_core import build_strategy, REAConfig, RuntimeConfig, Settings
 from rea_core.types import ReplyForm
 from rea_core.backends import load_generator
 from rea_core.compression import load_codec, shipped_codec_dir
@@ -24,7 +24,7 @@ from rea_core.session import ChatSession
 USER = "My sister Alice moved to Lisbon last spring for a job at a bakery."
 REPLY = "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastries."
 TURNS = [(USER, REPLY), ("She says the rent is high but the weather is great.", "Rents in Lisbon have risen a lot, but the mild climate makes up for it.")]
-OPTIMIZE = dict(codec_mode="optimize", optimize_steps=3, latent_replies=True, tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8)
+OPTIMIZE = dict(codec_mode="optimize", latent_fit=OptimizeConfig(max_steps=3), reply_form="latent", tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0)
 
 
 def test_optimized_latents_lower_the_reply_nll_below_the_user_only_control(models):
@@ -52,7 +52,7 @@ def test_recall_layout_fits_latents_read_one_turn_later(models):
 
 
 def test_optimized_latents_save_and_load_with_the_session(models):
-    rea = build_strategy("rea", models, REAConfig(**OPTIMIZE))
+    rea = build_strategy("rea", models, REAConfig(**OPTIMIZE), runtime=RuntimeConfig(max_new_tokens=8))
     assert rea.uses_latents and rea.latent_writer.key == "optimize-generate"
     session = rea.new_session()
     for user, reply in TURNS:
@@ -66,7 +66,7 @@ def test_optimized_latents_save_and_load_with_the_session(models):
         np.testing.assert_array_equal(a.latents, b.latents)
         assert a.meta == b.meta
     assert rea.catch_up_cost(loaded) == 0  # nothing to refit
-    encode = build_strategy("rea", models, REAConfig(**{**OPTIMIZE, "codec_mode": "encode"}))
+    encode = build_strategy("rea", models, REAConfig(**{**OPTIMIZE, "codec_mode": "encode"}), runtime=RuntimeConfig(max_new_tokens=8))
     assert encode.catch_up_cost(loaded) == 2  # the encoder's latents are another thing: rewritten, not reused
 
     # The next turn never waits for a whole fit: a stopped job returns its start, marked unfinished, and continues later.
@@ -84,8 +84,8 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
     shipped = models.codec.measurements
     assert shipped is not None, "the packaged codec ships measurements.json"
     best = max(("latent-encode", "text"), key=lambda k: shipped["forms"][k]["gap_share"])
-    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8))
-    assert rea.compressed_form.measure == best and rea.uses_latents == (best == "latent-encode")
+    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0), runtime=RuntimeConfig(max_new_tokens=8))
+    assert rea.reply_form.measure == best and rea.uses_latents == (best == "latent-encode")
 
     folder = tmp_path / "codec"  # the same codec with the opposite record
     shutil.copytree(shipped_codec_dir(models.generator.name), folder)
@@ -95,8 +95,8 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
     generator = load_generator("packaged")
     codec = load_codec(generator, folder)
     other = build_strategy("rea", models.__class__(generator=generator, embedder=models.embedder, codec=codec),
-                           REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8))
-    assert other.compressed_form.form == "latent" and other.compressed_form.gap_share == 0.9
+                           REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0), runtime=RuntimeConfig(max_new_tokens=8))
+    assert other.reply_form.form == "latent" and other.reply_form.gap_share == 0.9
     session = other.new_session()
     for user, reply in TURNS:
         other.respond(session, user, reply=reply)
@@ -105,12 +105,12 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
 
 
 def test_app_form_control_switches_the_form_and_the_chip_says_it(models):
-    engine = AppEngine(models=models, config=REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, max_new_tokens=8))
+    engine = AppEngine(models=models, settings=Settings(rea=REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0), runtime=RuntimeConfig(max_new_tokens=8)))
     column = engine.new_column("rea")
     for user, reply in TURNS:
         handlers.respond_column(engine, column, user, 0.0, 1.0, reply=reply)
     for form, chip, reply_form in (("latent", "8 latent vectors", ReplyForm.LATENT), ("text", "text-compressed", ReplyForm.TEXT_COMPRESSED)):
-        handlers.set_compressed_form([column], form)
+        handlers.set_reply_form([column], form)
         handlers.respond_column(engine, column, "Where does Alice work?", 0.0, 1.0, reply="At a bakery.")
         assert column.error == ""
         assert {s.reply_form for s in column.last.plan.exchanges()} == {reply_form}

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from rea_core import build_strategy, REAConfig
+from rea_core import build_strategy, REAConfig, RuntimeConfig
 from rea_core.loading import Models
 from transformers_serve import Server  # tests/model/transformers_serve.py
 
@@ -33,8 +33,8 @@ def server(tmp_path_factory):
 
 def test_rea_rewrites_the_query_through_the_server_and_falls_back_when_it_is_gone(server, models):
     remote = Models(generator=server.generator(tokenizer=models.generator.tokenizer), embedder=models.embedder)
-    config = REAConfig(max_new_tokens=12, latent_replies=False, query_rewrite=True, rewrite_turns=2)
-    rea = build_strategy("rea", remote, config)
+    config = REAConfig(reply_form="text", query_rewrite=True, rewrite_turns=2)
+    rea = build_strategy("rea", remote, config, runtime=RuntimeConfig(max_new_tokens=12))
     plain = rea.with_config(replace(config, query_rewrite=False))
     session = rea.new_session()
     for user, reply in HISTORY:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import REAConfig, Resolution
+from rea_core import REAConfig, Resolution, RuntimeConfig, Settings
 from rea_core.methods.rea.config import default_thresholds
 from rea_core.evals import retrieval as R
 from rea_core.methods.rea.strategy import REAStrategy
@@ -21,7 +21,7 @@ HISTORY = [
 
 
 def strategy(models, **overrides) -> REAStrategy:
-    return REAStrategy(models.generator, models.embedder, REAConfig(**overrides), recognizer=None, codec=None)
+    return REAStrategy(models.generator, models.embedder, REAConfig(**overrides), runtime=RuntimeConfig(), recognizer=None, codec=None)
 
 
 def decisions_for(s: REAStrategy, query: str, history=HISTORY):
@@ -66,7 +66,7 @@ def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
     (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert row["turns"][4]["needed"] == [0] and row["id"] == "cafe"
     cases = R.load_needed_jsonl(out)
-    results = R.evaluate(models, REAConfig(), cases, ["rea", "rea-first-release", "recency"], tmp_path / "run", dataset="marks")
+    results = R.evaluate(models, Settings(), cases, ["rea", "rea-first-release", "recency"], tmp_path / "run", dataset="marks")
     assert results["policies"]["rea"]["all_kept"] == 1.0
     assert results["policies"]["rea-first-release"]["all_kept"] == 0.0  # the miss that was marked
     assert (tmp_path / "run" / "report.html").exists()
@@ -78,7 +78,7 @@ def test_app_and_cli_use_the_calibrated_defaults(models, tmp_path):
     from rea_core.cli.common import config_from_options
 
     cli = config_from_options(tau_low=None, tau_high=None)
-    engine = AppEngine(models=models, config=REAConfig(), database_url=f"sqlite:///{tmp_path / 'a.db'}")
+    engine = AppEngine(models=models, settings=Settings(), database_url=f"sqlite:///{tmp_path / 'a.db'}")
     rea = engine.strategy("rea").config
     for cfg in (cli, rea):
         assert (cfg.tau_low, cfg.tau_high) == default_thresholds(cfg.scorer)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rea_core import build_strategy, REAConfig
+from rea_core import build_strategy, REAConfig, RuntimeConfig
 from rea_core.types import InstructionEntry
 
 CASES = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "rea_core" / "data" / "revocation_set.jsonl").read_text().splitlines() if line.strip()]
@@ -17,7 +17,7 @@ CASES = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "re
 
 @pytest.fixture(scope="module")
 def rea(models):
-    return build_strategy("rea", models, REAConfig(max_new_tokens=8))
+    return build_strategy("rea", models, runtime=RuntimeConfig(max_new_tokens=8))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -10,7 +10,7 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import REAConfig
+from rea_core import REAConfig, RuntimeConfig, Settings
 from rea_core.session import load_sessions
 
 INSTRUCTION = "From now on, answer in lowercase."
@@ -18,7 +18,7 @@ INSTRUCTION = "From now on, answer in lowercase."
 
 @pytest.fixture(scope="module")
 def engine(models, tmp_path_factory):
-    return AppEngine(models=models, config=REAConfig(max_new_tokens=8), database_url=f"sqlite:///{tmp_path_factory.mktemp('save') / 'a.db'}")
+    return AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=f"sqlite:///{tmp_path_factory.mktemp('save') / 'a.db'}")
 
 
 def chat(*args, stdin: str):

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import build_strategy, COMEDYConfig, REAConfig, SeComConfig
+from rea_core import build_strategy, COMEDYConfig, REAConfig, RuntimeConfig, SeComConfig
 from rea_core.methods.secom.compressor import PerplexityCompressor
 from rea_core.methods.secom.segmenter import TopicSegmenter, validate_spans
 from rea_core.session import ChatSession
@@ -33,7 +33,7 @@ def replay(strategy, turns):
 
 
 def test_secom_segments_cover_every_turn_once_in_order(models):
-    secom = build_strategy("secom", models, REAConfig(max_new_tokens=16, secom=SeComConfig(segmenter="embedding", segment_window=3)))
+    secom = build_strategy("secom", models, SeComConfig(segmenter="embedding", segment_window=3), runtime=RuntimeConfig(max_new_tokens=16))
     session, _ = replay(secom, TURNS)
     units = secom.units(session)
     spans = [(u["start"], u["end"]) for u in units]
@@ -45,7 +45,7 @@ def test_secom_segments_cover_every_turn_once_in_order(models):
     assert sum(s.resolution.value != "omit" for s in memory) == min(3, len(memory))  # top-N retrieved
     assert sorted(d.turn for d in decisions) == list(range(len(TURNS)))
     assert any("SeCom:" in n for n in plan.notes)
-    dense = secom.with_config(replace(secom.config, secom=replace(secom.config.secom, retriever="dense")))  # the MiniLM retriever, same units
+    dense = secom.with_config(replace(secom.config, retriever="dense"))  # the MiniLM retriever, same units
     plan_d, _ = dense.build_context(session, "What should the kitten eat?")
     picked = [s.turns for s in plan_d.segments if s.kind.value == "memory" and s.resolution.value != "omit"]
     assert len(picked) == min(3, len(memory)) and any(3 in t for t in picked) and "dense" in plan_d.notes[0]
@@ -72,7 +72,7 @@ def test_compressed_units_are_shorter_and_keep_named_entities(models):
 
 
 def test_comedy_memory_has_three_parts_after_two_sessions(models):
-    comedy = build_strategy("comedy", models, REAConfig(max_new_tokens=16, comedy=COMEDYConfig(session_turns=2, memory_tokens=48)))
+    comedy = build_strategy("comedy", models, COMEDYConfig(session_turns=2, memory_tokens=48), runtime=RuntimeConfig(max_new_tokens=16))
     session, _ = replay(comedy, TURNS[:5])
     memory = session.memory
     assert [(s["start"], s["end"]) for s in memory["sessions"]] == [(0, 1), (2, 3)] and memory["session_start"] == 4
@@ -90,7 +90,7 @@ def test_comedy_parse_failure_falls_back_and_says_so(models):
     from app.views.prompt import render_prompt_view
 
     # 8 new tokens cannot hold "User Description: ...###Relationship Description: ...###Event Description: ..."
-    comedy = build_strategy("comedy", models, REAConfig(max_new_tokens=8, comedy=COMEDYConfig(session_turns=2, memory_tokens=8)))
+    comedy = build_strategy("comedy", models, COMEDYConfig(session_turns=2, memory_tokens=8), runtime=RuntimeConfig(max_new_tokens=8))
     session, _ = replay(comedy, TURNS[:2])
     assert session.memory["compressive"]["method"] == "rule"
     result = comedy.respond(session, "Do you remember my trip?")  # generated: the chat goes on
@@ -99,7 +99,7 @@ def test_comedy_parse_failure_falls_back_and_says_so(models):
 
 
 def test_save_load_and_undo_keep_strategy_memory(models, tmp_path):
-    for name, config in (("secom", REAConfig(secom=SeComConfig(segmenter="embedding", segment_window=2))), ("comedy", REAConfig(comedy=COMEDYConfig(session_turns=2, memory_tokens=16)))):
+    for name, config in (("secom", SeComConfig(segmenter="embedding", segment_window=2)), ("comedy", COMEDYConfig(session_turns=2, memory_tokens=16))):
         strategy = build_strategy(name, models, config)
         session, _ = replay(strategy, TURNS[:4])
         loaded = ChatSession.load(session.save(tmp_path / f"{name}.json"))

@@ -7,7 +7,7 @@ import numpy as np
 
 import pytest
 
-from rea_core import build_strategy, ChatSession, REAConfig, Resolution
+from rea_core import build_strategy, ChatSession, REAConfig, Resolution, RuntimeConfig
 from rea_core.errors import InputError
 from rea_core.types import SegmentKind
 
@@ -20,12 +20,12 @@ HISTORY = [
 
 @pytest.fixture()
 def rea(models):
-    return build_strategy("rea", models, REAConfig(max_new_tokens=24))
+    return build_strategy("rea", models, runtime=RuntimeConfig(max_new_tokens=24))
 
 
 @pytest.fixture()
 def vanilla(models):
-    return build_strategy("vanilla", models, REAConfig(max_new_tokens=24))
+    return build_strategy("vanilla", models, runtime=RuntimeConfig(max_new_tokens=24))
 
 
 def replay(strategy, session):
@@ -43,7 +43,7 @@ def test_bad_messages_store_nothing(rea, bad):
 
 
 def test_message_limit_is_configurable(models):
-    strat = build_strategy("rea", models, REAConfig(max_message_chars=10))
+    strat = build_strategy("rea", models, runtime=RuntimeConfig(max_message_chars=10))
     with pytest.raises(InputError, match="over the limit of 10"):
         strat.respond(strat.new_session(), "x" * 11)
 
@@ -111,7 +111,7 @@ def test_trained_stage_two_is_the_default_and_the_llm_stays_available(rea, model
     # Issue 16 changed the default stage 2 from the few-shot LLM to the shipped trained classifier.
     rec = rea.recognizer.recognize("Always answer in French.")
     assert rec.stage == "trained" and rec.label == "global" and rec.score >= rea.recognizer.trained.threshold
-    llm = build_strategy("rea", models, REAConfig(max_new_tokens=24, recognizer_stage2="llm"))
+    llm = build_strategy("rea", models, REAConfig(recognizer_stage2="llm"), runtime=RuntimeConfig(max_new_tokens=24))
     rec = llm.recognizer.recognize("Always answer in French.")
     assert rec.stage == "classifier" and 0.0 <= rec.score <= 1.0 and rec.label in ("global", "other")
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import build_strategy, REAConfig
+from rea_core import build_strategy, REAConfig, RuntimeConfig, Settings
 from rea_core.backends.hf import HFGenerator
 from rea_core.backends.kv_cache import CacheLimits
 from rea_core.loading import Models
@@ -42,9 +42,9 @@ def run(strategy, turns):
 
 @pytest.mark.parametrize("name", ["vanilla", "rea"])
 def test_greedy_replies_identical_with_and_without_kv_reuse(models, name):
-    config = REAConfig(max_new_tokens=16)
-    plain = run(build_strategy(name, models, config), TURNS)
-    cached = run(build_strategy(name, models, replace(config, kv_reuse=True)), TURNS)
+    runtime = RuntimeConfig(max_new_tokens=16, kv_reuse=False)
+    plain = run(build_strategy(name, models, runtime=runtime), TURNS)
+    cached = run(build_strategy(name, models, runtime=replace(runtime, kv_reuse=True)), TURNS)
     assert [r.reply for r in cached] == [r.reply for r in plain]
     assert all(r.generation.reused_tokens == 0 for r in plain)
     reused = [r.generation.reused_tokens for r in cached]
@@ -56,7 +56,7 @@ def test_greedy_replies_identical_with_and_without_kv_reuse(models, name):
 
 def test_slid_window_falls_back_to_full_prefill_and_says_so(models):
     small = Models(generator=sibling(models, context_window=120), embedder=models.embedder)
-    vanilla = build_strategy("vanilla", small, REAConfig(max_new_tokens=16, kv_reuse=True))
+    vanilla = build_strategy("vanilla", small, runtime=RuntimeConfig(max_new_tokens=16, kv_reuse=True))
     results = run(vanilla, TURNS[:5])
     slid = [r for r in results if r.truncated_tokens]
     assert slid, "the conversation should outgrow a 120-token window"
@@ -72,7 +72,7 @@ def vanilla_stats(result) -> str:
 
 def test_cache_is_bounded_by_sessions_and_bytes(models):
     g = sibling(models, cache_limits=CacheLimits(max_sessions=2, max_bytes=64 * 2**20))
-    vanilla = build_strategy("vanilla", Models(generator=g, embedder=models.embedder), REAConfig(max_new_tokens=4, kv_reuse=True))
+    vanilla = build_strategy("vanilla", Models(generator=g, embedder=models.embedder), runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=True))
     sessions = [vanilla.new_session() for _ in range(3)]
     for i, s in enumerate(sessions):
         vanilla.respond(s, f"Say the number {i}.")
@@ -81,7 +81,7 @@ def test_cache_is_bounded_by_sessions_and_bytes(models):
     assert set(usage) == {vanilla.cache_key(s) for s in sessions[1:]}  # one entry per session, keyed by session
     one = max(usage.values())
     tight = sibling(models, cache_limits=CacheLimits(max_sessions=8, max_bytes=one + one // 2))
-    v2 = build_strategy("vanilla", Models(generator=tight, embedder=models.embedder), REAConfig(max_new_tokens=4, kv_reuse=True))
+    v2 = build_strategy("vanilla", Models(generator=tight, embedder=models.embedder), runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=True))
     for i in range(3):
         v2.respond(v2.new_session(), f"Say the number {i}.")
     assert sum(tight.prefix_cache.usage().values()) <= one + one // 2 and len(tight.prefix_cache) == 1
@@ -89,7 +89,7 @@ def test_cache_is_bounded_by_sessions_and_bytes(models):
 
 @pytest.mark.parametrize("name", ["vanilla", "rea"])
 def test_stream_pieces_make_the_reply_and_a_stopped_reply_changes_nothing(models, name):
-    strategy = build_strategy(name, models, REAConfig(max_new_tokens=32, kv_reuse=True))
+    strategy = build_strategy(name, models, runtime=RuntimeConfig(max_new_tokens=32, kv_reuse=True))
     session = strategy.new_session()
     pieces = []
     for item in strategy.respond_stream(session, "From now on, answer in lowercase."):
@@ -115,7 +115,7 @@ def test_app_streams_both_columns_and_stop_keeps_the_conversation(models):
     from app import handlers
     from app.state import AppEngine
 
-    engine = AppEngine(models=models, config=REAConfig(max_new_tokens=48, kv_reuse=True))
+    engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=48, kv_reuse=True)))
     columns = [engine.new_column("rea"), engine.new_column("vanilla")]
     snapshots = list(handlers.stream_columns(engine, columns, "Name three colors.", 0.2, 0.36, threading.Event()))
     assert any(p[0] for p in snapshots[:-1]) and any(p[1] for p in snapshots[:-1])  # partial replies before the end

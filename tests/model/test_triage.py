@@ -6,6 +6,7 @@ from annotations import create_db_engine, session_factory, store_items, triage, 
 from annotations.io import ImportRow
 from rea_core.recognizer import OTHER, InstructionRecognizer, build_recognizer, rule_stage
 from rea_core.recognizer.trained import fit
+from rea_core import RuntimeConfig, Settings
 
 GATE_STOPPED_GLOBAL = "Detective mode."  # no cue of any gate family, yet a standing wish
 
@@ -81,7 +82,7 @@ def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_in
     from rea_core.recognizer import GLOBAL
     from rea_core.recognizer.metrics import decision_threshold, recognizer_scores
 
-    engine = AppEngine(models=models, config=REAConfig(max_new_tokens=8), database_url=f"sqlite:///{tmp_path / 'review.db'}")
+    engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=f"sqlite:///{tmp_path / 'review.db'}")
     with engine.db() as s:
         store_items.import_rows(s, [ImportRow(t, labels=[("alice", lab)]) for t, lab in STUDIO_LABELS], source="studio")
     version = train_from_store(engine.db, models.embedder, created_by="alice")

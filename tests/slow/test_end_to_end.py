@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from rea_core import build_strategy, REAConfig
+from rea_core import build_strategy, REAConfig, RuntimeConfig
 from rea_core.types import SegmentKind
 
 pytestmark = pytest.mark.slow
@@ -38,8 +38,8 @@ ORDINARY = [
 
 
 def test_instruction_survives_twenty_turns_and_rea_prompt_stays_short(models):
-    config = REAConfig(max_new_tokens=48)
-    rea, vanilla = build_strategy("rea", models, config), build_strategy("vanilla", models, config)
+    runtime = RuntimeConfig(max_new_tokens=48)
+    rea, vanilla = build_strategy("rea", models, runtime=runtime), build_strategy("vanilla", models, runtime=runtime)
     s_rea, s_van = rea.new_session(), vanilla.new_session()
     first = rea.respond(s_rea, INSTRUCTION)
     assert first.recognition.is_global

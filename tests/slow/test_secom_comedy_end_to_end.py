@@ -4,7 +4,7 @@ BM25; COMEDY sessions closing mid-conversation)."""
 
 import pytest
 
-from rea_core import build_strategy, COMEDYConfig, REAConfig, SeComConfig
+from rea_core import build_strategy, COMEDYConfig, REAConfig, RuntimeConfig, SeComConfig
 
 pytestmark = pytest.mark.slow
 
@@ -23,11 +23,11 @@ CONVERSATION = [
 
 
 @pytest.mark.parametrize("name, config", [
-    ("secom", REAConfig(max_new_tokens=24, secom=SeComConfig(segment_window=4))),
-    ("comedy", REAConfig(max_new_tokens=24, comedy=COMEDYConfig(session_turns=4, memory_tokens=64))),
+    ("secom", SeComConfig(segment_window=4)),
+    ("comedy", COMEDYConfig(session_turns=4, memory_tokens=64)),
 ])
 def test_ten_turns_end_to_end(models, name, config):
-    strategy = build_strategy(name, models, config)
+    strategy = build_strategy(name, models, config, runtime=RuntimeConfig(max_new_tokens=24))
     session = strategy.new_session()
     results = [strategy.respond(session, text) for text in CONVERSATION]
     assert session.n_turns == 10 and all(r.generated and r.reply.strip() for r in results)

@@ -113,8 +113,8 @@ def test_choose_form_follows_the_measurements_record():
     record["forms"]["latent-optimize-generate"] = {"gap_share": 0.77}  # a tie goes to the latents (fewer positions)
     assert choose_form(record, writer_key="optimize-generate").form == "latent"
     assert choose_form(record, writer_key="optimize-none").form == "text"  # never measured: not chosen
-    assert choose_form(record, writer_key="encode", forced=True).form == "latent"
-    assert choose_form(record, writer_key="optimize-generate", forced=False).form == "text"
+    assert choose_form(record, writer_key="encode", forced="latent").form == "latent"
+    assert choose_form(record, writer_key="optimize-generate", forced="text").form == "text"
     assert choose_form(None, writer_key="encode").form == "latent"  # no record: the codec, as before
     with pytest.raises(ValueError, match="text_form"):
         choose_form(record, writer_key="encode", text_form="middle")

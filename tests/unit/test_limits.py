@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from rea_core import load_conversations, REAError
+from rea_core import load_conversations, REAError, Settings
 from rea_core.errors import DataFormatError
 from rea_core.limits import Limits, LRUCache
 from rea_core.memory.episodic import _encode_array
@@ -18,13 +18,13 @@ from rea_core.types import Decision, PromptPlan, Resolution
 
 
 def test_limits_from_env_and_bad_values():
-    limits = Limits.from_env({"REA_MAX_TURNS": "50", "REA_MAX_UPLOAD_MB": "0.5"})
+    limits = Settings.from_env({"REA_MAX_TURNS": "50", "REA_MAX_UPLOAD_MB": "0.5"}).limits
     assert limits.max_turns == 50 and limits.max_upload_bytes == 512 * 1024
-    assert Limits.from_env({}).max_turns == 1000
+    assert Settings.from_env({}).limits.max_turns == 1000
     with pytest.raises(REAError, match="REA_QUEUE_SIZE"):
-        Limits.from_env({"REA_QUEUE_SIZE": "many"})
+        Settings.from_env({"REA_QUEUE_SIZE": "many"})
     with pytest.raises(REAError, match="REA_MAX_TURNS must be positive"):
-        Limits.from_env({"REA_MAX_TURNS": "0"})
+        Settings.from_env({"REA_MAX_TURNS": "0"})
     assert {row[0] for row in Limits.table()} >= {"REA_MAX_UPLOAD_MB", "REA_MAX_TURNS", "REA_QUEUE_SIZE", "REA_HEATMAP_ROWS", "REA_TEMP_TTL_S"}
 
 
@@ -153,7 +153,7 @@ def test_readme_limits_table_lists_every_limit():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Limits"):readme.index("## Evaluations")]
+    table = readme[readme.index("### Settings"):readme.index("## Evaluations")]
     for env, _, default in Limits.table():
         assert f"| `{env}` |" in table and f"| {default:g} |" in table, env
 
@@ -169,7 +169,7 @@ def test_duty_cycle_pauses_in_proportion_to_work():
     DutyCycle(1.0, sleep=slept.append)(2, 10)
     assert len(slept) == 1  # a share of 1 never pauses
     with pytest.raises(REAError, match="REA_TRACE_SHARE must be positive and at most 1"):
-        Limits.from_env({"REA_TRACE_SHARE": "1.5"})
+        Settings.from_env({"REA_TRACE_SHARE": "1.5"})
 
 
 def test_loaded_log_fields_are_escaped_and_manual_instructions_limited():

@@ -83,7 +83,7 @@ def test_im_restated_next_to_the_query_and_extractive_compression():
     moon = Exchange(1, "Tell me about the Moon.", "The Moon is bright. It is 384,400 km away from Earth. Tides follow it. " + " ".join(["word"] * 30))
     p = build_prompt_plan(query="How far away is the Moon from Earth?", exchanges=[EXCHANGES[0], moon, EXCHANGES[2]], decisions=DECISIONS,
                           instructions=["From now on, answer in lowercase."], count_tokens=count_words, system_prompt="You are helpful.",
-                          text_compress_words=8, compressed_form="extractive", im_placement="query")
+                          text_compress_words=8, text_compression="extractive", im_placement="query")
     messages = render_messages(p)
     assert "From now on, answer in lowercase." in messages[0]["content"]  # still the system prefix
     assert messages[-1]["content"].endswith("How far is it?") is False and "answer in lowercase" in messages[-1]["content"]

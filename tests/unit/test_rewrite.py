@@ -9,7 +9,7 @@ import logging
 import pytest
 from typer.testing import CliRunner
 
-from rea_core import REAConfig
+from rea_core import REAConfig, Settings
 from rea_core.errors import ServingError
 from rea_core.cli.main import app
 from rea_core.memory.episodic import Exchange
@@ -95,19 +95,19 @@ def test_nothing_to_resolve_makes_no_model_call():
 def test_settings_default_off_validate_and_come_from_the_environment(monkeypatch):
     cfg = REAConfig()
     assert cfg.query_rewrite is False and cfg.rewrite_turns == 3
-    assert REAConfig.from_dict(cfg.to_dict()) == cfg
+    assert Settings.from_dict(Settings(rea=cfg).to_dict()).rea == cfg
     with pytest.raises(ValueError, match="rewrite_turns"):
         REAConfig(rewrite_turns=0)
     monkeypatch.setenv("REA_QUERY_REWRITE", "true")
     monkeypatch.setenv("REA_REWRITE_TURNS", "5")
-    assert REAConfig.from_env().query_rewrite is True and REAConfig.from_env().rewrite_turns == 5
-    assert REAConfig.from_env(query_rewrite=False).query_rewrite is False  # --no-query-rewrite beats the environment
+    assert Settings.from_env().rea.query_rewrite is True and Settings.from_env().rea.rewrite_turns == 5
+    assert Settings.from_env(rea={"query_rewrite": False}).rea.query_rewrite is False  # --no-query-rewrite beats the environment
     for raw, value in (("1", True), ("0", False), ("FALSE", False), ("on", True)):
         monkeypatch.setenv("REA_QUERY_REWRITE", raw)
-        assert REAConfig.from_env().query_rewrite is value
+        assert Settings.from_env().rea.query_rewrite is value
     monkeypatch.setenv("REA_QUERY_REWRITE", "maybe")
     with pytest.raises(ValueError, match="REA_QUERY_REWRITE"):
-        REAConfig.from_env()
+        Settings.from_env()
 
 
 def test_cli_takes_the_flag_and_reports_a_bad_environment_value_before_loading_a_model(tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from rea_core import REAConfig
+from rea_core import REAConfig, Settings
 from rea_core.evals.segmentation import boundary_sequence, default_gold_path, default_k, load_gold, pk, window_diff
 from rea_core.methods.comedy.memory import (
     MemoryParseError,
@@ -172,13 +172,13 @@ def test_compressive_parse_and_rule_have_three_parts():
 ])
 def test_config_rejects(bad):
     with pytest.raises(ValueError):
-        REAConfig.from_dict(bad)  # the flat names of saved configs map into REAConfig.secom / .comedy
+        Settings.from_dict(bad)  # the flat names of saved configs map into Settings.secom / .comedy
 
 
 def test_defaults_follow_the_papers():
-    c = REAConfig()
+    c = Settings()
     assert c.secom.compress_rate == 0.75 and c.secom.retriever == "bm25" and c.secom.segmenter == "llm"
-    assert REAConfig.from_dict(c.to_dict()) == c
+    assert Settings.from_dict(c.to_dict()) == c
     assert {"secom", "comedy"} <= set(available_strategies())
 
 
