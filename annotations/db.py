@@ -25,12 +25,11 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from rea_core.settings import StoreSettings
+
 if TYPE_CHECKING:  # alembic loads only when migrating
     from alembic.config import Config
 
-ENV_DATABASE_URL = "REA_DATABASE_URL"
-ENV_DATA_DIR = "REA_DATA_DIR"
-DEFAULT_DATA_DIR = Path("~/.local/share/rea-studio")
 DEFAULT_DB_FILENAME = "rea-studio.db"
 # How long a writer waits for another writer's lock before giving up; long
 # enough to ride out a concurrent commit, short enough to report a stuck lock.
@@ -69,10 +68,10 @@ def database_url(explicit: str | None = None) -> str:
     """
     if explicit:
         return explicit
-    from_env = os.environ.get(ENV_DATABASE_URL)
-    if from_env:
-        return from_env
-    data_dir = Path(os.environ.get(ENV_DATA_DIR) or DEFAULT_DATA_DIR).expanduser().resolve()
+    store = StoreSettings.current()
+    if store.database_url:
+        return store.database_url
+    data_dir = store.data_dir.resolve()
     if not data_dir.exists():
         data_dir.mkdir(parents=True, mode=0o700)  # owner-only: it holds everyone's labels
     return f"sqlite:///{data_dir / DEFAULT_DB_FILENAME}"

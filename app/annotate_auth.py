@@ -5,13 +5,13 @@ text box; roles come from the server's configuration (``REA_ADJUDICATORS``).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
 
 from rea_core import REAError
+from rea_core.settings import AuthSettings
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,14 @@ def local_accounts() -> list[tuple[str, str, str]]:
     Raises:
         AuthConfigError: An unreadable file, a malformed entry or an unknown role (never silently an annotator).
     """
-    path = os.environ.get("REA_AUTH_FILE")
+    settings = AuthSettings.current()
+    path = settings.auth_file
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
     except (OSError, UnicodeDecodeError) as exc:
         raise AuthConfigError(f"REA_AUTH_FILE {path}: cannot be read ({exc})") from exc
     accounts = [_account(x, with_role=True) for x in lines if x.strip() and not x.lstrip().startswith("#")]
-    return accounts + [_account(x, with_role=False) for x in _split(os.environ.get("REA_AUTH"))]
+    return accounts + [_account(x, with_role=False) for x in _split(settings.auth)]
 
 
 def gradio_auth() -> list[tuple[str, str]] | None:
@@ -74,15 +75,17 @@ def gradio_auth() -> list[tuple[str, str]] | None:
 
 def on_spaces_with_oauth() -> bool:
     """True on a Hugging Face Space with ``hf_oauth: true`` (the Space sets these variables)."""
-    return bool(os.environ.get("SPACE_ID") and os.environ.get("OAUTH_CLIENT_ID"))
+    settings = AuthSettings.current()
+    return bool(settings.space_id and settings.oauth_client_id)
 
 
 def sign_in_configured() -> bool:
-    return on_spaces_with_oauth() or bool(os.environ.get("REA_AUTH") or os.environ.get("REA_AUTH_FILE"))
+    settings = AuthSettings.current()
+    return on_spaces_with_oauth() or bool(settings.auth or settings.auth_file)
 
 
 def role_of(name: str) -> str:
-    adjudicators = set(_split(os.environ.get("REA_ADJUDICATORS")))
+    adjudicators = set(_split(AuthSettings.current().adjudicators))
     try:
         adjudicators |= {n for n, _, role in local_accounts() if role == "adjudicator"}
     except (OSError, ValueError):
@@ -95,7 +98,7 @@ def identity(request: gr.Request | None, profile: gr.OAuthProfile | None) -> Ide
     name = None
     if profile is not None and on_spaces_with_oauth():
         name = profile.username
-        allowed = _split(os.environ.get("REA_ANNOTATORS"))
+        allowed = _split(AuthSettings.current().annotators)
         if allowed and name not in allowed:
             return None
     elif request is not None and getattr(request, "username", None):

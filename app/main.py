@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from html import escape
-from pathlib import Path
 
 import gradio as gr
 

@@ -33,8 +33,8 @@ from gradio_client import Client, handle_file  # noqa: E402
 
 from app import handlers  # noqa: E402
 from app.main import launch  # noqa: E402
-from app.state import AppEngine, ColumnState  # noqa: E402
-from rea_core import load_models, REAConfig, RuntimeConfig, Settings
+from app.state import AppEngine  # noqa: E402
+from rea_core import load_models, RuntimeConfig, Settings
 
 TOPICS = ["gardening", "chess openings", "the French revolution", "bread baking", "jazz piano", "volcanoes", "marathon training", "tax forms",
           "black holes", "knitting", "sourdough", "the Roman empire", "python decorators", "coffee roasting", "sailing knots", "bird migration"]

@@ -19,7 +19,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main() -> None:
-    from rea_core import build_strategy, load_models, REAConfig
+    from rea_core import build_strategy, load_models
     from rea_core.evals.adherence import load_cases
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

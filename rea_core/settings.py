@@ -141,6 +141,11 @@ class StoreSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", Path(self.data_dir).expanduser())
 
+    @classmethod
+    def current(cls) -> StoreSettings:
+        """The store settings as the environment holds them now (each ``rea annotations`` command reads them)."""
+        return read_section(cls, os.environ)
+
 
 @dataclass(frozen=True)
 class AuthSettings:
@@ -166,6 +171,7 @@ class AuthSettings:
 
     @classmethod
     def current(cls) -> AuthSettings:
+        """The sign-in settings as the environment holds them now."""
         return read_section(cls, os.environ)
 
 
@@ -368,3 +374,18 @@ def use_offline_hub() -> None:
 def hub_offline() -> bool:
     """Whether the Hugging Face hub is switched off (``HF_HUB_OFFLINE=1``): nothing can be fetched."""
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in FLAG_TRUE
+
+
+TABLE_BEGIN, TABLE_END = "<!-- settings-table:begin -->", "<!-- settings-table:end -->"
+
+
+def write_readme_table(readme: Path) -> bool:
+    """Put ``settings_table()`` between the README's markers; True when the file changed."""
+    text = readme.read_text(encoding="utf-8")
+    head, _, rest = text.partition(TABLE_BEGIN)
+    _, _, tail = rest.partition(TABLE_END)
+    new = f"{head}{TABLE_BEGIN}\n{settings_table()}{TABLE_END}{tail}"
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+

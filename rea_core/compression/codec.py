@@ -30,7 +30,7 @@ import numpy as np
 
 from ..backends.base import Message
 from ..types import Generation
-from ..reconstruction import LATENT_CLOSE, LATENT_OPEN, SLOT as _SLOT, latent_message  # the prompt format of a latent reply
+from ..reconstruction import SLOT as _SLOT, latent_message  # the prompt format of a latent reply
 
 if TYPE_CHECKING:
     from .background import BackgroundCompressor

@@ -27,7 +27,8 @@ from .report import write_report, write_results
 from ..memory.episodic import EpisodicMemory
 from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
 from ..text import extract_relevant, text_compress
-from ..compression.codec import GENERATE, LATENT_CLOSE, LATENT_OPEN, DualLoRACodec, latent_message
+from ..compression.codec import GENERATE, DualLoRACodec, latent_message
+from ..reconstruction import LATENT_CLOSE, LATENT_OPEN
 from ..compression.optimize import OptimizeConfig, decode_optimized, optimize_latents
 from ..training.codec_data import Session
 

@@ -19,7 +19,6 @@ def studio(models, tmp_path_factory):
     from annotations.io import ImportRow
     from app.main import launch
     from app.state import AppEngine
-    from rea_core import REAConfig
     from tests.conftest import _free_port
 
     db = f"sqlite:///{tmp_path_factory.mktemp('studio') / 'studio.db'}"

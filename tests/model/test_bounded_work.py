@@ -12,7 +12,7 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import REAConfig, RuntimeConfig, SeComConfig, Settings
+from rea_core import RuntimeConfig, SeComConfig, Settings
 from rea_core.errors import DataFormatError
 from rea_core.limits import Limits
 from rea_core.memory.episodic import _encode_array

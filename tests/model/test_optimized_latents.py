@@ -115,5 +115,5 @@ def test_app_form_control_switches_the_form_and_the_chip_says_it(models):
         assert column.error == ""
         assert {s.reply_form for s in column.last.plan.exchanges()} == {reply_form}
         view = handlers.column_views(engine, column, 0.0, 1.0)[0]
-        assert f'<span class="rea-chip"' in view and f">{chip}</span>" in view
+        assert '<span class="rea-chip"' in view and f">{chip}</span>" in view
         assert ("8 latent vectors" in view) == (form == "latent")

@@ -10,7 +10,7 @@ import pytest
 
 from app import handlers
 from app.state import AppEngine
-from rea_core import REAConfig, RuntimeConfig, Settings
+from rea_core import RuntimeConfig, Settings
 from rea_core.session import load_sessions
 
 INSTRUCTION = "From now on, answer in lowercase."

@@ -7,9 +7,8 @@ Replayed turns (``reply=...``) keep these fast: the memory work (segmenting, com
 
 from dataclasses import replace
 
-import pytest
 
-from rea_core import build_strategy, COMEDYConfig, REAConfig, RuntimeConfig, SeComConfig
+from rea_core import build_strategy, COMEDYConfig, RuntimeConfig, SeComConfig
 from rea_core.methods.secom.compressor import PerplexityCompressor
 from rea_core.methods.secom.segmenter import TopicSegmenter, validate_spans
 from rea_core.session import ChatSession

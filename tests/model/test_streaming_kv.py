@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import build_strategy, REAConfig, RuntimeConfig, Settings
+from rea_core import build_strategy, RuntimeConfig, Settings
 from rea_core.backends.hf import HFGenerator
 from rea_core.backends.kv_cache import CacheLimits
 from rea_core.loading import Models

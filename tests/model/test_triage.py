@@ -78,7 +78,6 @@ def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_in
     from app import review_handlers
     from app.state import AppEngine
     from annotations.training import train_from_store, validation_rows
-    from rea_core import REAConfig
     from rea_core.recognizer import GLOBAL
     from rea_core.recognizer.metrics import decision_threshold, recognizer_scores
 

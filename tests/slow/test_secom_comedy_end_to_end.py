@@ -4,7 +4,7 @@ BM25; COMEDY sessions closing mid-conversation)."""
 
 import pytest
 
-from rea_core import build_strategy, COMEDYConfig, REAConfig, RuntimeConfig, SeComConfig
+from rea_core import build_strategy, COMEDYConfig, RuntimeConfig, SeComConfig
 
 pytestmark = pytest.mark.slow
 

@@ -1,8 +1,8 @@
-"""The library's dependency direction (issue 11): app and annotations depend on rea_core, never the reverse,
+"""The library's dependency direction: app and annotations depend on rea_core, never the reverse,
 and rea_core's modules import one another without cycles.
 
-Every import counts, also those inside functions (a lazy import is still a dependency); only
-``if TYPE_CHECKING:`` blocks are left out, since they never run.
+Every import counts, also those inside functions (a lazy import is still a dependency) and those
+under ``if TYPE_CHECKING:`` (a type-only cycle still ties the modules together for a reader).
 """
 
 from __future__ import annotations
@@ -23,21 +23,12 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def imports(path: Path, name: str, known: set[str]) -> set[str]:
     """Absolute names of the modules ``path`` imports (a ``from pkg import sub`` names ``pkg.sub`` when that is a module)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -101,9 +92,16 @@ def test_the_library_has_no_import_cycle():
 
 
 def test_the_checks_see_lazy_imports_and_cycles(tmp_path):
-    """The checker itself: a lazy import inside a function is found, and a two-module cycle is reported."""
+    """The checker itself: lazy and type-checking imports are found, and a two-module cycle is reported."""
     module = tmp_path / "m.py"
     module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hidden\n\ndef f():\n    from app.main import launch\n")
-    assert imports(module, "m", set()) == {"typing", "app.main"}
+    assert imports(module, "m", set()) == {"typing", "hidden", "app.main"}
     assert find_cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_only_the_settings_module_reads_the_environment():
+    """Every setting is read once, in rea_core/settings.py; everything else receives values."""
+    offenders = sorted(name for name, path in modules().items()
+                       if name != "rea_core.settings" and ("os.environ" in (text := path.read_text(encoding="utf-8")) or "getenv" in text))
+    assert offenders == []

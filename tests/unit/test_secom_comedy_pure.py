@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from rea_core import REAConfig, Settings
+from rea_core import Settings
 from rea_core.evals.segmentation import boundary_sequence, default_gold_path, default_k, load_gold, pk, window_diff
 from rea_core.methods.comedy.memory import (
     MemoryParseError,
