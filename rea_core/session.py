@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
@@ -26,7 +26,6 @@ from .memory.instructional import InstructionalMemory
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
-    from .methods.base import Strategy
 
 FORMAT_VERSION = 1
 SESSION_FORMAT = "rea-session"  # one session object (also every entry of a saved file's "columns")
@@ -151,7 +150,15 @@ class ChatSession:
         return sessions[0]
 
 
-def save_sessions(path: str | Path, sessions: Sequence[tuple["Strategy", ChatSession]]) -> Path:
+class SessionOwner(Protocol):
+    """What saving needs of a strategy (``methods.base.Strategy``): its name, and ``flush`` to finish its background work."""
+
+    name: str
+
+    def flush(self, session: ChatSession) -> None: ...
+
+
+def save_sessions(path: str | Path, sessions: Sequence[tuple[SessionOwner, ChatSession]]) -> Path:
     """Save sessions to one file, after each strategy finished its background work on its session.
 
     The one save path of ``rea chat``'s ``/save`` and the app's Save: ``Strategy.flush`` first (the

@@ -14,14 +14,18 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Iterable, Protocol
+from typing import Iterable, Protocol
 
 import numpy as np
 
 from ..memory.episodic import Exchange
 
-if TYPE_CHECKING:
-    from .codec import DualLoRACodec
+
+
+class LatentCodec(Protocol):
+    """What the background worker needs of a codec (``codec.DualLoRACodec``): its latents of a text."""
+
+    def compress(self, text: str) -> np.ndarray: ...
 
 log = logging.getLogger(__name__)
 LATENT_META = "latents"  # Exchange.meta key: how the reply's latents were made (writer key, steps, ...)
@@ -44,7 +48,7 @@ class EncodeWriter:
 
     key = "encode"
 
-    def __init__(self, codec: "DualLoRACodec"):
+    def __init__(self, codec: LatentCodec):
         self.codec = codec
 
     def needs(self, exchange: Exchange) -> bool:
@@ -64,7 +68,7 @@ def latents_by(exchange: Exchange) -> str | None:
 class BackgroundCompressor:
     """One worker thread writing latents for one codec (owned by it: ``DualLoRACodec.background``)."""
 
-    def __init__(self, codec: "DualLoRACodec"):
+    def __init__(self, codec: LatentCodec):
         self.codec = codec
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rea-compress")
         self._pending: dict[int, tuple[Future, threading.Event]] = {}
