@@ -19,7 +19,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def main() -> None:
-    from rea_core import build_strategy, load_models
+    from rea_core import Settings, load_models
+    from rea_core.loading import build_from_settings
     from rea_core.evals.adherence import load_cases
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -28,12 +29,13 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     args = parser.parse_args()
     cases = load_cases(args.data)[: args.limit]
-    models = load_models(codec=os.environ.get("REA_CODEC", "auto"))
+    settings = Settings.from_env()
+    models = load_models(**settings.models.load_kwargs(), openai=settings.openai)
     ratios, kept = [], []
     for case in cases:
         tokens = {}
         for name in ("vanilla", "rea"):
-            strategy = build_strategy(name, models, None)
+            strategy = build_from_settings(name, models, settings)
             session = strategy.new_session()
             for i, turn in enumerate(case.conversation.turns):
                 result = strategy.respond(session, turn.user, reply=turn.assistant or "")

@@ -54,9 +54,10 @@ def pct(values, q):
 def launch_app(max_new_tokens: int, kv_reuse: bool, concurrency: int):
     from app.main import launch
     from app.state import AppEngine
-    from rea_core import load_models, REAConfig
+    from rea_core import Settings
 
-    engine = AppEngine(models=load_models(), config=REAConfig.from_env(max_new_tokens=max_new_tokens, kv_reuse=kv_reuse), concurrency=concurrency)
+    settings = Settings.from_env(runtime={"max_new_tokens": max_new_tokens, "kv_reuse": kv_reuse}, app={"concurrency": concurrency})
+    engine = AppEngine.from_settings(settings)
     port = free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     return demo, f"http://127.0.0.1:{port}/"

@@ -56,7 +56,7 @@ def scored(strategy: REAStrategy, cases) -> list[tuple]:
 def measure(strategy: REAStrategy, items) -> dict:
     kept_all, recency, kept_share, prompt_share = [], [], [], []
     for text, exchanges, scores, needed, history in items:
-        plan, decisions = strategy.replan(text, exchanges, (), scores)
+        plan, decisions = strategy.replan(text, exchanges, (), scores, strategy.config.thresholds)
         kept = [d.resolution is not Resolution.OMIT for d in decisions]
         kept_all.append(all(kept[i] for i in needed))
         recency.append(recency_hit(len(kept), sum(kept), needed))

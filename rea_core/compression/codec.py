@@ -84,10 +84,6 @@ class HybridInput:
     def length(self) -> int:
         return int(self.embeds.shape[1])
 
-    @property
-    def latent_positions(self) -> int:
-        return sum(e - s for s, e in self.latent_spans)
-
 
 class DualLoRACodec:
     """Compression and generation adapters on the generator's backbone (``HFGenerator``)."""

@@ -1,4 +1,4 @@
-"""The recognizer's labels and the text key for labeled inputs, defined once.
+"""The recognizer's labels, defined once.
 
 Annotators label an input ``global`` (a standing instruction), ``task`` (a request or a one-reply
 constraint) or ``ordinary``. The recognizer answers ``global``, ``revoke`` (lifts an earlier
@@ -7,13 +7,7 @@ instruction) or ``other``.
 
 from __future__ import annotations
 
-from ..text import normalize
-
 LABELS = ("global", "task", "ordinary")
 GLOBAL, TASK, ORDINARY = LABELS
 REVOKE, OTHER = "revoke", "other"
 
-
-def normalize_text(text: str) -> str:
-    """Whitespace-collapsed casefolded text: the key for deduplication and train/validation overlap."""
-    return normalize(text)

@@ -28,7 +28,7 @@ def decisions_for(s: REAStrategy, query: str, history=HISTORY):
     session = s.new_session()
     for user, reply in history:
         session.episodes.append(user, reply)
-    _, decisions = s.replan(query, session.episodes.exchanges, (), s.score(session, query))
+    _, decisions = s.replan(query, session.episodes.exchanges, (), s.score(session, query), s.config.thresholds)
     return decisions
 
 

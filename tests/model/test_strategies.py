@@ -78,9 +78,9 @@ def test_scores_follow_hcr_thresholds(rea, models):
     lo = float(scores.max()) - 1e-6
     exchanges = session.episodes.exchanges
     rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0))  # thresholds alone: no window, no likely referents
-    _, decisions = rea.replan("q", exchanges, [], scores, tau_low=lo, tau_high=lo)
+    _, decisions = rea.replan("q", exchanges, [], scores, (lo, lo))
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
-    _, decisions = rea.replan("q", exchanges, [], scores, tau_low=1.0, tau_high=1.0)
+    _, decisions = rea.replan("q", exchanges, [], scores, (1.0, 1.0))
     assert all(d.resolution is Resolution.OMIT for d in decisions)
 
 
