@@ -9,10 +9,10 @@ import gradio as gr
 from rea_core import REAError
 from rea_core.recognizer import LABELS
 
-from . import annotate_auth as auth
-from . import review_handlers as rh
-from .state import AppEngine
-from .views.recognizer_charts import confusion, metrics_bars, pr_curves
+from ... import annotate_auth as auth
+from ...state import AppEngine
+from ...views.recognizer_charts import confusion, metrics_bars, pr_curves
+from . import handlers as rh
 
 PACKAGED = "packaged (shipped trained classifier, no studio version)"
 

@@ -11,10 +11,11 @@ import gradio as gr
 from rea_core import REAError, load_conversations, trace_conversation
 from rea_core.limits import DutyCycle
 
-from . import annotate_auth as auth
-from .state import AppEngine
-from .views.charts import trace_heatmap
-from .views.prompt import render_prompt_view
+from ... import annotate_auth as auth
+from ...state import AppEngine
+from ...views.charts import trace_heatmap
+from ...views.prompt import render_prompt_view
+from . import handlers as ih
 
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
 
@@ -22,8 +23,6 @@ MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn"
 def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> tuple[Callable, list[gr.Dataframe]]:
     """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``: the marks table,
     filled for signed-in people on each page load."""
-    from . import inspect_handlers as ih
-
     # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
     conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)  # (source name, [Conversation])
     trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)

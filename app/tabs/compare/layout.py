@@ -7,8 +7,8 @@ import gradio as gr
 
 from rea_core import REAError
 
+from ...state import AppEngine
 from . import handlers
-from .state import AppEngine
 
 SIDES = (0, 1)
 DEFAULT_STRATEGIES = ("rea", "vanilla")
