@@ -15,11 +15,11 @@ from rea_core import Settings
 from rea_core.methods.rea.config import default_thresholds
 
 from .annotate_auth import gradio_auth
-from .annotate_tab import build_annotate_tab
-from .compare import build_compare_tab
-from .inspect_tab import build_inspect_tab
-from .review_tab import build_review_tab
 from .state import REPO_ROOT, AppEngine
+from .tabs.annotate.layout import build_annotate_tab
+from .tabs.compare.layout import build_compare_tab
+from .tabs.inspect.layout import build_inspect_tab
+from .tabs.review.layout import build_review_tab
 
 logger = logging.getLogger(__name__)
 STATIC = REPO_ROOT / "static"
@@ -88,7 +88,7 @@ def apply_recognizer_at_startup(engine: AppEngine) -> str:
     database down the app still starts, on the packaged recognizer, and says why in the log."""
     from rea_core import REAError
 
-    from .review_handlers import apply_active
+    from .tabs.review.handlers import apply_active
 
     try:
         return apply_active(engine)

@@ -31,7 +31,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import numpy as np  # noqa: E402
 from gradio_client import Client, handle_file  # noqa: E402
 
-from app import handlers  # noqa: E402
+from app.tabs.compare import handlers  # noqa: E402
 from app.main import launch  # noqa: E402
 from app.state import AppEngine  # noqa: E402
 from rea_core import load_models, RuntimeConfig, Settings

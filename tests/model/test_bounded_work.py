@@ -10,7 +10,7 @@ import numpy as np
 
 import pytest
 
-from app import handlers
+from app.tabs.compare import handlers
 from app.state import AppEngine
 from rea_core import RuntimeConfig, SeComConfig, Settings
 from rea_core.errors import DataFormatError

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from app import handlers
+from app.tabs.compare import handlers
 from app.state import AppEngine
 from rea_core import build_strategy, REAConfig, RuntimeConfig, Settings
 from rea_core.types import ReplyForm

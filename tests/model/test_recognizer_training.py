@@ -49,7 +49,7 @@ def test_trained_stage_two_decides_cue_bearing_inputs(trained, models, tmp_path)
 def test_locked_database_keeps_the_label_pending_in_the_annotate_handler(tmp_path):
     from annotations import store_items as si
     from annotations.io import ImportRow
-    from app import annotate_handlers as ah
+    from app.tabs.annotate import handlers as ah
     from app.annotate_auth import Identity
     from app.state import AppEngine
 

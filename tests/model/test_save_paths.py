@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from app import handlers
+from app.tabs.compare import handlers
 from app.state import AppEngine
 from rea_core import RuntimeConfig, Settings
 from rea_core.session import load_sessions

@@ -112,7 +112,7 @@ def test_stream_pieces_make_the_reply_and_a_stopped_reply_changes_nothing(models
 def test_app_streams_both_columns_and_stop_keeps_the_conversation(models):
     import threading
 
-    from app import handlers
+    from app.tabs.compare import handlers
     from app.state import AppEngine
 
     engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=48, kv_reuse=True)))

@@ -75,7 +75,7 @@ def test_caught_misses_and_metrics_by_source(recognizer):
 
 def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_input(models, tmp_path):
     """Issue 11: the numbers the Review tab shows come from the recognizer the app runs, input by input."""
-    from app import review_handlers
+    from app.tabs.review import handlers as review_handlers
     from app.state import AppEngine
     from annotations.training import train_from_store, validation_rows
     from rea_core.recognizer import GLOBAL

@@ -11,8 +11,8 @@ from annotations import store_items as si
 from annotations import store_review as sr
 from annotations.io import ImportRow
 from app import annotate_auth as auth
-from app import inspect_handlers as ih
-from app import review_handlers as rh
+from app.tabs.inspect import handlers as ih
+from app.tabs.review import handlers as rh
 from app.state import AppEngine
 from rea_core import REAError
 from rea_core.retrieval.trace import RetrievalTrace, TurnTrace
@@ -156,7 +156,7 @@ def test_visitors_never_see_the_database_host(monkeypatch):
 
 def test_a_failed_store_call_says_what_failed_in_every_tab():
     """Issue 11: one guard for all tabs; a failed stats load no longer reads as a label that was not saved."""
-    from app import annotate_handlers as ah
+    from app.tabs.annotate import handlers as ah
     from app.store_guard import StoreUnavailable
 
     engine = AppEngine(models=None, database_url="postgresql+psycopg://rea:s3cret@127.0.0.1:1/labels_db")

@@ -173,7 +173,7 @@ def test_duty_cycle_pauses_in_proportion_to_work():
 
 
 def test_loaded_log_fields_are_escaped_and_manual_instructions_limited():
-    from app import handlers
+    from app.tabs.compare import handlers
     from app.state import ColumnState
 
     session = ChatSession(strategy="vanilla")

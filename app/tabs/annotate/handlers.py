@@ -16,9 +16,9 @@ from importlib import resources
 from rea_core import REAError
 from rea_core.recognizer import LABELS
 
-from .annotate_auth import Identity
-from .state import AppEngine
-from .store_guard import NOTE_MAX_CHARS, StoreUnavailable, guard, storable
+from ...annotate_auth import Identity
+from ...state import AppEngine
+from ...store_guard import NOTE_MAX_CHARS, StoreUnavailable, guard, storable
 
 KEY_LABELS = {str(key): label for key, label in enumerate(LABELS, 1)}  # keys 1-3
 

@@ -16,10 +16,10 @@ from rea_core.errors import DataFormatError
 from rea_core.text import validate_message
 from rea_core.session import save_sessions, sessions_from_data
 
-from .state import AppEngine, ColumnState
-from .views.charts import retrieval_chart
-from .views.memory import im_table, stats_line
-from .views.prompt import render_prompt_view
+from ...state import AppEngine, ColumnState
+from ...views.charts import retrieval_chart
+from ...views.memory import im_table, stats_line
+from ...views.prompt import render_prompt_view
 
 DEMO_ID = "h1-initial-letter"
 

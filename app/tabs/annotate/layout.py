@@ -8,10 +8,10 @@ import gradio as gr
 
 from rea_core import REAError
 
-from . import annotate_auth as auth
-from . import annotate_handlers as ah
-from .state import AppEngine
-from .store_guard import StoreUnavailable
+from ... import annotate_auth as auth
+from ...state import AppEngine
+from ...store_guard import StoreUnavailable
+from . import handlers as ah
 
 BUTTONS = [("global", "1 · Global"), ("task", "2 · Task"), ("ordinary", "3 · Ordinary"), ("skip", "s · Skip")]
 

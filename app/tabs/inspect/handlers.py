@@ -7,8 +7,8 @@ from pathlib import Path
 
 from rea_core import REAError
 
-from .state import AppEngine
-from .store_guard import NOTE_MAX_CHARS, guard, storable
+from ...state import AppEngine
+from ...store_guard import NOTE_MAX_CHARS, guard, storable
 
 
 class MarkError(REAError):

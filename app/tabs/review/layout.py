@@ -9,15 +9,16 @@ import gradio as gr
 from rea_core import REAError
 from rea_core.recognizer import LABELS
 
-from . import annotate_auth as auth
-from . import review_handlers as rh
-from .state import AppEngine
-from .views.recognizer_charts import confusion, metrics_bars, pr_curves
+from ... import annotate_auth as auth
+from ...state import AppEngine
+from ...views.recognizer_charts import confusion, metrics_bars, pr_curves
+from . import handlers as rh
 
 PACKAGED = "packaged (shipped trained classifier, no studio version)"
 
 
-def _pick(metrics: dict) -> dict | None:
+def _pipeline_metrics(metrics: dict) -> dict | None:
+    """The whole recognizer's metrics of a version: on the validation set, else on the held-out split."""
     part = metrics.get("validation") or metrics.get("heldout")
     return part["pipeline"] if part else None
 
@@ -31,7 +32,7 @@ def _charts(found, selected: int | None):
     current = found[index]
     on = "validation set" if current.metrics.get("validation") else "held-out split"
     if index + 1 < len(found):
-        previous, prev_name = _pick(found[index + 1].metrics), f"version {found[index + 1].id}"
+        previous, prev_name = _pipeline_metrics(found[index + 1].metrics), f"version {found[index + 1].id}"
     else:
         base = current.metrics.get("baseline_validation")
         previous, prev_name = (base["pipeline"], "rules only") if base else (None, "")
@@ -39,7 +40,8 @@ def _charts(found, selected: int | None):
     m = current.metrics
     note = (f"Version {current.id}: trained on {m['n_train']} labels by {current.created_by}; metrics on the {on} "
             f"(the whole recognizer: rules, then this classifier where the rules defer).")
-    return metrics_bars(_pick(m), previous, names), pr_curves(_pick(m), previous, names), confusion(_pick(m), names[0]), note
+    shown = _pipeline_metrics(m)
+    return metrics_bars(shown, previous, names), pr_curves(shown, previous, names), confusion(shown, names[0]), note
 
 
 def build_review_tab(engine: AppEngine):
@@ -86,29 +88,28 @@ def build_review_tab(engine: AppEngine):
     def on_load(request: gr.Request, profile: gr.OAuthProfile | None):
         return view(request, profile)
 
-    def guarded(action):
-        def run(*args):
-            *values, request, profile = args
-            who = auth.identity(request, profile)
-            if who is None:
-                return {status: "**Refused:** sign in first."}
-            try:
-                message = action(who, *values)
-            except REAError as exc:
-                return {status: f"**Refused:** {exc}"}
-            return view(request, profile, message=message)
-        return run
+    def act_then_view(action, request: gr.Request, profile: gr.OAuthProfile | None):
+        """Run ``action(who)`` as the person signed in for this request (the handlers check the role),
+        then show the tab again with its message; a refusal replaces only the status line."""
+        who = auth.identity(request, profile)
+        if who is None:
+            return {status: "**Refused:** sign in first."}
+        try:
+            message = action(who)
+        except REAError as exc:
+            return {status: f"**Refused:** {exc}"}
+        return view(request, profile, message=message)
 
     def do_adjudicate(item, label, request: gr.Request, profile: gr.OAuthProfile | None):
         if item is None or not label:
             return {status: "Pick an item and a final label."}
-        return guarded(lambda who, i, lab: rh.adjudicate(engine, who, int(i), lab))(item, label, request, profile)
+        return act_then_view(lambda who: rh.adjudicate(engine, who, int(item), label), request, profile)
 
     def do_train(request: gr.Request, profile: gr.OAuthProfile | None):
-        return guarded(lambda who: rh.train(engine, who))(request, profile)
+        return act_then_view(lambda who: rh.train(engine, who), request, profile)
 
     def do_use(selected, request: gr.Request, profile: gr.OAuthProfile | None):
-        return guarded(lambda who, v: rh.switch(engine, who, int(v) or None))(selected or 0, request, profile)
+        return act_then_view(lambda who: rh.switch(engine, who, int(selected or 0) or None), request, profile)
 
     def show_version(selected, request: gr.Request, profile: gr.OAuthProfile | None):
         return view(request, profile, selected=int(selected) if selected else None)

@@ -7,9 +7,9 @@ import html
 
 from rea_core import REAError
 
-from .annotate_auth import Identity, require_adjudicator
-from .state import AppEngine
-from .store_guard import guard
+from ...annotate_auth import Identity, require_adjudicator
+from ...state import AppEngine
+from ...store_guard import guard
 
 
 def _fmt(k: float | None) -> str:

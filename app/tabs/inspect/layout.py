@@ -4,6 +4,7 @@ exchange score heatmap and the decisions, and mark omitted exchanges an answer n
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
@@ -12,21 +13,55 @@ from rea_core import load_conversations, REAError
 from rea_core.retrieval.trace import trace_conversation
 from rea_core.limits import DutyCycle
 
-from . import annotate_auth as auth
-from .state import AppEngine
-from .views.charts import trace_heatmap
-from .views.prompt import render_prompt_view
+from ... import annotate_auth as auth
+from ...state import AppEngine
+from ...views.charts import trace_heatmap
+from ...views.prompt import render_prompt_view
+from . import handlers as ih
 
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
+
+
+@dataclass
+class InspectUI:
+    """Every component the tab's events read or write."""
+
+    conversations: gr.State  # (source name, [Conversation]) of the picked file
+    trace: gr.State  # (source name, trace result) of the traced conversation
+    example: gr.Dropdown
+    upload: gr.File
+    conversation: gr.Dropdown
+    run: gr.Button
+    status: gr.Markdown
+    turn: gr.Slider
+    heatmap: gr.Plot
+    decisions: gr.Dataframe
+    prompt: gr.HTML
+    needed: gr.Dropdown
+    note: gr.Textbox
+    mark: gr.Button
+    marks: gr.Dataframe
+    export: gr.Button
+    recheck: gr.Button
+    exported: gr.File
+    recheck_result: gr.Markdown
+    tau_low: gr.Slider  # shared with the Compare tab
+    tau_high: gr.Slider
 
 
 def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> tuple[Callable, list[gr.Dataframe]]:
     """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``: the marks table,
     filled for signed-in people on each page load."""
-    from . import inspect_handlers as ih
+    ui = lay_out(engine, tau_low, tau_high)
+    wire_tracing(ui, engine)
+    list_marks = wire_marks(ui, engine)
+    return list_marks, [ui.marks]
 
+
+def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> InspectUI:
+    """Create the tab's components (in page order) and return them; no events yet."""
     # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
-    conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)  # (source name, [Conversation])
+    conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
     trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
 
     with gr.Row():
@@ -51,29 +86,36 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         recheck = gr.Button("Re-check marks with the current policy", elem_id="inspect-recheck")
         exported = gr.File(label="marks", visible=False)
     recheck_result = gr.Markdown(elem_id="inspect-recheck-result")
+    return InspectUI(conversations=conversations, trace=trace, example=example, upload=upload, conversation=conversation, run=run,
+                     status=status, turn=turn, heatmap=heatmap, decisions=decisions, prompt=prompt, needed=needed, note=note, mark=mark,
+                     marks=marks, export=export, recheck=recheck, exported=exported, recheck_result=recheck_result,
+                     tau_low=tau_low, tau_high=tau_high)
 
+
+def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
+    """Pick a file and a conversation, trace it (one trace at a time, paced), then step through its turns."""
     def pick_source(name: str | None, file, *, source: str):
         path = (engine.examples_dir / name) if source == "example" and name else (Path(file if isinstance(file, str) else file.name) if file else None)
         if path is None:
-            return {status: ""}
+            return {ui.status: ""}
         if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
-            return {status: "Pick one of the bundled example files.", conversation: gr.Dropdown(choices=[], value=None)}
+            return {ui.status: "Pick one of the bundled example files.", ui.conversation: gr.Dropdown(choices=[], value=None)}
         try:
             engine.limits.check_file_size(path)
             convs = load_conversations(path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns)
         except REAError as exc:
-            return {status: f"**Cannot load {path.name}:** {exc}", conversation: gr.Dropdown(choices=[], value=None)}
+            return {ui.status: f"**Cannot load {path.name}:** {exc}", ui.conversation: gr.Dropdown(choices=[], value=None)}
         ids = [c.id for c in convs]
-        return {conversations: (path.name, convs), conversation: gr.Dropdown(choices=ids, value=ids[0]),
-                status: f"{len(ids)} conversation(s) in {path.name}."}
+        return {ui.conversations: (path.name, convs), ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
+                ui.status: f"{len(ids)} conversation(s) in {path.name}."}
 
     def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
         if not loaded or not conv_id:
-            return {status: "Pick a file and a conversation first."}
+            return {ui.status: "Pick a file and a conversation first."}
         source, convs = loaded
         found = [c for c in convs if c.id == conv_id]
         if not found:
-            return {status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
+            return {ui.status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
         (conv,) = found
         try:
             pace = DutyCycle(engine.limits.trace_share)  # a long trace leaves CPU to the chats
@@ -84,14 +126,14 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
 
             result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv, on_turn=on_turn)
         except REAError as exc:
-            return {status: f"**Trace failed:** {exc}"}
+            return {ui.status: f"**Trace failed:** {exc}"}
         last = len(result.turns) - 1
-        return {trace: (source, result), turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
-                status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.", **show_turn(last, (source, result))}
+        return {ui.trace: (source, result), ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
+                ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.", **show_turn(last, (source, result))}
 
     def show_turn(index, traced):
         if not traced:
-            return {prompt: render_prompt_view(None)}
+            return {ui.prompt: render_prompt_view(None)}
         _, result = traced
         index = max(0, min(int(index), len(result.turns) - 1))
         t = result.turns[index]
@@ -99,17 +141,29 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
         rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value,
                  d.reason.label, users[d.turn]] for d in t.decisions]
         omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
-        return {heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), decisions: rows,
-                prompt: render_prompt_view(t.plan, title=f"turn {index}"), needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}
+        return {ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), ui.decisions: rows,
+                ui.prompt: render_prompt_view(t.plan, title=f"turn {index}"), ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}
 
+    ui.example.change(lambda n: pick_source(n, None, source="example"), inputs=[ui.example], outputs=[ui.conversations, ui.conversation, ui.status], api_name="inspect_example")
+    ui.upload.upload(lambda f: pick_source(None, f, source="upload"), inputs=[ui.upload], outputs=[ui.conversations, ui.conversation, ui.status], api_name="inspect_upload")
+    ui.run.click(run_trace, inputs=[ui.conversation, ui.conversations, ui.tau_low, ui.tau_high],
+                 outputs=[ui.trace, ui.turn, ui.status, ui.heatmap, ui.decisions, ui.prompt, ui.needed],
+                 concurrency_id="trace", concurrency_limit=1, api_name="trace")  # one trace at a time, beside (not in) the chat queue
+    ui.turn.change(show_turn, inputs=[ui.turn, ui.trace], outputs=[ui.heatmap, ui.decisions, ui.prompt, ui.needed], trigger_mode="always_last",
+                   api_name="show_turn", api_visibility="undocumented")
+
+
+def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
+    """Mark an omitted exchange as needed, export the marks, re-check them with the current policy;
+    returns the page-load function that fills the marks table."""
     def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request, profile: gr.OAuthProfile | None):
         if not traced or exchange_turn is None:
-            return {status: "Trace a conversation and pick an omitted exchange first."}
+            return {ui.status: "Trace a conversation and pick an omitted exchange first."}
         try:
             message = ih.mark_needed(engine, traced, int(index), int(exchange_turn), text or "", lo, hi, annotator=auth.mark_author(request, profile))
         except REAError as exc:
-            return {status: f"**Not saved:** {exc}"}
-        return {status: message, marks: ih.marks_rows(engine)}
+            return {ui.status: f"**Not saved:** {exc}"}
+        return {ui.status: message, ui.marks: ih.marks_rows(engine)}
 
     def export_marks(request: gr.Request, profile: gr.OAuthProfile | None):
         if auth.mark_author(request, profile) is None:
@@ -137,12 +191,8 @@ def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
             gr.Warning(str(exc))
             return []
 
-    example.change(lambda n: pick_source(n, None, source="example"), inputs=[example], outputs=[conversations, conversation, status], api_name="inspect_example")
-    upload.upload(lambda f: pick_source(None, f, source="upload"), inputs=[upload], outputs=[conversations, conversation, status], api_name="inspect_upload")
-    run.click(run_trace, inputs=[conversation, conversations, tau_low, tau_high], outputs=[trace, turn, status, heatmap, decisions, prompt, needed],
-              concurrency_id="trace", concurrency_limit=1, api_name="trace")  # one trace at a time, beside (not in) the chat queue
-    turn.change(show_turn, inputs=[turn, trace], outputs=[heatmap, decisions, prompt, needed], trigger_mode="always_last", api_name="show_turn", api_visibility="undocumented")
-    mark.click(add_mark, inputs=[turn, needed, note, trace, tau_low, tau_high], outputs=[status, marks], api_name="mark_needed")
-    export.click(export_marks, outputs=[exported], api_name="export_marks")
-    recheck.click(recheck_marks, inputs=[tau_low, tau_high], outputs=[recheck_result], concurrency_id="model", concurrency_limit=engine.concurrency, api_name="recheck_marks")
-    return list_marks, [marks]
+    ui.mark.click(add_mark, inputs=[ui.turn, ui.needed, ui.note, ui.trace, ui.tau_low, ui.tau_high], outputs=[ui.status, ui.marks], api_name="mark_needed")
+    ui.export.click(export_marks, outputs=[ui.exported], api_name="export_marks")
+    ui.recheck.click(recheck_marks, inputs=[ui.tau_low, ui.tau_high], outputs=[ui.recheck_result], concurrency_id="model", concurrency_limit=engine.concurrency,
+                     api_name="recheck_marks")
+    return list_marks

@@ -1,0 +1,1 @@
+"""The Annotate tab: signed-in annotators label candidate instructions."""

@@ -1,0 +1,1 @@
+"""The Review tab: agreement, adjudication and training the recognizer."""
