@@ -23,7 +23,6 @@ Example:
 """
 
 from .db import StoreError, create_db_engine, database_url, session_factory, upgrade
-from .models import Base, RetrievalFailureMark
 from .marks import (
     add_failure_mark,
     delete_failure_mark,
@@ -31,6 +30,7 @@ from .marks import (
     list_failure_marks,
     mark_to_dict,
 )
+from .models import Base, RetrievalFailureMark
 
 __all__ = [
     "Base",

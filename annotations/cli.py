@@ -27,7 +27,10 @@ from rea_core.cli.options import EmbedderOpt
 
 db_app = typer.Typer(help="The annotations database.", no_args_is_help=True)
 train_app = typer.Typer()  # its commands join the library's ``rea train`` group in ``register``
-DbOpt = Annotated[Optional[str], typer.Option("--db", envvar="REA_DATABASE_URL", help="SQLAlchemy URL (default: SQLite under REA_DATA_DIR).")]
+DbOpt = Annotated[
+    Optional[str],
+    typer.Option("--db", envvar="REA_DATABASE_URL", help="SQLAlchemy URL (default: SQLite under REA_DATA_DIR)."),
+]
 
 
 def register(groups: dict[str, typer.Typer]) -> None:
@@ -70,9 +73,13 @@ def _in_store(db: str | None, work, *errors: type[Exception]):
 
 
 @annotations_app.command(name="import")
-def import_(file: Annotated[Path, typer.Argument(help="JSONL or CSV with a 'text' field per row.")],
-            annotator: Annotated[Optional[str], typer.Option("--annotator", help="Whose labels the rows' 'label' field are.")] = None,
-            db: DbOpt = None) -> None:
+def import_(
+    file: Annotated[Path, typer.Argument(help="JSONL or CSV with a 'text' field per row.")],
+    annotator: Annotated[
+        Optional[str], typer.Option("--annotator", help="Whose labels the rows' 'label' field are.")
+    ] = None,
+    db: DbOpt = None,
+) -> None:
     """Import a file in one transaction (deduplicated); a bad line imports nothing of it.
 
     Example: rea annotations import labeled.jsonl --annotator alice
@@ -89,15 +96,19 @@ def import_(file: Annotated[Path, typer.Argument(help="JSONL or CSV with a 'text
         _fail(f"{file}: no such file")
     except (ImportFormatError, StoreError) as exc:
         _fail(f"{exc}; nothing was imported")
-    typer.echo(f"imported {file.name}: {result.n_rows} rows, {result.n_new_items} new items, "
-               f"{result.n_duplicates} duplicates, {result.n_labels} labels (batch {result.batch_id})")
+    typer.echo(
+        f"imported {file.name}: {result.n_rows} rows, {result.n_new_items} new items, "
+        f"{result.n_duplicates} duplicates, {result.n_labels} labels (batch {result.batch_id})"
+    )
 
 
 @annotations_app.command()
-def export(out: Annotated[Path, typer.Option("--out", help="File to write.")],
-           format: Annotated[str, typer.Option("--format", help="jsonl, csv or parquet.")] = "jsonl",
-           labeled_only: Annotated[bool, typer.Option("--labeled-only", help="Only items with a label.")] = False,
-           db: DbOpt = None) -> None:
+def export(
+    out: Annotated[Path, typer.Option("--out", help="File to write.")],
+    format: Annotated[str, typer.Option("--format", help="jsonl, csv or parquet.")] = "jsonl",
+    labeled_only: Annotated[bool, typer.Option("--labeled-only", help="Only items with a label.")] = False,
+    db: DbOpt = None,
+) -> None:
     """Export every item with each annotator's label and the adjudicated or majority label.
 
     Example: rea annotations export --format parquet --out labels.parquet
@@ -160,8 +171,10 @@ def _line(name: str, m: dict | None) -> str:
 
 
 def print_metrics(metrics: dict) -> None:
-    typer.echo(f"trained on {metrics['n_train']} labels, held out {metrics['n_heldout']}, "
-               f"left out {metrics['n_excluded_overlap']} also in the validation set")
+    typer.echo(
+        f"trained on {metrics['n_train']} labels, held out {metrics['n_heldout']}, "
+        f"left out {metrics['n_excluded_overlap']} also in the validation set"
+    )
     typer.echo(_line("held-out (pipeline)", metrics["heldout"]["pipeline"]))
     if metrics.get("validation"):
         typer.echo(_line("validation (pipeline)", metrics["validation"]["pipeline"]))
@@ -172,14 +185,26 @@ def print_metrics(metrics: dict) -> None:
 
 
 @train_app.command()
-def recognizer(db: DbOpt = None,
-               activate: Annotated[bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")] = True,
-               created_by: Annotated[str, typer.Option("--by", help="Recorded as the version's author.")] = "cli",
-               embedder: EmbedderOpt = "packaged",
-               as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
-               labels: Annotated[Optional[Path], typer.Option("--labels", help="Train from this label-set JSONL (text, label, split) instead of the database.")] = None,
-               out: Annotated[Optional[Path], typer.Option("--out", help="With --labels: where to write the trained recognizer JSON.")] = None,
-               test: Annotated[Optional[list[str]], typer.Option("--test", help="With --labels: NAME=FILE, an extra labeled JSONL to report (repeatable).")] = None) -> None:
+def recognizer(
+    db: DbOpt = None,
+    activate: Annotated[
+        bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")
+    ] = True,
+    created_by: Annotated[str, typer.Option("--by", help="Recorded as the version's author.")] = "cli",
+    embedder: EmbedderOpt = "packaged",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
+    labels: Annotated[
+        Optional[Path],
+        typer.Option("--labels", help="Train from this label-set JSONL (text, label, split) instead of the database."),
+    ] = None,
+    out: Annotated[
+        Optional[Path], typer.Option("--out", help="With --labels: where to write the trained recognizer JSON.")
+    ] = None,
+    test: Annotated[
+        Optional[list[str]],
+        typer.Option("--test", help="With --labels: NAME=FILE, an extra labeled JSONL to report (repeatable)."),
+    ] = None,
+) -> None:
     """Fit the recognizer's stage 2 on the labels; measure on held-out and validation sets.
 
     Example: rea train recognizer --db postgresql+psycopg://user:pass@host/rea
@@ -230,7 +255,9 @@ def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedd
             typer.echo(json.dumps(result.metrics))
             return
         m = result.metrics
-        typer.echo(f"wrote {out}: trained on {m['n_train']} labels, threshold {m['threshold']:.3f} (cross-validated on train)")
+        typer.echo(
+            f"wrote {out}: trained on {m['n_train']} labels, threshold {m['threshold']:.3f} (cross-validated on train)"
+        )
         typer.echo(_line("train, out-of-fold", m["cv_train"]))
         typer.echo(_line("held-out (pipeline)", m["heldout"]["pipeline"]))
         for source, sm in m["heldout_by_source"].items():
@@ -252,24 +279,39 @@ def versions(db: DbOpt = None) -> None:
         typer.echo("no trained versions; the packaged recognizer is in use")
     for v in found:
         val = (v.metrics.get("validation") or {}).get("pipeline") or v.metrics["heldout"]["pipeline"]
-        typer.echo(f"{'*' if v.active else ' '} {v.id:>3}  {v.created_at:%Y-%m-%d %H:%M}  by {v.created_by}  {v.n_labels} labels  F1 {val['f1']:.3f}")
+        typer.echo(
+            f"{'*' if v.active else ' '} {v.id:>3}  {v.created_at:%Y-%m-%d %H:%M}  by {v.created_by}  {v.n_labels} labels  F1 {val['f1']:.3f}"
+        )
 
 
 @train_app.command()
-def use(version: Annotated[str, typer.Argument(help="A version id, or 'packaged' for the default recognizer.")], db: DbOpt = None) -> None:
+def use(
+    version: Annotated[str, typer.Argument(help="A version id, or 'packaged' for the default recognizer.")],
+    db: DbOpt = None,
+) -> None:
     """Switch the recognizer in use (a running app picks it up when it restarts).
 
     Example: rea train use 3
     """
     from .store_review import set_active_version
 
-    target = None if version == "packaged" else int(version) if version.isdigit() else _fail("version must be an id or 'packaged'")
+    target = (
+        None
+        if version == "packaged"
+        else int(version)
+        if version.isdigit()
+        else _fail("version must be an id or 'packaged'")
+    )
     _in_store(db, lambda session: set_active_version(session, target), ValueError)
     typer.echo(f"recognizer in use: {version}")
 
 
 @train_app.command(name="save-model")
-def save_model(version: Annotated[int, typer.Argument(help="Version id.")], out: Annotated[Path, typer.Option("--out")], db: DbOpt = None) -> None:
+def save_model(
+    version: Annotated[int, typer.Argument(help="Version id.")],
+    out: Annotated[Path, typer.Option("--out")],
+    db: DbOpt = None,
+) -> None:
     """Write a version's weights as JSON (load with TrainedRecognizer.load).
 
     Example: rea train save-model 3 --out recognizer.json

@@ -52,7 +52,10 @@ class StoreError(RuntimeError):
 
     def __init__(self, message: str, *, visitor_message: str | None = None):
         super().__init__(message)
-        self.visitor_message = visitor_message or "The annotations database is locked or unreachable; nothing was saved. Try again in a moment."
+        self.visitor_message = (
+            visitor_message
+            or "The annotations database is locked or unreachable; nothing was saved. Try again in a moment."
+        )
 
 
 def database_url(explicit: str | None = None) -> str:
@@ -186,8 +189,10 @@ T = TypeVar("T")
 def store_error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
     """A driver error as `StoreError`: the operator's message names the database (never its password),
     the visitor's only the outcome (e.g. "nothing was saved")."""
-    return StoreError(f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
-                      visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.")
+    return StoreError(
+        f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
+        visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.",
+    )
 
 
 @contextmanager

@@ -96,11 +96,19 @@ def _row(data: Any, where: str, annotator: str | None, default_source: str) -> I
         try:
             raw = json.loads(raw)
         except (ValueError, RecursionError) as exc:
-            raise ImportFormatError(f"{where}: 'labels' is not valid JSON: {getattr(exc, 'msg', type(exc).__name__)}") from exc
+            raise ImportFormatError(
+                f"{where}: 'labels' is not valid JSON: {getattr(exc, 'msg', type(exc).__name__)}"
+            ) from exc
     if raw not in (None, "") and not isinstance(raw, list):
-        raise ImportFormatError(f"{where}: 'labels' must be a list of {{\"annotator\", \"label\"}} objects, not {type(raw).__name__}")
+        raise ImportFormatError(
+            f'{where}: \'labels\' must be a list of {{"annotator", "label"}} objects, not {type(raw).__name__}'
+        )
     for entry in raw or []:
-        if not isinstance(entry, dict) or not isinstance(entry.get("annotator"), str) or not entry["annotator"].strip():
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("annotator"), str)
+            or not entry["annotator"].strip()
+        ):
             raise ImportFormatError(f"{where}: each of 'labels' needs an 'annotator' and a 'label'")
         labels.append((check_annotator(entry["annotator"], where), _label(entry.get("label"), where)))
     adjudicated = data.get("adjudicated") or None
@@ -112,8 +120,19 @@ def _row(data: Any, where: str, annotator: str | None, default_source: str) -> I
     context = data.get("context")
     context = _string(context, "'context'", where, MAX_TEXT_CHARS) if context not in (None, "") else None
     source = data.get("source")
-    source = _string(source, "'source'", where, MAX_NAME_CHARS) if source not in (None, "") else default_source[:MAX_NAME_CHARS]
-    return ImportRow(text=text.strip(), source=source, context=context, labels=labels, adjudicated=adjudicated, adjudicator=adjudicator)
+    source = (
+        _string(source, "'source'", where, MAX_NAME_CHARS)
+        if source not in (None, "")
+        else default_source[:MAX_NAME_CHARS]
+    )
+    return ImportRow(
+        text=text.strip(),
+        source=source,
+        context=context,
+        labels=labels,
+        adjudicated=adjudicated,
+        adjudicator=adjudicator,
+    )
 
 
 def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> list[ImportRow]:
@@ -150,7 +169,9 @@ def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> 
                 number = reader.line_num
                 for data in reader:
                     number = reader.line_num
-                    data = {k: restore_cell(v) for k, v in data.items() if k is not None}  # extra unnamed cells dropped
+                    data = {
+                        k: restore_cell(v) for k, v in data.items() if k is not None
+                    }  # extra unnamed cells dropped
                     rows.append(_row(data, f"{name}:{number}", annotator, name))
         else:
             raise ImportFormatError(f"{name}: unknown format {suffix or '(none)'}; use .jsonl or .csv")
@@ -196,7 +217,18 @@ def _write(rows: list[dict[str, Any]], path: str, fmt: str) -> None:
         with open(path, "w", encoding="utf-8") as handle:
             handle.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     elif fmt == "csv":
-        columns = ["id", "text", "source", "context", "labels", "n_labels", "majority", "adjudicated", "adjudicator", "final_label"]
+        columns = [
+            "id",
+            "text",
+            "source",
+            "context",
+            "labels",
+            "n_labels",
+            "majority",
+            "adjudicated",
+            "adjudicator",
+            "final_label",
+        ]
         with open(path, "w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=columns)
             writer.writeheader()
@@ -207,10 +239,18 @@ def _write(rows: list[dict[str, Any]], path: str, fmt: str) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        schema = pa.schema([
-            ("id", pa.int64()), ("text", pa.string()), ("source", pa.string()), ("context", pa.string()),
-            ("labels", pa.list_(pa.struct([("annotator", pa.string()), ("label", pa.string())]))),
-            ("n_labels", pa.int64()), ("majority", pa.string()), ("adjudicated", pa.string()),
-            ("adjudicator", pa.string()), ("final_label", pa.string()),
-        ])
+        schema = pa.schema(
+            [
+                ("id", pa.int64()),
+                ("text", pa.string()),
+                ("source", pa.string()),
+                ("context", pa.string()),
+                ("labels", pa.list_(pa.struct([("annotator", pa.string()), ("label", pa.string())]))),
+                ("n_labels", pa.int64()),
+                ("majority", pa.string()),
+                ("adjudicated", pa.string()),
+                ("adjudicator", pa.string()),
+                ("final_label", pa.string()),
+            ]
+        )
         pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)

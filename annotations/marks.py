@@ -159,7 +159,9 @@ def marks_as_conversations(marks: list[RetrievalFailureMark]) -> list[dict]:
     return out
 
 
-def export_failure_marks_jsonl(session: Session, path_or_file: str | os.PathLike[str] | IO[str], *, raw: bool = False) -> int:
+def export_failure_marks_jsonl(
+    session: Session, path_or_file: str | os.PathLike[str] | IO[str], *, raw: bool = False
+) -> int:
     """Write all marks as conversation JSONL with ``needed`` turns (``marks_as_conversations``), the
     input of ``rea eval retrieval``; with ``raw=True``, every mark's columns, oldest first.
 

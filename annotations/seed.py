@@ -38,7 +38,9 @@ def validation_texts() -> set[str]:
     path = resources.files("rea_core").joinpath("data", "recognizer_validation.jsonl")
     if not path.is_file():
         return set()
-    return {normalize(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    return {
+        normalize(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    }
 
 
 def ifbench_rows(limit: int, rng: random.Random) -> list[ImportRow]:

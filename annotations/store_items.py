@@ -66,13 +66,31 @@ def ensure_annotator(session: Session, name: str, role: str = "annotator") -> An
     return retrying(run)
 
 
-def _set_label(session: Session, item_id: int, annotator: Annotator, label: str, *, note: str = "",
-               seconds: float | None = None, shown_score: float | None = None) -> LabelEvent:
-    event = LabelEvent(item_id=item_id, annotator_id=annotator.id, action="label", label=label, note=note,
-                       seconds=seconds, shown_score=shown_score, undone=False)
+def _set_label(
+    session: Session,
+    item_id: int,
+    annotator: Annotator,
+    label: str,
+    *,
+    note: str = "",
+    seconds: float | None = None,
+    shown_score: float | None = None,
+) -> LabelEvent:
+    event = LabelEvent(
+        item_id=item_id,
+        annotator_id=annotator.id,
+        action="label",
+        label=label,
+        note=note,
+        seconds=seconds,
+        shown_score=shown_score,
+        undone=False,
+    )
     session.add(event)
     session.flush()
-    current = session.scalars(select(CurrentLabel).where(CurrentLabel.item_id == item_id, CurrentLabel.annotator_id == annotator.id)).one_or_none()
+    current = session.scalars(
+        select(CurrentLabel).where(CurrentLabel.item_id == item_id, CurrentLabel.annotator_id == annotator.id)
+    ).one_or_none()
     if current is None:
         session.add(CurrentLabel(item_id=item_id, annotator_id=annotator.id, label=label, event_id=event.id))
     else:
@@ -90,8 +108,15 @@ class ImportResult:
     n_labels: int
 
 
-def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, annotator: str | None = None,
-                double_share: float = DEFAULT_DOUBLE_SHARE, scorer: Scorer = rule_priors) -> ImportResult:
+def import_rows(
+    session: Session,
+    rows: Sequence[ImportRow],
+    *,
+    source: str,
+    annotator: str | None = None,
+    double_share: float = DEFAULT_DOUBLE_SHARE,
+    scorer: Scorer = rule_priors,
+) -> ImportResult:
     """Import one file's rows in one transaction: all of it, or (on any error) nothing.
 
     Duplicates (same text after normalizing case and spaces, in the file or already stored)
@@ -104,16 +129,25 @@ def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, ann
             existing: dict[str, int] = {}
             unique = sorted(set(hashes))
             for start in range(0, len(unique), 500):
-                chunk = unique[start:start + 500]
-                existing.update(session.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).all())
+                chunk = unique[start : start + 500]
+                existing.update(
+                    session.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).all()
+                )
             batch = ImportBatch(source=source[:500], annotator=annotator, n_rows=len(rows))
             session.add(batch)
             session.flush()
             new_rows = {h: r for h, r in zip(hashes, rows) if h not in existing}
             scores = list(scorer([r.text for r in new_rows.values()])) if new_rows else []
             for (h, r), score in zip(new_rows.items(), scores):
-                item = Item(text=r.text, text_hash=h, source=r.source[:200], context=r.context, batch_id=batch.id,
-                            double=is_double(h, double_share), score=float(score))
+                item = Item(
+                    text=r.text,
+                    text_hash=h,
+                    source=r.source[:200],
+                    context=r.context,
+                    batch_id=batch.id,
+                    double=is_double(h, double_share),
+                    score=float(score),
+                )
                 session.add(item)
                 session.flush()
                 existing[h] = item.id
@@ -123,9 +157,15 @@ def import_rows(session: Session, rows: Sequence[ImportRow], *, source: str, ann
                     _set_label(session, existing[h], _annotator(session, name), label)
                     n_labels += 1
                 if r.adjudicated:
-                    adj = session.scalars(select(Adjudication).where(Adjudication.item_id == existing[h])).one_or_none()
+                    adj = session.scalars(
+                        select(Adjudication).where(Adjudication.item_id == existing[h])
+                    ).one_or_none()
                     if adj is None:
-                        session.add(Adjudication(item_id=existing[h], label=r.adjudicated, adjudicator=r.adjudicator or "import"))
+                        session.add(
+                            Adjudication(
+                                item_id=existing[h], label=r.adjudicated, adjudicator=r.adjudicator or "import"
+                            )
+                        )
                     else:
                         adj.label, adj.adjudicator = r.adjudicated, r.adjudicator or "import"
             batch.n_new_items, batch.n_labels = len(new_rows), n_labels
@@ -174,7 +214,12 @@ def _open_query(session: Session, annotator: str):
     if who is not None:
         query = query.where(
             ~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
-            ~exists().where(LabelEvent.item_id == Item.id, LabelEvent.annotator_id == who, LabelEvent.action == "skip", LabelEvent.undone.is_(False)),
+            ~exists().where(
+                LabelEvent.item_id == Item.id,
+                LabelEvent.annotator_id == who,
+                LabelEvent.action == "skip",
+                LabelEvent.undone.is_(False),
+            ),
         )
     return query, n
 
@@ -192,7 +237,10 @@ def open_items(session: Session, annotator: str, limit: int = 5000) -> list[Queu
     """Every item still in the annotator's queue (oldest first), for the triage queue modes."""
     with reading(session):
         query, _ = _open_query(session, annotator)
-        return [QueueItem(i.id, i.text, i.source, i.context, i.score) for i in session.scalars(query.order_by(Item.id).limit(limit))]
+        return [
+            QueueItem(i.id, i.text, i.source, i.context, i.score)
+            for i in session.scalars(query.order_by(Item.id).limit(limit))
+        ]
 
 
 def get_item(session: Session, item_id: int) -> QueueItem | None:
@@ -201,8 +249,16 @@ def get_item(session: Session, item_id: int) -> QueueItem | None:
         return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
 
 
-def record_label(session: Session, annotator: str, item_id: int, label: str, *, seconds: float | None = None,
-                 shown_score: float | None = None, note: str = "") -> LabelEvent:
+def record_label(
+    session: Session,
+    annotator: str,
+    item_id: int,
+    label: str,
+    *,
+    seconds: float | None = None,
+    shown_score: float | None = None,
+    note: str = "",
+) -> LabelEvent:
     """Give or change an annotator's label on an item; the previous one stays in history.
 
     Raises:
@@ -216,18 +272,33 @@ def record_label(session: Session, annotator: str, item_id: int, label: str, *, 
         with writing(session, "the label was NOT saved"):
             if session.get(Item, item_id) is None:
                 raise ValueError(f"no item {item_id}")
-            return _set_label(session, item_id, _annotator(session, annotator), label, note=note, seconds=seconds, shown_score=shown_score)
+            return _set_label(
+                session,
+                item_id,
+                _annotator(session, annotator),
+                label,
+                note=note,
+                seconds=seconds,
+                shown_score=shown_score,
+            )
 
     return retrying(run)
 
 
 def record_skip(session: Session, annotator: str, item_id: int, *, seconds: float | None = None) -> LabelEvent:
     """Skip an item for this annotator (it leaves their queue; undo brings it back)."""
+
     def run() -> LabelEvent:
         with writing(session, "the skip was NOT saved"):
             if session.get(Item, item_id) is None:
                 raise ValueError(f"no item {item_id}")
-            event = LabelEvent(item_id=item_id, annotator_id=_annotator(session, annotator).id, action="skip", seconds=seconds, undone=False)
+            event = LabelEvent(
+                item_id=item_id,
+                annotator_id=_annotator(session, annotator).id,
+                action="skip",
+                seconds=seconds,
+                undone=False,
+            )
             session.add(event)
             session.flush()
             return event
@@ -245,25 +316,46 @@ class Undone:
 
 def undo_last(session: Session, annotator: str) -> Undone | None:
     """Undo the annotator's latest label or skip; the earlier label (if any) becomes current again."""
+
     def run() -> Undone | None:
         with writing(session, "nothing was undone"):
             who = session.scalars(select(Annotator).where(Annotator.name == annotator)).one_or_none()
             if who is None:
                 return None
-            last = session.scalars(select(LabelEvent).where(LabelEvent.annotator_id == who.id, LabelEvent.undone.is_(False))
-                                   .order_by(LabelEvent.id.desc()).limit(1)).first()
+            last = session.scalars(
+                select(LabelEvent)
+                .where(LabelEvent.annotator_id == who.id, LabelEvent.undone.is_(False))
+                .order_by(LabelEvent.id.desc())
+                .limit(1)
+            ).first()
             if last is None:
                 return None
             last.undone = True
             session.flush()
             restored = None
             if last.action == "label":
-                previous = session.scalars(select(LabelEvent).where(
-                    LabelEvent.item_id == last.item_id, LabelEvent.annotator_id == who.id, LabelEvent.action == "label",
-                    LabelEvent.undone.is_(False)).order_by(LabelEvent.id.desc()).limit(1)).first()
-                current = session.scalars(select(CurrentLabel).where(and_(CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id))).one_or_none()
+                previous = session.scalars(
+                    select(LabelEvent)
+                    .where(
+                        LabelEvent.item_id == last.item_id,
+                        LabelEvent.annotator_id == who.id,
+                        LabelEvent.action == "label",
+                        LabelEvent.undone.is_(False),
+                    )
+                    .order_by(LabelEvent.id.desc())
+                    .limit(1)
+                ).first()
+                current = session.scalars(
+                    select(CurrentLabel).where(
+                        and_(CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id)
+                    )
+                ).one_or_none()
                 if previous is None:
-                    session.execute(delete(CurrentLabel).where(CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id))
+                    session.execute(
+                        delete(CurrentLabel).where(
+                            CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id
+                        )
+                    )
                 elif current is not None:
                     current.label, current.event_id = previous.label, previous.id
                     restored = previous.label
@@ -287,15 +379,27 @@ def progress(session: Session, annotator: str) -> Progress:
         team_total = session.scalar(select(func.coalesce(func.sum(need), 0))) or 0
         team_done = session.scalar(select(func.coalesce(func.sum(case((n < need, n), else_=need)), 0))) or 0
         who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
-        mine = session.scalar(select(func.count(CurrentLabel.id)).where(CurrentLabel.annotator_id == who)) if who else 0
+        mine = (
+            session.scalar(select(func.count(CurrentLabel.id)).where(CurrentLabel.annotator_id == who)) if who else 0
+        )
         left = select(func.count(Item.id)).where(n < need, ~exists().where(Adjudication.item_id == Item.id))
         if who is not None:
-            left = left.where(~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
-                              ~exists().where(LabelEvent.item_id == Item.id, LabelEvent.annotator_id == who, LabelEvent.action == "skip", LabelEvent.undone.is_(False)))
+            left = left.where(
+                ~exists().where(CurrentLabel.item_id == Item.id, CurrentLabel.annotator_id == who),
+                ~exists().where(
+                    LabelEvent.item_id == Item.id,
+                    LabelEvent.annotator_id == who,
+                    LabelEvent.action == "skip",
+                    LabelEvent.undone.is_(False),
+                ),
+            )
         return Progress(int(mine or 0), int(session.scalar(left) or 0), int(team_done), int(team_total))
 
 
 def my_label(session: Session, annotator: str, item_id: int) -> str | None:
     with reading(session):
-        return session.scalar(select(CurrentLabel.label).join(Annotator, Annotator.id == CurrentLabel.annotator_id)
-                              .where(Annotator.name == annotator, CurrentLabel.item_id == item_id))
+        return session.scalar(
+            select(CurrentLabel.label)
+            .join(Annotator, Annotator.id == CurrentLabel.annotator_id)
+            .where(Annotator.name == annotator, CurrentLabel.item_id == item_id)
+        )

@@ -18,14 +18,17 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from .agreement import cohen_kappa, fleiss_kappa, majority
-from .models import LABEL_CHOICES, Adjudication, Annotator, CurrentLabel, Item, RecognizerVersion
 from .db import reading, writing
+from .models import LABEL_CHOICES, Adjudication, Annotator, CurrentLabel, Item, RecognizerVersion
 from .store_items import AccessError
 
 
 def _labels_by_item(session: Session) -> dict[int, dict[str, str]]:
-    rows = session.execute(select(CurrentLabel.item_id, Annotator.name, CurrentLabel.label)
-                           .join(Annotator, Annotator.id == CurrentLabel.annotator_id).order_by(CurrentLabel.item_id, Annotator.name))
+    rows = session.execute(
+        select(CurrentLabel.item_id, Annotator.name, CurrentLabel.label)
+        .join(Annotator, Annotator.id == CurrentLabel.annotator_id)
+        .order_by(CurrentLabel.item_id, Annotator.name)
+    )
     out: dict[int, dict[str, str]] = defaultdict(dict)
     for item_id, name, label in rows:
         out[item_id][name] = label
@@ -78,10 +81,21 @@ def disagreements(session: Session, *, include_adjudicated: bool = False, limit:
     with reading(session):
         by_item = _labels_by_item(session)
         split = [i for i, labels in by_item.items() if len(set(labels.values())) > 1]
-        adjudicated = dict(session.execute(select(Adjudication.item_id, Adjudication.label).where(Adjudication.item_id.in_(split))).all()) if split else {}
+        adjudicated = (
+            dict(
+                session.execute(
+                    select(Adjudication.item_id, Adjudication.label).where(Adjudication.item_id.in_(split))
+                ).all()
+            )
+            if split
+            else {}
+        )
         items = {i.id: i for i in session.scalars(select(Item).where(Item.id.in_(split)))} if split else {}
-        out = [Disagreement(i, items[i].text, items[i].context, by_item[i], adjudicated.get(i)) for i in sorted(split)
-               if include_adjudicated or i not in adjudicated]
+        out = [
+            Disagreement(i, items[i].text, items[i].context, by_item[i], adjudicated.get(i))
+            for i in sorted(split)
+            if include_adjudicated or i not in adjudicated
+        ]
     out.sort(key=lambda d: (d.adjudicated is not None, d.item_id))
     return out[:limit]
 
@@ -123,16 +137,30 @@ def export_rows(session: Session, *, labeled_only: bool = False) -> list[dict[st
                 continue
             maj = majority(list(labels.values()))
             a = adj.get(item.id)
-            rows.append({"id": item.id, "text": item.text, "source": item.source, "context": item.context,
-                         "labels": [{"annotator": n, "label": lab} for n, lab in labels.items()], "n_labels": len(labels),
-                         "majority": maj, "adjudicated": a.label if a else None, "adjudicator": a.adjudicator if a else None,
-                         "final_label": a.label if a else maj})
+            rows.append(
+                {
+                    "id": item.id,
+                    "text": item.text,
+                    "source": item.source,
+                    "context": item.context,
+                    "labels": [{"annotator": n, "label": lab} for n, lab in labels.items()],
+                    "n_labels": len(labels),
+                    "majority": maj,
+                    "adjudicated": a.label if a else None,
+                    "adjudicator": a.adjudicator if a else None,
+                    "final_label": a.label if a else maj,
+                }
+            )
     return rows
 
 
 def labeled_rows(session: Session) -> list[tuple[str, str, str]]:
     """(text, final label, source) of every item with a final label: recall and precision per source."""
-    return [(r["text"], r["final_label"], r["source"] or "unknown") for r in export_rows(session, labeled_only=True) if r["final_label"]]
+    return [
+        (r["text"], r["final_label"], r["source"] or "unknown")
+        for r in export_rows(session, labeled_only=True)
+        if r["final_label"]
+    ]
 
 
 def training_data(session: Session) -> tuple[list[str], list[str]]:
@@ -155,14 +183,26 @@ def _info(v: RecognizerVersion) -> VersionInfo:
     return VersionInfo(v.id, v.created_at, v.created_by, v.n_labels, v.active, json.loads(v.metrics_json))
 
 
-def save_version(session: Session, model: dict[str, Any], metrics: dict[str, Any], *, created_by: str, n_labels: int,
-                 activate: bool = True) -> VersionInfo:
+def save_version(
+    session: Session,
+    model: dict[str, Any],
+    metrics: dict[str, Any],
+    *,
+    created_by: str,
+    n_labels: int,
+    activate: bool = True,
+) -> VersionInfo:
     """Store a trained recognizer and its metrics; `activate` makes it the one in use."""
     with writing(session, "the trained recognizer was NOT saved"):
         if activate:
             session.execute(update(RecognizerVersion).values(active=False))
-        version = RecognizerVersion(created_by=created_by, n_labels=n_labels, model_json=json.dumps(model),
-                                    metrics_json=json.dumps(metrics), active=activate)
+        version = RecognizerVersion(
+            created_by=created_by,
+            n_labels=n_labels,
+            model_json=json.dumps(model),
+            metrics_json=json.dumps(metrics),
+            active=activate,
+        )
         session.add(version)
         session.flush()
         return _info(version)
@@ -207,4 +247,6 @@ def set_scores(session: Session, scores: dict[int, float], version_id: int | Non
     """Store the recognizer's P(global) per item, which orders the labeling queue."""
     with writing(session):
         for item_id, score in scores.items():
-            session.execute(update(Item).where(Item.id == item_id).values(score=float(score), score_version=version_id))
+            session.execute(
+                update(Item).where(Item.id == item_id).values(score=float(score), score_version=version_id)
+            )

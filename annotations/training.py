@@ -29,8 +29,15 @@ def validation_rows() -> list[dict[str, Any]] | None:
     return [{"text": r.text, "label": r.label} for r in load_label_set(path)] or None
 
 
-def train_from_store(Session: sessionmaker, embedder: Embedder, *, created_by: str, activate: bool = True,
-                     validation: list[dict[str, Any]] | None = None, seed: int = 0) -> store_review.VersionInfo:
+def train_from_store(
+    Session: sessionmaker,
+    embedder: Embedder,
+    *,
+    created_by: str,
+    activate: bool = True,
+    validation: list[dict[str, Any]] | None = None,
+    seed: int = 0,
+) -> store_review.VersionInfo:
     """Fit on the final labels, measure on a held-out split and the validation set, save, rescore the queue.
 
     The metrics also hold `baseline`: the rules-only recognizer on the same validation set,
@@ -42,10 +49,13 @@ def train_from_store(Session: sessionmaker, embedder: Embedder, *, created_by: s
     result = train_recognizer(texts, labels, embedder, validation=validation, seed=seed)
     metrics = dict(result.metrics)
     if validation:
-        metrics["baseline_validation"] = baseline_metrics([r["text"] for r in validation], [r["label"] for r in validation])
+        metrics["baseline_validation"] = baseline_metrics(
+            [r["text"] for r in validation], [r["label"] for r in validation]
+        )
     with Session() as session:
-        version = store_review.save_version(session, result.model.to_dict(), metrics, created_by=created_by,
-                                            n_labels=len(texts), activate=activate)
+        version = store_review.save_version(
+            session, result.model.to_dict(), metrics, created_by=created_by, n_labels=len(texts), activate=activate
+        )
     if activate:
         rescore(Session, embedder, result.model, version.id)
     return version

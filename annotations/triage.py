@@ -42,7 +42,9 @@ class Triaged:
 
 def _stage2(recognizer: InstructionRecognizer):
     if recognizer.trained is None or recognizer.embedder is None:
-        raise ValueError("queue modes need a recognizer with a trained stage 2 (the shipped default or a studio version)")
+        raise ValueError(
+            "queue modes need a recognizer with a trained stage 2 (the shipped default or a studio version)"
+        )
     return recognizer.trained, recognizer.embedder
 
 
@@ -53,7 +55,11 @@ def likely_missed(items: Sequence[QueueItem], recognizer: InstructionRecognizer)
     if not stopped:
         return []
     p = model.p_global([it.text for it in stopped], embedder)
-    found = [Triaged(it, float(s), f"stage 1 stopped it; classifier P(global) {s:.2f}") for it, s in zip(stopped, p) if s >= model.threshold]
+    found = [
+        Triaged(it, float(s), f"stage 1 stopped it; classifier P(global) {s:.2f}")
+        for it, s in zip(stopped, p)
+        if s >= model.threshold
+    ]
     return sorted(found, key=lambda t: (-t.p_global, t.item.id))
 
 
@@ -90,13 +96,17 @@ def missed_globals(recognizer: InstructionRecognizer, texts: Sequence[str]) -> l
     return [t for t, v in zip(texts, recognizer.recognize_many(list(texts))) if v.label != GLOBAL]
 
 
-def caught_misses(before: InstructionRecognizer, after: InstructionRecognizer, global_texts: Sequence[str]) -> tuple[int, int]:
+def caught_misses(
+    before: InstructionRecognizer, after: InstructionRecognizer, global_texts: Sequence[str]
+) -> tuple[int, int]:
     """(globals ``before`` missed, how many of them ``after`` stores): what a new version fixed."""
     missed = missed_globals(before, global_texts)
     return len(missed), len(missed) - len(missed_globals(after, missed)) if missed else 0
 
 
-def metrics_by_source(recognizer: InstructionRecognizer, rows: Sequence[tuple[str, str, str]]) -> dict[str, dict[str, Any]]:
+def metrics_by_source(
+    recognizer: InstructionRecognizer, rows: Sequence[tuple[str, str, str]]
+) -> dict[str, dict[str, Any]]:
     """Recall and precision of the class global per label source, from (text, final label, source) rows."""
     out = {}
     for source in sorted({s for _, _, s in rows}):

@@ -44,8 +44,10 @@ def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
         rest, _, role = rest.rpartition(":")
         role = role or "annotator"  # "name:password:" as before
         if role not in ROLES:
-            raise AuthConfigError(f"REA_AUTH_FILE: {name!r} has unknown role {role!r}; use one of {', '.join(ROLES)} "
-                                  "(a password containing ':' needs the role written after it)")
+            raise AuthConfigError(
+                f"REA_AUTH_FILE: {name!r} has unknown role {role!r}; use one of {', '.join(ROLES)} "
+                "(a password containing ':' needs the role written after it)"
+            )
     if not sep or not name.strip() or not rest:
         raise AuthConfigError("REA_AUTH entries are name:password, REA_AUTH_FILE lines name:password[:role]")
     return name.strip(), rest, role

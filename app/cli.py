@@ -29,16 +29,31 @@ def register(groups: dict[str, typer.Typer]) -> None:
 
 
 def serve(
-    host: Annotated[Optional[str], typer.Option("--host", help="Interface to listen on [env GRADIO_SERVER_NAME, default 0.0.0.0].")] = None,
-    port: Annotated[Optional[int], typer.Option("--port", help="Port to listen on [env GRADIO_SERVER_PORT, default 7860].")] = None,
+    host: Annotated[
+        Optional[str], typer.Option("--host", help="Interface to listen on [env GRADIO_SERVER_NAME, default 0.0.0.0].")
+    ] = None,
+    port: Annotated[
+        Optional[int], typer.Option("--port", help="Port to listen on [env GRADIO_SERVER_PORT, default 7860].")
+    ] = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
-    max_new_tokens: Annotated[Optional[int], typer.Option("--max-new-tokens", help="Longest reply in the app [env REA_MAX_NEW_TOKENS].")] = None,
-    database_url: Annotated[Optional[str], typer.Option("--database-url", help="SQLAlchemy URL of the annotations database [env REA_DATABASE_URL].")] = None,
-    concurrency: Annotated[Optional[int], typer.Option("--concurrency", help="Model calls at once; further requests wait in the queue [env REA_APP_CONCURRENCY, default 1].")] = None,
+    max_new_tokens: Annotated[
+        Optional[int], typer.Option("--max-new-tokens", help="Longest reply in the app [env REA_MAX_NEW_TOKENS].")
+    ] = None,
+    database_url: Annotated[
+        Optional[str],
+        typer.Option("--database-url", help="SQLAlchemy URL of the annotations database [env REA_DATABASE_URL]."),
+    ] = None,
+    concurrency: Annotated[
+        Optional[int],
+        typer.Option(
+            "--concurrency",
+            help="Model calls at once; further requests wait in the queue [env REA_APP_CONCURRENCY, default 1].",
+        ),
+    ] = None,
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
@@ -53,11 +68,23 @@ def serve(
         from .state import AppEngine
 
         settings = settings_from_options(  # a bad REA_* value stops here, before minutes of model loading
-            model=model, embedder=embedder, recognizer_model=recognizer_model, tau_low=tau_low, tau_high=tau_high,
-            max_new_tokens=max_new_tokens, recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
+            model=model,
+            embedder=embedder,
+            recognizer_model=recognizer_model,
+            tau_low=tau_low,
+            tau_high=tau_high,
+            max_new_tokens=max_new_tokens,
+            recent_raw=recent_raw,
+            recent_raw_tokens=recent_raw_tokens,
+            recent_compressed=recent_compressed,
         )
-        settings = settings.with_section("app", **{k: v for k, v in {"host": host, "port": port, "concurrency": concurrency}.items() if v is not None})
-        typer.echo(f"loading generator '{settings.models.model}' and embedder '{settings.models.embedder}' ...", err=True)
+        settings = settings.with_section(
+            "app",
+            **{k: v for k, v in {"host": host, "port": port, "concurrency": concurrency}.items() if v is not None},
+        )
+        typer.echo(
+            f"loading generator '{settings.models.model}' and embedder '{settings.models.embedder}' ...", err=True
+        )
         engine = AppEngine.from_settings(settings, database_url=database_url)
         from annotations import StoreError
 

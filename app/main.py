@@ -40,7 +40,11 @@ def codec_line(engine: AppEngine) -> str:
         made = "fitted per reply" if strategy.config.codec_mode == "optimize" else "dual-LoRA codec"
         form = f"{models.codec.spec.n_latent} latent vectors** per reply ({made})"
     else:
-        form = f"text-compressed** (first {strategy.config.text_compress_words} words)" if choice.measure == "text" else "text-compressed** (extractive)"
+        form = (
+            f"text-compressed** (first {strategy.config.text_compress_words} words)"
+            if choice.measure == "text"
+            else "text-compressed** (extractive)"
+        )
     share = f"measured gap share {choice.gap_share:.2f}" if choice.gap_share is not None else "gap share not measured"
     return f"compressed replies: **{form} · {share} · {choice.reason}"
 
@@ -48,9 +52,11 @@ def codec_line(engine: AppEngine) -> str:
 def hcr_line(cfg) -> str:
     """The HCR scorer in use, what its score means and its calibrated thresholds."""
     lo, hi = default_thresholds(cfg.scorer)
-    return (f"HCR scorer: **{cfg.scorer}** ({cfg.score_label}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
-            f" · working memory: up to the latest {cfg.recent_raw} exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
-            f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} best-scored exchange(s) below tau_low kept compressed as likely referents")
+    return (
+        f"HCR scorer: **{cfg.scorer}** ({cfg.score_label}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
+        f" · working memory: up to the latest {cfg.recent_raw} exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
+        f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} best-scored exchange(s) below tau_low kept compressed as likely referents"
+    )
 
 
 def build_demo(engine: AppEngine) -> gr.Blocks:
@@ -60,11 +66,16 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
     # Gradio's copies of uploads and downloads are aged out like our own (app.tempfiles).
     with gr.Blocks(title="REA Studio", delete_cache=(max(60, ttl // 4), ttl)) as demo:
         gr.HTML(HEADER)
-        gr.Markdown(f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}", elem_id="backbone")
+        gr.Markdown(
+            f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}",
+            elem_id="backbone",
+        )
         gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
         with gr.Row():
             tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")
-            tau_high = gr.Slider(0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high")
+            tau_high = gr.Slider(
+                0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high"
+            )
         tau_note = gr.Markdown(elem_id="tau-note")
         with gr.Tabs():
             with gr.Tab("Compare", id="compare"):

@@ -11,7 +11,16 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from rea_core import ChatSession, Models, REAConfig, RuntimeConfig, Settings, Strategy, TurnResult, available_strategies
+from rea_core import (
+    ChatSession,
+    Models,
+    REAConfig,
+    RuntimeConfig,
+    Settings,
+    Strategy,
+    TurnResult,
+    available_strategies,
+)
 from rea_core.limits import Limits
 from rea_core.loading import build_from_settings
 from rea_core.methods.rea.config import REPLY_FORMS
@@ -28,7 +37,9 @@ class ColumnState:
     last: TurnResult | None = None  # the latest generated turn, for the prompt view and live thresholds
     last_thresholds: tuple[float, float] | None = None
     error: str = ""
-    reply_form: str = "auto"  # REA's compressed replies: "auto" (measured best), "latent" or "text" (the app's form control)
+    reply_form: str = (
+        "auto"  # REA's compressed replies: "auto" (measured best), "latent" or "text" (the app's form control)
+    )
 
 
 @dataclass
@@ -40,7 +51,7 @@ class AppEngine:
     database_url: str | None = None  # the annotation store; None: settings.store's
     examples_dir: Path = REPO_ROOT / "examples"
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
-    # The one path that swaps the shared recognizer (review_handlers.apply_active) holds this lock.
+    # The one path that swaps the shared recognizer (tabs.review.handlers.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     # Stop flags of the replies streaming now, one per browser session (the Stop button sets it); removed when the reply ends.
     _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
@@ -99,13 +110,17 @@ class AppEngine:
         """Load the models ``settings`` name (the packaged offline models by default)."""
         from rea_core import load_models
 
-        models = load_models(**settings.models.load_kwargs(), cache_limits=settings.limits.cache_limits(), openai=settings.openai)
+        models = load_models(
+            **settings.models.load_kwargs(), cache_limits=settings.limits.cache_limits(), openai=settings.openai
+        )
         return cls(models=models, settings=settings, **kwargs)
 
     def strategy_names(self) -> list[str]:
         return available_strategies()
 
-    def strategy(self, name: str, *, tau_low: float | None = None, tau_high: float | None = None, form: str = "auto") -> Strategy:
+    def strategy(
+        self, name: str, *, tau_low: float | None = None, tau_high: float | None = None, form: str = "auto"
+    ) -> Strategy:
         """The named strategy on the shared models, at the given thresholds and reply form
         ("auto": the configured one; "latent" / "text": REA's compressed replies switched), no model reloaded."""
         if form not in REPLY_FORMS:
@@ -117,10 +132,15 @@ class AppEngine:
             return base  # thresholds and reply forms are REA's
         config = base.config if form == "auto" else replace(base.config, reply_form=form)
         if tau_low is not None or tau_high is not None:
-            config = config.with_thresholds(base.config.tau_low if tau_low is None else tau_low, base.config.tau_high if tau_high is None else tau_high)
+            config = config.with_thresholds(
+                base.config.tau_low if tau_low is None else tau_low,
+                base.config.tau_high if tau_high is None else tau_high,
+            )
         return base if config == base.config else base.with_config(config)
 
-    def column_strategy(self, column: ColumnState, *, tau_low: float | None = None, tau_high: float | None = None) -> Strategy:
+    def column_strategy(
+        self, column: ColumnState, *, tau_low: float | None = None, tau_high: float | None = None
+    ) -> Strategy:
         """A column's strategy under its reply-form control."""
         return self.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form=column.reply_form)
 

@@ -31,13 +31,29 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import numpy as np  # noqa: E402
 from gradio_client import Client, handle_file  # noqa: E402
 
-from app.tabs.compare import handlers  # noqa: E402
 from app.main import launch  # noqa: E402
 from app.state import AppEngine  # noqa: E402
-from rea_core import load_models, RuntimeConfig, Settings
+from app.tabs.compare import handlers  # noqa: E402
+from rea_core import RuntimeConfig, Settings, load_models
 
-TOPICS = ["gardening", "chess openings", "the French revolution", "bread baking", "jazz piano", "volcanoes", "marathon training", "tax forms",
-          "black holes", "knitting", "sourdough", "the Roman empire", "python decorators", "coffee roasting", "sailing knots", "bird migration"]
+TOPICS = [
+    "gardening",
+    "chess openings",
+    "the French revolution",
+    "bread baking",
+    "jazz piano",
+    "volcanoes",
+    "marathon training",
+    "tax forms",
+    "black holes",
+    "knitting",
+    "sourdough",
+    "the Roman empire",
+    "python decorators",
+    "coffee roasting",
+    "sailing knots",
+    "bird migration",
+]
 
 
 def free_port() -> int:
@@ -79,8 +95,13 @@ def chat_phase(url: str, sessions: int, turns: int) -> tuple[list[float], dict, 
 def tracer_run(url: str, n_turns: int, result: dict) -> None:
     """One client uploading an ``n_turns`` conversation to Inspect and tracing it (issue 14)."""
     path = os.path.join(tempfile.mkdtemp(), "long.jsonl")
-    turns = [{"user": f"Turn {i}: what should I know about {TOPICS[i % len(TOPICS)]}?",
-              "assistant": f"Some facts about {TOPICS[i % len(TOPICS)]}. It has a long history. Turn {i} ends here."} for i in range(n_turns)]
+    turns = [
+        {
+            "user": f"Turn {i}: what should I know about {TOPICS[i % len(TOPICS)]}?",
+            "assistant": f"Some facts about {TOPICS[i % len(TOPICS)]}. It has a long history. Turn {i} ends here.",
+        }
+        for i in range(n_turns)
+    ]
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(json.dumps({"id": "long", "turns": turns}) + "\n")
     try:
@@ -100,8 +121,14 @@ def long_conversation_file(engine: AppEngine, n: int) -> str:
     for i in range(n):
         topic = TOPICS[int(rng.integers(len(TOPICS)))]
         for column in columns:
-            handlers.respond_column(engine, column, f"Turn {i}: what should I know about {topic}?", 0.5, 0.7,
-                                    reply=f"Here are some facts about {topic}. It has a long history. Many people enjoy it. Turn {i} ends here.")
+            handlers.respond_column(
+                engine,
+                column,
+                f"Turn {i}: what should I know about {topic}?",
+                0.5,
+                0.7,
+                reply=f"Here are some facts about {topic}. It has a long history. Many people enjoy it. Turn {i} ends here.",
+            )
     return handlers.save_columns(engine, columns)
 
 
@@ -111,12 +138,20 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--exchanges", type=int, default=200)
-    parser.add_argument("--tracer-turns", type=int, default=0, help="also rerun the chats while one client traces an upload of this many turns")
+    parser.add_argument(
+        "--tracer-turns",
+        type=int,
+        default=0,
+        help="also rerun the chats while one client traces an upload of this many turns",
+    )
     parser.add_argument("--skip-slider", action="store_true", help="stop after the chat phases")
     args = parser.parse_args()
 
-    engine = AppEngine(models=load_models(), settings=Settings(runtime=RuntimeConfig(max_new_tokens=args.max_new_tokens)),
-                       database_url=f"sqlite:///{tempfile.mkdtemp()}/bench.db")
+    engine = AppEngine(
+        models=load_models(),
+        settings=Settings(runtime=RuntimeConfig(max_new_tokens=args.max_new_tokens)),
+        database_url=f"sqlite:///{tempfile.mkdtemp()}/bench.db",
+    )
     port = free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     url = f"http://127.0.0.1:{port}/"
@@ -125,9 +160,13 @@ def main() -> None:
         secrets = list(pages)
         leaks = sum(other in page for s, page in pages.items() for other in secrets if other != s)
         missing = sum(s not in page for s, page in pages.items())
-        print(f"{args.sessions} sessions x {args.turns} turns (both columns, max_new_tokens {args.max_new_tokens}, concurrency {engine.concurrency}): "
-              f"{len(latencies)} replies in {wall:.1f} s")
-        print(f"reply latency p50 {statistics.median(latencies):.2f} s, p95 {np.percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s")
+        print(
+            f"{args.sessions} sessions x {args.turns} turns (both columns, max_new_tokens {args.max_new_tokens}, concurrency {engine.concurrency}): "
+            f"{len(latencies)} replies in {wall:.1f} s"
+        )
+        print(
+            f"reply latency p50 {statistics.median(latencies):.2f} s, p95 {np.percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s"
+        )
         print(f"cross-session leaks: {leaks}; sessions missing their own text: {missing}; errors: {len(errors)}")
         for e in errors:
             print("  ", e)
@@ -139,16 +178,20 @@ def main() -> None:
             with_tracer, _, errors2, wall2 = chat_phase(url, args.sessions, args.turns)
             tracer.join()
             base95, load95 = np.percentile(latencies, 95), np.percentile(with_tracer, 95)
-            print(f"with one client tracing a {args.tracer_turns}-turn upload: {len(with_tracer)} replies in {wall2:.1f} s, "
-                  f"p50 {statistics.median(with_tracer):.2f} s, p95 {load95:.2f} s = {load95 / base95:.2f}x the p95 without it "
-                  f"(target <= 1.5x); errors {len(errors2)}; trace {traced.get('seconds', float('nan')):.1f} s {traced.get('error', '')}")
+            print(
+                f"with one client tracing a {args.tracer_turns}-turn upload: {len(with_tracer)} replies in {wall2:.1f} s, "
+                f"p50 {statistics.median(with_tracer):.2f} s, p95 {load95:.2f} s = {load95 / base95:.2f}x the p95 without it "
+                f"(target <= 1.5x); errors {len(errors2)}; trace {traced.get('seconds', float('nan')):.1f} s {traced.get('error', '')}"
+            )
         if args.skip_slider:
             return
 
         path = long_conversation_file(engine, args.exchanges)
         columns = handlers.load_columns(engine, path)
         for column in columns:  # what a loaded conversation holds after one more turn: a cached latest query
-            handlers.respond_column(engine, column, "What should I know about volcanoes and bread?", 0.5, 0.7, reply="Facts.")
+            handlers.respond_column(
+                engine, column, "What should I know about volcanoes and bread?", 0.5, 0.7, reply="Facts."
+            )
         server_ms = []
         for k in range(30):
             lo, hi = (0.3, 0.6) if k % 2 else (0.45, 0.75)
@@ -165,8 +208,10 @@ def main() -> None:
             t = time.perf_counter()
             client.predict(0.3 if k % 2 else 0.45, 0.75, api_name="/set_tau_low")
             round_ms.append((time.perf_counter() - t) * 1000)
-        print(f"slider move on a {args.exchanges}-exchange conversation (both columns): server {statistics.median(server_ms):.1f} ms median, "
-              f"p95 {np.percentile(server_ms, 95):.1f} ms; client round trip {statistics.median(round_ms):.1f} ms median")
+        print(
+            f"slider move on a {args.exchanges}-exchange conversation (both columns): server {statistics.median(server_ms):.1f} ms median, "
+            f"p95 {np.percentile(server_ms, 95):.1f} ms; client round trip {statistics.median(round_ms):.1f} ms median"
+        )
     finally:
         demo.close()
 

@@ -34,11 +34,14 @@ _OLD_ANAPHORA = re.compile(
     r"\b(it|its|them|they|those|these|that one|this one|the (first|second|third|fourth|fifth|last|other|same|previous|above|former|latter)\b"
     r"|the (one|ones|list|idea|ideas|names|options|answer|code|text|story|poem|recipe|email|example|version|plan)\b"
     r"|(first|second|third|last) (one|option|idea|name|point)|#\d|number \d|option \d|same (for|with|but|thing)|as well|too|instead|again|more|less"
-    r"|you (said|mentioned|gave|suggested|wrote|told)|earlier|before|above|previous)\b", re.IGNORECASE)
+    r"|you (said|mentioned|gave|suggested|wrote|told)|earlier|before|above|previous)\b",
+    re.IGNORECASE,
+)
 _OLD_EDIT = re.compile(
     r"^\s*(make|turn|rewrite|rephrase|shorten|expand|translate|change|add|remove|drop|double|halve|simplify|summari[sz]e|explain|continue|"
     r"elaborate|fix|redo|try|give me (another|more|a different)|can you (make|add|translate|shorten|change|rewrite|do)|what about|how about|and\b|also\b|ok(ay)?,? (now|and)|now\b)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def old_rules(text: str) -> bool:
@@ -47,7 +50,11 @@ def old_rules(text: str) -> bool:
         return False
     if _OLD_EDIT.search(text) or _OLD_ANAPHORA.search(text):
         return True
-    return len(words) <= 5 and text.rstrip().endswith("?") and not re.match(r"^\s*(who|what|when|where|why|how|which|is|are|do|does|can)\b(?! about)", text, re.I)
+    return (
+        len(words) <= 5
+        and text.rstrip().endswith("?")
+        and not re.match(r"^\s*(who|what|when|where|why|how|which|is|are|do|does|can)\b(?! about)", text, re.I)
+    )
 
 
 def messages(paths) -> tuple[list[str], list[str], list[str]]:
@@ -78,7 +85,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", nargs="+", required=True)
     parser.add_argument("--test", nargs="+", required=True)
-    parser.add_argument("--locomo", help="a LoCoMo folder: the share of its questions read as follow-ups (all standalone)")
+    parser.add_argument(
+        "--locomo", help="a LoCoMo folder: the share of its questions read as follow-ups (all standalone)"
+    )
     parser.add_argument("--write", action="store_true", help=f"write the fitted detector to {OUT.relative_to(ROOT)}")
     args = parser.parse_args()
 
@@ -89,7 +98,9 @@ def main() -> int:
     weights = model.coef_[0]
     prob = 1 / (1 + np.exp(-(X @ weights)))
     pos = np.sort(prob[: len(follow)])
-    threshold = float(pos[int(np.floor((1 - TARGET_RECALL) * len(pos)))])  # the highest keeping TARGET_RECALL of dev follow-ups
+    threshold = float(
+        pos[int(np.floor((1 - TARGET_RECALL) * len(pos)))]
+    )  # the highest keeping TARGET_RECALL of dev follow-ups
     detect = lambda t: 1 / (1 + np.exp(-(follow_up_features(t) @ weights))) >= threshold  # noqa: E731
     print(f"dev: {len(follow)} follow-ups, {len(alone)} standalone; threshold {threshold:.3f}")
     for name, w in zip(FEATURES, weights):
@@ -98,21 +109,38 @@ def main() -> int:
         f, a, fam = messages(paths)
         new_r, new_fp = rates(detect, f, a)
         old_r, old_fp = rates(old_rules, f, a)
-        print(f"{label}: detector recall {new_r:.3f}, false alarms {new_fp:.3f} | old rules recall {old_r:.3f}, false alarms {old_fp:.3f}")
+        print(
+            f"{label}: detector recall {new_r:.3f}, false alarms {new_fp:.3f} | old rules recall {old_r:.3f}, false alarms {old_fp:.3f}"
+        )
         for family in sorted(set(fam)):
             texts = [t for t, g in zip(f, fam) if g == family]
-            print(f"    {family:24s} n={len(texts):3d}  detector {np.mean([detect(t) for t in texts]):.2f}  old {np.mean([old_rules(t) for t in texts]):.2f}")
+            print(
+                f"    {family:24s} n={len(texts):3d}  detector {np.mean([detect(t) for t in texts]):.2f}  old {np.mean([old_rules(t) for t in texts]):.2f}"
+            )
         missed_old = [t for t in f if detect(t) and not old_rules(t)]
         print(f"  caught by the detector, missed by the old rules ({len(missed_old)}): {missed_old[:8]}")
     if args.locomo:
         from rea_core.evals.retrieval import load_locomo
 
         questions = [q.text for case in load_locomo(args.locomo) for q in case.queries]
-        print(f"LoCoMo questions read as follow-ups: detector {np.mean([detect(q) for q in questions]):.3f}, old rules {np.mean([old_rules(q) for q in questions]):.3f} (n={len(questions)})")
+        print(
+            f"LoCoMo questions read as follow-ups: detector {np.mean([detect(q) for q in questions]):.3f}, old rules {np.mean([old_rules(q) for q in questions]):.3f} (n={len(questions)})"
+        )
     if args.write:
-        OUT.write_text(json.dumps({"features": list(FEATURES), "weights": [round(float(w), 4) for w in weights], "threshold": round(threshold, 4),
-                                   "target_recall": TARGET_RECALL, "fitted_on": [_shown(p) for p in args.dev]},
-                                  indent=1) + "\n", encoding="utf-8")
+        OUT.write_text(
+            json.dumps(
+                {
+                    "features": list(FEATURES),
+                    "weights": [round(float(w), 4) for w in weights],
+                    "threshold": round(threshold, 4),
+                    "target_recall": TARGET_RECALL,
+                    "fitted_on": [_shown(p) for p in args.dev],
+                },
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
 

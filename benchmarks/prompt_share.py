@@ -20,8 +20,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def main() -> None:
     from rea_core import Settings, load_models
-    from rea_core.loading import build_from_settings
     from rea_core.evals.adherence import load_cases
+    from rea_core.loading import build_from_settings
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True)
@@ -42,7 +42,9 @@ def main() -> None:
                 if i in case.probe_turns and i >= args.from_turn:
                     tokens.setdefault(name, []).append(result.prompt_tokens)
                     if name == "rea":
-                        kept.append(sum(d.resolution.value != "omit" for d in result.decisions) / max(1, len(result.decisions)))
+                        kept.append(
+                            sum(d.resolution.value != "omit" for d in result.decisions) / max(1, len(result.decisions))
+                        )
             strategy.flush(session)
         ratios += [r / v for r, v in zip(tokens.get("rea", []), tokens.get("vanilla", []))]
     print(f"{len(cases)} conversations, {len(ratios)} probes at turn >= {args.from_turn}")

@@ -23,8 +23,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rea_core.recognizer.default import LabeledInput, load_label_set  # noqa: E402
 from rea_core.recognizer import OTHER, REVOKE, InstructionRecognizer, build_recognizer, rule_stage  # noqa: E402
+from rea_core.recognizer.default import LabeledInput, load_label_set  # noqa: E402
 from rea_core.recognizer.metrics import evaluate_recognizer  # noqa: E402
 
 LABELED = {
@@ -58,17 +58,22 @@ def metrics_report(embedder, with_llm: bool) -> None:
 
     model = load_default_recognizer()
     label_set = load_label_set(ROOT / "rea_core/data/recognizer_train.jsonl")
-    sets = {"label set, held-out split": [r for r in label_set if r.split == "heldout"],
-            "validation, held-out half": [r for r in label_set if r.split == "heldout" and r.source == "validation"],
-            "fresh hand-written": load_label_set(ROOT / "rea_core/data/recognizer_fresh_test.jsonl")}
+    sets = {
+        "label set, held-out split": [r for r in label_set if r.split == "heldout"],
+        "validation, held-out half": [r for r in label_set if r.split == "heldout" and r.source == "validation"],
+        "fresh hand-written": load_label_set(ROOT / "rea_core/data/recognizer_fresh_test.jsonl"),
+    }
     print(f"\n## Precision / recall of the class global (threshold {model.threshold:.3f})")
-    print("| recognizer | set | n (global) | precision | recall | F1 | TP / FP / FN / TN |\n| --- | --- | ---: | ---: | ---: | ---: | --- |")
+    print(
+        "| recognizer | set | n (global) | precision | recall | F1 | TP / FP / FN / TN |\n| --- | --- | ---: | ---: | ---: | ---: | --- |"
+    )
     rules_only, default = InstructionRecognizer(None), InstructionRecognizer(None, trained=model, embedder=embedder)
     for set_name, rows in sets.items():
         print(_row("rules only", set_name, rows, rules_only))
         print(_row("**gate + shipped trained (default)**", set_name, rows, default))
     if with_llm:
         from rea_core.backends import load_generator
+
         llm = InstructionRecognizer(load_generator("packaged"))
         for set_name, rows in list(sets.items())[1:]:  # the 660-row split would take ~10 minutes of LLM calls
             print(_row("gate + few-shot SmolLM2-135M", set_name, rows, llm))
@@ -89,15 +94,23 @@ def timing_report(embedder, repeats: int) -> None:
             if verdict.stage == "trained":
                 deferred_ms.append(ms)
     q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
-    print(f"\n## Per-input time of the default recognizer ({repeats} x {len(texts)} fresh inputs, one at a time, CPU threads {os.cpu_count()})")
+    print(
+        f"\n## Per-input time of the default recognizer ({repeats} x {len(texts)} fresh inputs, one at a time, CPU threads {os.cpu_count()})"
+    )
     print("| inputs | calls | median ms | p95 ms |\n| --- | ---: | ---: | ---: |")
     print(f"| all | {len(all_ms)} | {statistics.median(all_ms):.2f} | {q(all_ms, 0.95):.2f} |")
-    print(f"| decided by the trained stage 2 | {len(deferred_ms)} | {statistics.median(deferred_ms):.2f} | {q(deferred_ms, 0.95):.2f} |")
+    print(
+        f"| decided by the trained stage 2 | {len(deferred_ms)} | {statistics.median(deferred_ms):.2f} | {q(deferred_ms, 0.95):.2f} |"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--llm", action="store_true", help="also measure the few-shot SmolLM2-135M stage 2 on the validation half and the fresh set (slow)")
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="also measure the few-shot SmolLM2-135M stage 2 on the validation half and the fresh set (slow)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timing passes over the fresh set")
     args = parser.parse_args()
     from rea_core.backends import load_embedder

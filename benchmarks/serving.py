@@ -32,11 +32,26 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 QUESTIONS = [
-    "From now on, answer in lowercase.", "Name three colors of the rainbow.", "What is the capital of France?", "Tell me a fact about whales.",
-    "Suggest a name for a coffee shop by the sea.", "How many legs does a spider have?", "And an insect?", "Give me a word that rhymes with cat.",
-    "What is bread made of?", "Recommend a book for a rainy day.", "How do plants make food?", "What is a prime number?",
-    "Explain what a volcano is.", "Give me a tip for learning chess.", "What is the tallest animal?", "Why is the sky blue?",
-    "Name a famous painter.", "What should I pack for a beach trip?", "How does a bicycle stay upright?", "Summarize our chat in one sentence.",
+    "From now on, answer in lowercase.",
+    "Name three colors of the rainbow.",
+    "What is the capital of France?",
+    "Tell me a fact about whales.",
+    "Suggest a name for a coffee shop by the sea.",
+    "How many legs does a spider have?",
+    "And an insect?",
+    "Give me a word that rhymes with cat.",
+    "What is bread made of?",
+    "Recommend a book for a rainy day.",
+    "How do plants make food?",
+    "What is a prime number?",
+    "Explain what a volcano is.",
+    "Give me a tip for learning chess.",
+    "What is the tallest animal?",
+    "Why is the sky blue?",
+    "Name a famous painter.",
+    "What should I pack for a beach trip?",
+    "How does a bicycle stay upright?",
+    "Summarize our chat in one sentence.",
 ]
 
 
@@ -56,7 +71,9 @@ def launch_app(max_new_tokens: int, kv_reuse: bool, concurrency: int):
     from app.state import AppEngine
     from rea_core import Settings
 
-    settings = Settings.from_env(runtime={"max_new_tokens": max_new_tokens, "kv_reuse": kv_reuse}, app={"concurrency": concurrency})
+    settings = Settings.from_env(
+        runtime={"max_new_tokens": max_new_tokens, "kv_reuse": kv_reuse}, app={"concurrency": concurrency}
+    )
     engine = AppEngine.from_settings(settings)
     port = free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
@@ -79,7 +96,13 @@ def one_turn(client, text: str, turn: int) -> dict:
         outs = job.outputs()
         for out in outs[seen:]:
             for side in (0, 1):
-                if first[side] is None and out and out[side] and len(out[side]) == 2 * turn + 2 and chat_text(out[side], 2 * turn + 1).strip("▌ "):
+                if (
+                    first[side] is None
+                    and out
+                    and out[side]
+                    and len(out[side]) == 2 * turn + 2
+                    and chat_text(out[side], 2 * turn + 1).strip("▌ ")
+                ):
                     first[side] = time.perf_counter() - start
         seen = len(outs)
         time.sleep(0.01)
@@ -87,7 +110,11 @@ def one_turn(client, text: str, turn: int) -> dict:
     total = time.perf_counter() - start
     for side in (0, 1):  # a reply shorter than one update interval arrives whole
         first[side] = first[side] if first[side] is not None else total
-    return {"client_ttft_s": first, "total_s": total, "stats": [chat_text(final[side], 2 * turn + 1).rsplit("\n", 1)[-1] for side in (0, 1)]}
+    return {
+        "client_ttft_s": first,
+        "total_s": total,
+        "stats": [chat_text(final[side], 2 * turn + 1).rsplit("\n", 1)[-1] for side in (0, 1)],
+    }
 
 
 def server_ttft(stats_line: str) -> float | None:
@@ -113,10 +140,18 @@ def bench_ttft(args) -> None:
         for side, name in ((0, "rea"), (1, "vanilla")):
             client_ttft = [r["client_ttft_s"][side] for r in rows]
             srv = [r["server_ttft_s"][side] for r in rows if r["server_ttft_s"][side] is not None]
-            print(json.dumps({"column": name, "kv_reuse": not args.no_kv_reuse, "turns": len(rows),
-                              "median_client_ttft_s": round(statistics.median(client_ttft), 3),
-                              "median_server_ttft_s": round(statistics.median(srv), 3) if srv else None,
-                              "p95_client_ttft_s": round(pct(client_ttft, 0.95), 3)}))
+            print(
+                json.dumps(
+                    {
+                        "column": name,
+                        "kv_reuse": not args.no_kv_reuse,
+                        "turns": len(rows),
+                        "median_client_ttft_s": round(statistics.median(client_ttft), 3),
+                        "median_server_ttft_s": round(statistics.median(srv), 3) if srv else None,
+                        "p95_client_ttft_s": round(pct(client_ttft, 0.95), 3),
+                    }
+                )
+            )
     finally:
         demo.close()
 
@@ -144,10 +179,23 @@ def bench_load(args) -> None:
             t.start()
         for t in threads:
             t.join()
-        print(json.dumps({"sessions": args.sessions, "turns": args.turns, "concurrency": args.concurrency, "kv_reuse": not args.no_kv_reuse,
-                          "replies": len(totals), "wall_s": round(time.perf_counter() - start, 1),
-                          "ttft_p50_s": round(pct(ttfts, 0.5), 2), "ttft_p95_s": round(pct(ttfts, 0.95), 2),
-                          "reply_p50_s": round(pct(totals, 0.5), 2), "reply_p95_s": round(pct(totals, 0.95), 2), "errors": errors}))
+        print(
+            json.dumps(
+                {
+                    "sessions": args.sessions,
+                    "turns": args.turns,
+                    "concurrency": args.concurrency,
+                    "kv_reuse": not args.no_kv_reuse,
+                    "replies": len(totals),
+                    "wall_s": round(time.perf_counter() - start, 1),
+                    "ttft_p50_s": round(pct(ttfts, 0.5), 2),
+                    "ttft_p95_s": round(pct(ttfts, 0.95), 2),
+                    "reply_p50_s": round(pct(totals, 0.5), 2),
+                    "reply_p95_s": round(pct(totals, 0.95), 2),
+                    "errors": errors,
+                }
+            )
+        )
     finally:
         demo.close()
 
@@ -172,8 +220,21 @@ def bench_tps(args) -> None:
         results["in_process"].append((rate(gen), gen.new_tokens, gen.ttft_s))
     folder = str(packaged_generator_dir())
     port = free_port()
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "transformers"), "serve", folder, "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "transformers"),
+            "serve",
+            folder,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--device",
+            "cpu",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(360):
             try:
@@ -190,10 +251,18 @@ def bench_tps(args) -> None:
         proc.kill()
         proc.wait()
     for name, rows in results.items():
-        print(json.dumps({"backend": name, "max_new_tokens": args.max_new_tokens, "repeats": len(rows),
-                          "median_tokens_per_s": round(statistics.median(r[0] for r in rows), 1),
-                          "median_new_tokens": statistics.median(r[1] for r in rows),
-                          "median_ttft_s": round(statistics.median(r[2] for r in rows), 3)}))
+        print(
+            json.dumps(
+                {
+                    "backend": name,
+                    "max_new_tokens": args.max_new_tokens,
+                    "repeats": len(rows),
+                    "median_tokens_per_s": round(statistics.median(r[0] for r in rows), 1),
+                    "median_new_tokens": statistics.median(r[1] for r in rows),
+                    "median_ttft_s": round(statistics.median(r[2] for r in rows), 3),
+                }
+            )
+        )
 
 
 def main() -> None:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from functools import lru_cache
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,15 @@ def scored(strategy: REAStrategy, cases) -> list[tuple]:
         for q in sorted(case.queries, key=lambda q: q.position):
             for user, reply in case.exchanges[len(session.episodes) : q.position]:
                 session.episodes.append(user, reply)
-            items.append((q.text, list(session.episodes.exchanges), strategy.score(session, q.text), q.needed, int(cum[q.position]) + count(q.text)))
+            items.append(
+                (
+                    q.text,
+                    list(session.episodes.exchanges),
+                    strategy.score(session, q.text),
+                    q.needed,
+                    int(cum[q.position]) + count(q.text),
+                )
+            )
     return items
 
 
@@ -62,13 +70,20 @@ def measure(strategy: REAStrategy, items) -> dict:
         recency.append(recency_hit(len(kept), sum(kept), needed))
         kept_share.append(sum(kept) / max(1, len(kept)))
         prompt_share.append(plan.total_tokens / history)
-    return {"all_kept": float(np.mean(kept_all)), "recency_matched": float(np.mean(recency)), "kept_share": float(np.mean(kept_share)),
-            "prompt_share": float(np.mean(prompt_share)), "queries": len(items)}
+    return {
+        "all_kept": float(np.mean(kept_all)),
+        "recency_matched": float(np.mean(recency)),
+        "kept_share": float(np.mean(kept_share)),
+        "prompt_share": float(np.mean(prompt_share)),
+        "queries": len(items),
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jsonl", nargs="*", default=[], help="conversation JSONL files with \"needed\" (development halves only)")
+    parser.add_argument(
+        "--jsonl", nargs="*", default=[], help='conversation JSONL files with "needed" (development halves only)'
+    )
     parser.add_argument("--locomo", help="LoCoMo development folder")
     parser.add_argument("--out", type=Path, required=True)
     for name, values in GRID.items():
@@ -77,7 +92,9 @@ def main() -> int:
     grid = {name: getattr(args, name) for name in GRID}
 
     models = load_models("packaged", "packaged", codec="none")
-    models.generator.count_tokens = lru_cache(maxsize=None)(models.generator.count_tokens)  # every setting counts the same texts
+    models.generator.count_tokens = lru_cache(maxsize=None)(
+        models.generator.count_tokens
+    )  # every setting counts the same texts
     base = REAStrategy(models.generator, CachedEmbedder(models.embedder), REAConfig(), recognizer=None, codec=None)
     sets = {Path(p).name: load_needed_jsonl(p) for p in args.jsonl}
     if args.locomo:
@@ -91,9 +108,16 @@ def main() -> int:
         strategy = base.with_config(replace(base.config, **setting))
         row = {**setting, **{name: measure(strategy, its) for name, its in items.items()}}
         rows.append(row)
-        print(" ".join(f"{k}={v}" for k, v in setting.items()) + ": " + "  ".join(
-            f"{name}: all {m['all_kept']:.3f} (recency {m['recency_matched']:.3f}) kept {m['kept_share']:.1%} prompt {m['prompt_share']:.1%}"
-            for name, m in row.items() if isinstance(m, dict)), flush=True)
+        print(
+            " ".join(f"{k}={v}" for k, v in setting.items())
+            + ": "
+            + "  ".join(
+                f"{name}: all {m['all_kept']:.3f} (recency {m['recency_matched']:.3f}) kept {m['kept_share']:.1%} prompt {m['prompt_share']:.1%}"
+                for name, m in row.items()
+                if isinstance(m, dict)
+            ),
+            flush=True,
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     print(f"wrote {args.out}")

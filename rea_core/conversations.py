@@ -27,7 +27,9 @@ class Conversation:
     extra: dict = field(default_factory=dict)
 
 
-def parse_conversation(obj: object, *, where: str, max_chars: int | None = None, max_turns: int | None = None) -> Conversation:
+def parse_conversation(
+    obj: object, *, where: str, max_chars: int | None = None, max_turns: int | None = None
+) -> Conversation:
     """Validate one decoded JSON line; ``where`` ("file:line") prefixes every error.
 
     User turns get the checks a typed message gets (non-empty text, ``max_chars``), so an upload
@@ -38,25 +40,27 @@ def parse_conversation(obj: object, *, where: str, max_chars: int | None = None,
         raise DataFormatError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     cid = obj.get("id")
     if not isinstance(cid, str) or not cid:
-        raise DataFormatError(f"{where}: missing or empty string field \"id\"")
+        raise DataFormatError(f'{where}: missing or empty string field "id"')
     turns = obj.get("turns")
     if not isinstance(turns, list) or not turns:
-        raise DataFormatError(f"{where}: \"turns\" must be a non-empty list")
+        raise DataFormatError(f'{where}: "turns" must be a non-empty list')
     if max_turns is not None and len(turns) > max_turns:
         raise DataFormatError(f"{where}: {len(turns):,} turns, over the limit of {max_turns:,} per conversation")
     parsed = []
     for i, t in enumerate(turns):
         if not isinstance(t, dict):
-            raise DataFormatError(f"{where}: turn {i} must be an object with \"user\"")
+            raise DataFormatError(f'{where}: turn {i} must be an object with "user"')
         user, assistant = t.get("user"), t.get("assistant")
         if not isinstance(user, str) or not user.strip():
-            raise DataFormatError(f"{where}: turn {i} needs a non-empty string \"user\"")
+            raise DataFormatError(f'{where}: turn {i} needs a non-empty string "user"')
         if assistant is not None and not isinstance(assistant, str):
-            raise DataFormatError(f"{where}: turn {i} \"assistant\" must be a string when given")
+            raise DataFormatError(f'{where}: turn {i} "assistant" must be a string when given')
         if max_chars is not None:
             for role, text in (("user", user), ("assistant", assistant or "")):
                 if len(text) > max_chars:
-                    raise DataFormatError(f"{where}: turn {i} \"{role}\" has {len(text):,} characters, over the limit of {max_chars:,}")
+                    raise DataFormatError(
+                        f'{where}: turn {i} "{role}" has {len(text):,} characters, over the limit of {max_chars:,}'
+                    )
         parsed.append(Turn(user=user, assistant=assistant))
     extra = {k: v for k, v in obj.items() if k not in ("id", "turns")}
     return Conversation(id=cid, turns=tuple(parsed), extra=extra)
@@ -88,7 +92,9 @@ def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[s
     return rows
 
 
-def load_conversations(path: str | Path, *, max_chars: int | None = None, max_turns: int | None = None) -> list[Conversation]:
+def load_conversations(
+    path: str | Path, *, max_chars: int | None = None, max_turns: int | None = None
+) -> list[Conversation]:
     """Read and validate a whole conversation JSONL file (blank lines are skipped).
 
     The app and ``rea replay`` pass the same ``max_chars`` (REAConfig.max_message_chars) and

@@ -65,4 +65,9 @@ def chitchat_conversations(limit: int | None = None) -> Iterator[list[str]]:
 def is_clean_turn(user: str, reply: str, *, min_words: int = 3, max_chars: int = 1500) -> bool:
     """Seed 000, A.3-style filter: no code blocks, not trivially short, not huge."""
     text = user + reply
-    return not _CODE_BLOCK.search(text) and len(user.split()) >= min_words and len(reply.split()) >= min_words and len(user) + len(reply) <= max_chars
+    return (
+        not _CODE_BLOCK.search(text)
+        and len(user.split()) >= min_words
+        and len(reply.split()) >= min_words
+        and len(user) + len(reply) <= max_chars
+    )

@@ -26,17 +26,65 @@ from .errors import DataFormatError, SettingsError
 class Limits:
     """Server-side bounds; the defaults keep one request at a few seconds and tens of MB on a CPU."""
 
-    max_upload_mb: float = field(default=10.0, metadata={"env": "REA_MAX_UPLOAD_MB", "help": "largest uploaded file (Gradio refuses bigger ones)"})
+    max_upload_mb: float = field(
+        default=10.0,
+        metadata={"env": "REA_MAX_UPLOAD_MB", "help": "largest uploaded file (Gradio refuses bigger ones)"},
+    )
     # A trace keeps every turn's plan: about 24 MB of Python heap at 300 turns, growing with the
     # square of the turns (about 270 MB at 1,000), held in the tracing visitor's session state.
-    max_turns: int = field(default=1000, metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"})
-    max_catch_up: int = field(default=64, metadata={"env": "REA_MAX_CATCH_UP", "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)"})
-    queue_size: int = field(default=64, metadata={"env": "REA_QUEUE_SIZE", "help": "requests waiting in the app's queue; more are told the app is busy"})
-    trace_share: float = field(default=0.5, metadata={"env": "REA_TRACE_SHARE", "help": "most of the wall time an Inspect trace computes; it pauses the rest so chats keep the CPU"})
-    heatmap_rows: int = field(default=60, metadata={"env": "REA_HEATMAP_ROWS", "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)"})
-    kv_cache_sessions: int = field(default=16, metadata={"env": "REA_KV_CACHE_SESSIONS", "help": "conversations whose KV prefix the in-process generator keeps (least recently used dropped)"})
-    kv_cache_mb: float = field(default=512.0, metadata={"env": "REA_KV_CACHE_MB", "help": "MB of KV the prefix cache holds over all conversations (least recently used dropped)"})
-    temp_file_ttl_s: int = field(default=3600, metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable, and an unused Inspect trace in its session"})
+    max_turns: int = field(
+        default=1000,
+        metadata={"env": "REA_MAX_TURNS", "help": "turns per loaded conversation (Inspect, Compare load, rea replay)"},
+    )
+    max_catch_up: int = field(
+        default=64,
+        metadata={
+            "env": "REA_MAX_CATCH_UP",
+            "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)",
+        },
+    )
+    queue_size: int = field(
+        default=64,
+        metadata={
+            "env": "REA_QUEUE_SIZE",
+            "help": "requests waiting in the app's queue; more are told the app is busy",
+        },
+    )
+    trace_share: float = field(
+        default=0.5,
+        metadata={
+            "env": "REA_TRACE_SHARE",
+            "help": "most of the wall time an Inspect trace computes; it pauses the rest so chats keep the CPU",
+        },
+    )
+    heatmap_rows: int = field(
+        default=60,
+        metadata={
+            "env": "REA_HEATMAP_ROWS",
+            "help": "query turns drawn in the Inspect heatmap at once (a window around the selected turn)",
+        },
+    )
+    kv_cache_sessions: int = field(
+        default=16,
+        metadata={
+            "env": "REA_KV_CACHE_SESSIONS",
+            "help": "conversations whose KV prefix the in-process generator keeps (least recently used dropped)",
+        },
+    )
+    kv_cache_mb: float = field(
+        default=512.0,
+        metadata={
+            "env": "REA_KV_CACHE_MB",
+            "help": "MB of KV the prefix cache holds over all conversations (least recently used dropped)",
+        },
+    )
+    temp_file_ttl_s: int = field(
+        default=3600,
+        metadata={
+            "env": "REA_TEMP_TTL_S",
+            "help": "seconds a saved conversation or marks export stays downloadable, and an unused Inspect trace in its session",
+        },
+    )
 
     def cache_limits(self):
         """The KV prefix cache's bounds (``backends.kv_cache.CacheLimits``)."""
@@ -60,7 +108,9 @@ class Limits:
         except OSError as exc:
             raise DataFormatError(f"Cannot read {Path(path).name}: {exc.strerror}") from exc
         if size > self.max_upload_bytes:
-            raise DataFormatError(f"{Path(path).name} has {size / 2**20:.1f} MB, over the limit of {self.max_upload_mb:g} MB (REA_MAX_UPLOAD_MB)")
+            raise DataFormatError(
+                f"{Path(path).name} has {size / 2**20:.1f} MB, over the limit of {self.max_upload_mb:g} MB (REA_MAX_UPLOAD_MB)"
+            )
 
     def __post_init__(self) -> None:
         for f in fields(self):

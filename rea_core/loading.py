@@ -10,10 +10,10 @@ from .backends import Embedder, Generator, load_embedder, load_generator
 from .backends.base import WEIGHTS, has
 from .backends.openai_compat import is_openai_spec
 from .backends.packaged import is_packaged_embedder, is_packaged_generator
-from .runtime import RuntimeConfig
-from .settings import OpenAISettings, Settings, use_offline_hub
 from .methods.base import Strategy
 from .methods.registry import get_strategy
+from .runtime import RuntimeConfig
+from .settings import OpenAISettings, Settings, use_offline_hub
 
 if TYPE_CHECKING:
     from .compression import DualLoRACodec
@@ -25,7 +25,9 @@ class Models:
 
     generator: Generator
     embedder: Embedder
-    classifier: Generator | None = None  # the recognizer's LLM; None means the backbone (paper: a small separate model)
+    classifier: Generator | None = (
+        None  # the recognizer's LLM; None means the backbone (paper: a small separate model)
+    )
     codec: "DualLoRACodec | None" = None  # latent compression adapters on the generator's backbone (section 3.2)
     codec_note: str = ""  # why there is no codec, for the app and CLI to show
 
@@ -60,20 +62,35 @@ def load_models(
     """
     if is_packaged_generator(model) or is_packaged_embedder(embedder):
         use_offline_hub()
-    extra = {"cache_limits": cache_limits} if cache_limits is not None else {}  # KV prefix cache bounds (in-process models)
+    extra = (
+        {"cache_limits": cache_limits} if cache_limits is not None else {}
+    )  # KV prefix cache bounds (in-process models)
     if not is_openai_spec(model):
         extra["cache_dir"] = cache_dir
     o = openai or OpenAISettings()
-    remote = {"base_url": o.base_url, "api_key": o.api_key, "hf_token": o.hf_token, "timeout_s": o.timeout_s, "max_retries": o.max_retries}
-    generator = load_generator(model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote, **extra)
+    remote = {
+        "base_url": o.base_url,
+        "api_key": o.api_key,
+        "hf_token": o.hf_token,
+        "timeout_s": o.timeout_s,
+        "max_retries": o.max_retries,
+    }
+    generator = load_generator(
+        model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote, **extra
+    )
     loaded, note = None, ""
     if codec not in (None, "none") and not has(generator, WEIGHTS):
-        note = (f"'{generator.name}' is served over HTTP and takes no latent vectors: compressed replies are text-compressed."
-                if codec == "auto" else "")
+        note = (
+            f"'{generator.name}' is served over HTTP and takes no latent vectors: compressed replies are text-compressed."
+            if codec == "auto"
+            else ""
+        )
         if codec != "auto":
             from .errors import ModelLoadError
 
-            raise ModelLoadError(f"a latent codec needs local model weights; '{generator.name}' has none (use REA_CODEC=none or auto)")
+            raise ModelLoadError(
+                f"a latent codec needs local model weights; '{generator.name}' has none (use REA_CODEC=none or auto)"
+            )
     elif codec not in (None, "none"):
         from .compression import load_codec, load_default_codec, no_codec_message
 

@@ -42,12 +42,24 @@ def instruction_prefix(instructions: Sequence[str], template: str = "instruction
 
 
 def exchange_segment(
-    ex: Exchange, decision: Decision, count_tokens: CountTokens, *, query: str = "", text_compress_words: int = 24,
-    text_compression: str = "first_words", use_latents: bool = False,
+    ex: Exchange,
+    decision: Decision,
+    count_tokens: CountTokens,
+    *,
+    query: str = "",
+    text_compress_words: int = 24,
+    text_compression: str = "first_words",
+    use_latents: bool = False,
 ) -> Segment:
     """One stored exchange at its resolution: raw, compressed (latent or text stand-in) or omitted."""
-    common = dict(kind=SegmentKind.EXCHANGE, turn=ex.turn, resolution=decision.resolution, source_reply=ex.reply, score=decision.score,
-                  reason=decision.reason)
+    common = dict(
+        kind=SegmentKind.EXCHANGE,
+        turn=ex.turn,
+        resolution=decision.resolution,
+        source_reply=ex.reply,
+        score=decision.score,
+        reason=decision.reason,
+    )
     if decision.resolution is Resolution.OMIT:
         return Segment(tokens=0, user=ex.user, **common)
     if decision.resolution is Resolution.RAW:
@@ -62,7 +74,9 @@ def exchange_segment(
         else:
             reply = text_compress(ex.reply, text_compress_words)
         form = ReplyForm.TEXT_COMPRESSED
-    return Segment(tokens=count_tokens(ex.user) + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common)
+    return Segment(
+        tokens=count_tokens(ex.user) + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common
+    )
 
 
 def exchange_segments(
@@ -75,13 +89,27 @@ def exchange_segments(
 
 
 def memory_segment(
-    text: str, count_tokens: CountTokens, *, resolution: Resolution = Resolution.COMPRESSED, label: str = "",
-    turns: Sequence[int] = (), source_reply: str = "", score: float | None = None,
+    text: str,
+    count_tokens: CountTokens,
+    *,
+    resolution: Resolution = Resolution.COMPRESSED,
+    label: str = "",
+    turns: Sequence[int] = (),
+    source_reply: str = "",
+    score: float | None = None,
 ) -> Segment:
     """A memory block standing for several turns (a SeCom unit, COMEDY's compressive memory); 0 tokens when omitted."""
     tokens = 0 if resolution is Resolution.OMIT else count_tokens(text)
-    return Segment(kind=SegmentKind.MEMORY, tokens=tokens, text=text, resolution=resolution, label=label, turns=tuple(turns),
-                   source_reply=source_reply, score=score)
+    return Segment(
+        kind=SegmentKind.MEMORY,
+        tokens=tokens,
+        text=text,
+        resolution=resolution,
+        label=label,
+        turns=tuple(turns),
+        source_reply=source_reply,
+        score=score,
+    )
 
 
 def assemble_plan(
@@ -132,19 +160,38 @@ def build_prompt_plan(
     otherwise, and for exchanges not compressed yet, the reply is text-compressed: its sentences
     nearest the query (``extractive``) or its first words, within ``text_compress_words``.
     """
-    segments = exchange_segments(exchanges, decisions, count_tokens, query=query, text_compress_words=text_compress_words,
-                                 text_compression=text_compression, use_latents=use_latents)
-    return assemble_plan(query=query, count_tokens=count_tokens, system_prompt=system_prompt, instructions=instructions,
-                         exchanges=segments, im_placement=im_placement)
+    segments = exchange_segments(
+        exchanges,
+        decisions,
+        count_tokens,
+        query=query,
+        text_compress_words=text_compress_words,
+        text_compression=text_compression,
+        use_latents=use_latents,
+    )
+    return assemble_plan(
+        query=query,
+        count_tokens=count_tokens,
+        system_prompt=system_prompt,
+        instructions=instructions,
+        exchanges=segments,
+        im_placement=im_placement,
+    )
 
 
 def render_messages(plan: PromptPlan) -> list[dict]:
     """Chat messages for text generation: the leading system, IM and memory blocks as the system
     message, then the turns; an IM block placed after the exchanges is restated in the query's message."""
     lead = 0
-    while lead < len(plan.segments) and plan.segments[lead].kind in (SegmentKind.SYSTEM, SegmentKind.INSTRUCTIONS, SegmentKind.MEMORY):
+    while lead < len(plan.segments) and plan.segments[lead].kind in (
+        SegmentKind.SYSTEM,
+        SegmentKind.INSTRUCTIONS,
+        SegmentKind.MEMORY,
+    ):
         lead += 1
-    system = "\n\n".join(s.text for s in plan.segments[:lead] if s.kind is not SegmentKind.MEMORY or s.resolution is not Resolution.OMIT)
+    system = "\n\n".join(
+        s.text for s in plan.segments[:lead] if s.kind is not SegmentKind.MEMORY or s.resolution is not Resolution.OMIT
+    )
     messages = [{"role": "system", "content": system}] if system else []
     reminder = ""
     for seg in plan.segments[lead:]:
@@ -160,4 +207,8 @@ def render_messages(plan: PromptPlan) -> list[dict]:
 
 def latent_turns(plan: PromptPlan) -> list[int]:
     """Turns whose latent vectors fill the slots of ``render_messages(plan)``, in order."""
-    return [s.turn for s in plan.segments if s.kind is SegmentKind.EXCHANGE and s.reply_form is ReplyForm.LATENT and s.resolution is not Resolution.OMIT]
+    return [
+        s.turn
+        for s in plan.segments
+        if s.kind is SegmentKind.EXCHANGE and s.reply_form is ReplyForm.LATENT and s.resolution is not Resolution.OMIT
+    ]

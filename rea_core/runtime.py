@@ -16,10 +16,15 @@ DEFAULT_MAX_MESSAGE_CHARS = 32_000
 class RuntimeConfig:
     """Serving settings every strategy reads."""
 
-    max_new_tokens: int = field(default=256, metadata={"env": "REA_MAX_NEW_TOKENS", "help": "longest reply, in tokens"})
+    max_new_tokens: int = field(
+        default=256, metadata={"env": "REA_MAX_NEW_TOKENS", "help": "longest reply, in tokens"}
+    )
     max_message_chars: int = field(
         default=DEFAULT_MAX_MESSAGE_CHARS,
-        metadata={"env": "REA_MAX_MESSAGE_CHARS", "help": "characters per message and per given reply, typed or loaded"},
+        metadata={
+            "env": "REA_MAX_MESSAGE_CHARS",
+            "help": "characters per message and per given reply, typed or loaded",
+        },
     )
     kv_reuse: bool = field(
         default=True,

@@ -66,7 +66,7 @@ class ChatSession:
     @classmethod
     def from_dict(cls, data: dict) -> "ChatSession":
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
-            raise DataFormatError("Not a REA session file (expected a JSON object with \"format\": \"rea-session\").")
+            raise DataFormatError('Not a REA session file (expected a JSON object with "format": "rea-session").')
         try:
             return cls(
                 strategy=data["strategy"],
@@ -77,10 +77,19 @@ class ChatSession:
                 session_id=data.get("session_id") or uuid.uuid4().hex,
             )
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-            raise DataFormatError(f"Session file is incomplete or damaged: {type(exc).__name__}: {str(exc)[:200]}") from exc
+            raise DataFormatError(
+                f"Session file is incomplete or damaged: {type(exc).__name__}: {str(exc)[:200]}"
+            ) from exc
 
-    def check_loaded(self, *, max_turns: int, max_chars: int, max_instructions: int, embed_dim: int | None = None,
-                     latent_shape: tuple[int, int, int] | None = None) -> "ChatSession":
+    def check_loaded(
+        self,
+        *,
+        max_turns: int,
+        max_chars: int,
+        max_instructions: int,
+        embed_dim: int | None = None,
+        latent_shape: tuple[int, int, int] | None = None,
+    ) -> "ChatSession":
         """Hold a session read from a file to the limits a typed conversation meets; returns it.
 
         Why: a loaded session skips ``respond``, so without this a file could carry 200,000 turns,
@@ -96,12 +105,16 @@ class ChatSession:
             raise DataFormatError(f"the session has {len(exchanges):,} turns, over the limit of {max_turns:,}")
         for i, ex in enumerate(exchanges):
             if ex.turn != i:
-                raise DataFormatError(f"turn {i}: its \"turn\" field says {ex.turn!r}; exchanges must be numbered 0, 1, 2, ...")
+                raise DataFormatError(
+                    f'turn {i}: its "turn" field says {ex.turn!r}; exchanges must be numbered 0, 1, 2, ...'
+                )
             for role, text in (("user", ex.user), ("reply", ex.reply)):
                 if not isinstance(text, str):
-                    raise DataFormatError(f"turn {i}: \"{role}\" must be text")
+                    raise DataFormatError(f'turn {i}: "{role}" must be text')
                 if len(text) > max_chars:
-                    raise DataFormatError(f"turn {i}: \"{role}\" has {len(text):,} characters, over the limit of {max_chars:,}")
+                    raise DataFormatError(
+                        f'turn {i}: "{role}" has {len(text):,} characters, over the limit of {max_chars:,}'
+                    )
             for name in ("latents", "user_latents"):
                 value = getattr(ex, name)
                 if value is None:
@@ -110,19 +123,30 @@ class ChatSession:
                     raise DataFormatError(f"turn {i}: the file holds {name} but no latent codec is loaded here")
                 n_latent, max_chunks, hidden = latent_shape
                 rows = value.shape[0] if value.ndim == 2 else -1
-                if value.ndim != 2 or value.shape[1] != hidden or rows % n_latent or not 0 < rows <= n_latent * max_chunks:
-                    raise DataFormatError(f"turn {i}: {name} have shape {tuple(value.shape)}; this codec makes "
-                                          f"(k x {n_latent}, {hidden}) with 1 <= k <= {max_chunks}")
+                if (
+                    value.ndim != 2
+                    or value.shape[1] != hidden
+                    or rows % n_latent
+                    or not 0 < rows <= n_latent * max_chunks
+                ):
+                    raise DataFormatError(
+                        f"turn {i}: {name} have shape {tuple(value.shape)}; this codec makes "
+                        f"(k x {n_latent}, {hidden}) with 1 <= k <= {max_chunks}"
+                    )
         if self.instructions.capacity > max_instructions:
-            raise DataFormatError(f"Instructional Memory capacity {self.instructions.capacity} is over this app's {max_instructions}")
+            raise DataFormatError(
+                f"Instructional Memory capacity {self.instructions.capacity} is over this app's {max_instructions}"
+            )
         for entry in self.instructions.entries:
             if not isinstance(entry.text, str) or not entry.text.strip() or len(entry.text) > max_chars:
                 raise DataFormatError(f"an instruction is empty, not text or over {max_chars:,} characters")
         units, _ = self.episodes.unit_index()
         if embed_dim is not None and self.episodes.n_embedded and units.shape[1] != embed_dim:
-            raise DataFormatError(f"the saved retrieval vectors have {units.shape[1]} dimensions; the embedder here makes {embed_dim}")
+            raise DataFormatError(
+                f"the saved retrieval vectors have {units.shape[1]} dimensions; the embedder here makes {embed_dim}"
+            )
         if not all(isinstance(entry, dict) for entry in self.log):
-            raise DataFormatError("the per-turn \"log\" must be a list of objects")
+            raise DataFormatError('the per-turn "log" must be a list of objects')
         return self
 
     def to_json(self) -> str:
@@ -206,11 +230,13 @@ def sessions_from_data(data) -> list[ChatSession]:
     if isinstance(data, dict) and data.get("format") == SAVE_FORMAT:
         columns = data.get("columns")
         if not isinstance(columns, list) or not columns:
-            raise DataFormatError("\"columns\" must be a non-empty list of saved sessions")
+            raise DataFormatError('"columns" must be a non-empty list of saved sessions')
         return [ChatSession.from_dict(d) for d in columns]
     if isinstance(data, dict) and data.get("format") == SESSION_FORMAT:
         return [ChatSession.from_dict(data)]
-    raise DataFormatError(f"Not a REA session file (expected a JSON object with \"format\": \"{SAVE_FORMAT}\" or \"{SESSION_FORMAT}\").")
+    raise DataFormatError(
+        f'Not a REA session file (expected a JSON object with "format": "{SAVE_FORMAT}" or "{SESSION_FORMAT}").'
+    )
 
 
 def load_sessions(path: str | Path) -> list[ChatSession]:

@@ -60,18 +60,28 @@ class ModelSettings:
     )
     recognizer_model: str | None = field(
         default=None,
-        metadata={"env": "REA_RECOGNIZER_MODEL", "help": "the recognizer's classifier LLM (stage 2 `llm`; default: the generator)"},
+        metadata={
+            "env": "REA_RECOGNIZER_MODEL",
+            "help": "the recognizer's classifier LLM (stage 2 `llm`; default: the generator)",
+        },
     )
     codec: str = field(
         default="auto",
-        metadata={"env": "REA_CODEC", "help": "latent codec: `auto` (the one shipped for the backbone), `none`, or a codec folder"},
+        metadata={
+            "env": "REA_CODEC",
+            "help": "latent codec: `auto` (the one shipped for the backbone), `none`, or a codec folder",
+        },
     )
     tokenizer: str | None = field(
         default=None,
-        metadata={"env": "REA_TOKENIZER", "help": "a local tokenizer for an `openai:` model's exact token counts (else estimated)"},
+        metadata={
+            "env": "REA_TOKENIZER",
+            "help": "a local tokenizer for an `openai:` model's exact token counts (else estimated)",
+        },
     )
     cache_dir: Path = field(
-        default=DEFAULT_CACHE_DIR, metadata={"env": "REA_CACHE_DIR", "help": "where converted packaged models are kept"}
+        default=DEFAULT_CACHE_DIR,
+        metadata={"env": "REA_CACHE_DIR", "help": "where converted packaged models are kept"},
     )
 
     def __post_init__(self) -> None:
@@ -102,11 +112,21 @@ class OpenAISettings:
     )
     api_key: str | None = field(
         default=None,
-        metadata={"env": "REA_OPENAI_API_KEY", "help": "bearer token for that server (default: `HF_TOKEN`)", "secret": True},
+        metadata={
+            "env": "REA_OPENAI_API_KEY",
+            "help": "bearer token for that server (default: `HF_TOKEN`)",
+            "secret": True,
+        },
     )
-    hf_token: str | None = field(default=None, metadata={"env": "HF_TOKEN", "help": "a Hugging Face token", "secret": True})
-    timeout_s: float = field(default=60.0, metadata={"env": "REA_OPENAI_TIMEOUT_S", "help": "seconds without a byte before a call fails"})
-    max_retries: int = field(default=3, metadata={"env": "REA_OPENAI_MAX_RETRIES", "help": "retries before the first token"})
+    hf_token: str | None = field(
+        default=None, metadata={"env": "HF_TOKEN", "help": "a Hugging Face token", "secret": True}
+    )
+    timeout_s: float = field(
+        default=60.0, metadata={"env": "REA_OPENAI_TIMEOUT_S", "help": "seconds without a byte before a call fails"}
+    )
+    max_retries: int = field(
+        default=3, metadata={"env": "REA_OPENAI_MAX_RETRIES", "help": "retries before the first token"}
+    )
 
     def __post_init__(self) -> None:
         if self.timeout_s <= 0 or self.max_retries < 0:
@@ -117,7 +137,9 @@ class OpenAISettings:
 class AppSettings:
     """The web app's own settings (its limits are ``Limits``)."""
 
-    concurrency: int = field(default=1, metadata={"env": "REA_APP_CONCURRENCY", "help": "model calls the app runs at once"})
+    concurrency: int = field(
+        default=1, metadata={"env": "REA_APP_CONCURRENCY", "help": "model calls the app runs at once"}
+    )
     host: str = field(default="0.0.0.0", metadata={"env": "GRADIO_SERVER_NAME", "help": "where the app listens"})
     port: int = field(default=7860, metadata={"env": "GRADIO_SERVER_PORT", "help": "the app's port"})
 
@@ -132,10 +154,15 @@ class StoreSettings:
 
     database_url: str | None = field(
         default=None,
-        metadata={"env": "REA_DATABASE_URL", "help": "annotations database (SQLAlchemy URL; default: SQLite in `REA_DATA_DIR`)", "secret": True},
+        metadata={
+            "env": "REA_DATABASE_URL",
+            "help": "annotations database (SQLAlchemy URL; default: SQLite in `REA_DATA_DIR`)",
+            "secret": True,
+        },
     )
     data_dir: Path = field(
-        default=DEFAULT_DATA_DIR, metadata={"env": "REA_DATA_DIR", "help": "where the default SQLite file `rea-studio.db` lives"}
+        default=DEFAULT_DATA_DIR,
+        metadata={"env": "REA_DATA_DIR", "help": "where the default SQLite file `rea-studio.db` lives"},
     )
 
     def __post_init__(self) -> None:
@@ -153,20 +180,31 @@ class AuthSettings:
     so an account removed from the file is refused without a restart."""
 
     auth: str | None = field(
-        default=None, metadata={"env": "REA_AUTH", "help": "local accounts, `name:password` separated by commas", "secret": True}
+        default=None,
+        metadata={"env": "REA_AUTH", "help": "local accounts, `name:password` separated by commas", "secret": True},
     )
     auth_file: str | None = field(
-        default=None, metadata={"env": "REA_AUTH_FILE", "help": "a file of accounts, one `name:password[:role]` per line"}
+        default=None,
+        metadata={"env": "REA_AUTH_FILE", "help": "a file of accounts, one `name:password[:role]` per line"},
     )
     adjudicators: str | None = field(
-        default=None, metadata={"env": "REA_ADJUDICATORS", "help": "comma-separated names that may adjudicate, train and switch recognizers"}
+        default=None,
+        metadata={
+            "env": "REA_ADJUDICATORS",
+            "help": "comma-separated names that may adjudicate, train and switch recognizers",
+        },
     )
     annotators: str | None = field(
-        default=None, metadata={"env": "REA_ANNOTATORS", "help": "comma-separated names allowed to label (default: every signed-in user)"}
+        default=None,
+        metadata={
+            "env": "REA_ANNOTATORS",
+            "help": "comma-separated names allowed to label (default: every signed-in user)",
+        },
     )
     space_id: str | None = field(default=None, metadata={"env": "SPACE_ID", "help": "set by Hugging Face Spaces"})
     oauth_client_id: str | None = field(
-        default=None, metadata={"env": "OAUTH_CLIENT_ID", "help": "set by Spaces with `hf_oauth: true`: sign in with Hugging Face"}
+        default=None,
+        metadata={"env": "OAUTH_CLIENT_ID", "help": "set by Spaces with `hf_oauth: true`: sign in with Hugging Face"},
     )
 
     @classmethod
@@ -229,11 +267,16 @@ class Settings:
 
     def to_dict(self) -> dict:
         """The settings as JSON-ready data, secrets left out (results files record what they ran under)."""
-        return {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("auth", "openai", "store")}
+        return {
+            f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("auth", "openai", "store")
+        }
 
 
 LEGACY_SECTIONS = ("models", "runtime", "rea", "secom", "comedy", "limits", "app")
-LEGACY_NAMES = {"latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}), "compressed_form": ("text_compression", None)}
+LEGACY_NAMES = {
+    "latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}),
+    "compressed_form": ("text_compression", None),
+}
 
 
 def _from_flat(flat: dict) -> dict:
@@ -388,4 +431,3 @@ def write_readme_table(readme: Path) -> bool:
     if new != text:
         readme.write_text(new, encoding="utf-8")
     return new != text
-

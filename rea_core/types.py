@@ -34,7 +34,9 @@ class Reason(str, Enum):
     @property
     def label(self) -> str:
         """How views name it: "score band", "kept by rule: recent", "fixed"."""
-        return f"kept by rule: {self.value}" if self.is_rule else ("score band" if self is Reason.SCORE else self.value)
+        return (
+            f"kept by rule: {self.value}" if self.is_rule else ("score band" if self is Reason.SCORE else self.value)
+        )
 
 
 class SegmentKind(str, Enum):
@@ -104,7 +106,12 @@ class Decision:
     reason: Reason = Reason.SCORE
 
     def to_dict(self) -> dict:
-        return {"turn": self.turn, "score": self.score, "resolution": self.resolution.value, "reason": self.reason.value}
+        return {
+            "turn": self.turn,
+            "score": self.score,
+            "resolution": self.resolution.value,
+            "reason": self.reason.value,
+        }
 
 
 @dataclass(frozen=True)
@@ -170,7 +177,11 @@ class PromptPlan:
         return [s for s in self.segments if s.kind is SegmentKind.EXCHANGE]
 
     def to_dict(self) -> dict:
-        return {"segments": [s.to_dict() for s in self.segments], "total_tokens": self.total_tokens, "notes": list(self.notes)}
+        return {
+            "segments": [s.to_dict() for s in self.segments],
+            "total_tokens": self.total_tokens,
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)

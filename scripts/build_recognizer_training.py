@@ -38,10 +38,16 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT))
 
 import build_recognizer_validation as bv  # noqa: E402  (filters and corpus readers shared with the validation set)
-from rea_core.recognizer.labels import LABELS  # noqa: E402
 from recognizer_templates import (  # noqa: E402
-    ONE_OFF, STANDING, TASKS, handcrafted_rows, lcfirst, standing_of,
+    ONE_OFF,
+    STANDING,
+    TASKS,
+    handcrafted_rows,
+    lcfirst,
+    standing_of,
 )
+
+from rea_core.recognizer.labels import LABELS  # noqa: E402
 
 OUT = ROOT / "rea_core" / "data" / "recognizer_train.jsonl"
 SEED = 16
@@ -98,9 +104,23 @@ def constraint_rows(rng: random.Random) -> list[dict]:
         group = f"{source}:{key}:{n}"
         standing = standing_of(sentence)
         for template in rng.sample(STANDING, 2):
-            rows.append({"text": template.format(c=standing, lc=lcfirst(standing)), "label": "global", "source": source, "group": group})
+            rows.append(
+                {
+                    "text": template.format(c=standing, lc=lcfirst(standing)),
+                    "label": "global",
+                    "source": source,
+                    "group": group,
+                }
+            )
         template = rng.choice(ONE_OFF)
-        rows.append({"text": template.format(c=sentence, lc=lcfirst(sentence), task=rng.choice(TASKS)), "label": "task", "source": source, "group": group})
+        rows.append(
+            {
+                "text": template.format(c=sentence, lc=lcfirst(sentence), task=rng.choice(TASKS)),
+                "label": "task",
+                "source": source,
+                "group": group,
+            }
+        )
     return rows
 
 
@@ -112,23 +132,37 @@ def corpus_rows(rng: random.Random, excluded: set[str]) -> list[dict]:
     prompts = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     pool = sorted((f"ifb-{int(r['key']):04d}", " ".join(r["prompt"].split())) for r in prompts)
     pool = [(i, t) for i, t in pool if bv.eligible(t, 3) and norm(t) not in excluded]
-    rows += [{"text": t, "label": "task", "source": "ifbench-prompt", "group": i} for i, t in rng.sample(pool, min(N_IFBENCH_PROMPTS, len(pool)))]
+    rows += [
+        {"text": t, "label": "task", "source": "ifbench-prompt", "group": i}
+        for i, t in rng.sample(pool, min(N_IFBENCH_PROMPTS, len(pool)))
+    ]
     chat = [it for it in _chitchat_pool() if norm(it[1]) not in excluded]
-    rows += [{"text": t, "label": "ordinary", "source": "chitchat", "group": i} for i, t in rng.sample(chat, N_CHITCHAT)]
+    rows += [
+        {"text": t, "label": "ordinary", "source": "chitchat", "group": i} for i, t in rng.sample(chat, N_CHITCHAT)
+    ]
     sgpt = []
     for conv in bv.iter_sharegpt():
         turns = [bv.clean(t.get("value") or "") for t in conv.get("conversations") or [] if t.get("from") == "human"]
-        if turns and bv.eligible(turns[0], 2) and norm(turns[0]) not in excluded and not _standing_opener(turns[0], rule_stage, GLOBAL):
+        if (
+            turns
+            and bv.eligible(turns[0], 2)
+            and norm(turns[0]) not in excluded
+            and not _standing_opener(turns[0], rule_stage, GLOBAL)
+        ):
             sgpt.append((f"sgpt-{conv['id']}", turns[0]))
     sgpt.sort()
-    rows += [{"text": t, "label": "ordinary", "source": "sharegpt", "group": i} for i, t in rng.sample(sgpt, N_SHAREGPT)]
+    rows += [
+        {"text": t, "label": "ordinary", "source": "sharegpt", "group": i} for i, t in rng.sample(sgpt, N_SHAREGPT)
+    ]
     return rows
 
 
 def _standing_opener(text: str, rule_stage, GLOBAL: str) -> bool:
     """ShareGPT openers that set a rule for the session ("I want you to act as ... reply only ...")."""
     low = text.lower()
-    return rule_stage(text)[0] == GLOBAL or "i want you to act" in low or "from now on" in low or "for the rest of" in low
+    return (
+        rule_stage(text)[0] == GLOBAL or "i want you to act" in low or "from now on" in low or "for the rest of" in low
+    )
 
 
 def _chitchat_pool() -> list[tuple[str, str]]:
@@ -150,15 +184,31 @@ def labeled_file_rows(path: Path, source: str, share: float) -> list[dict]:
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         if line.strip():
             r = json.loads(line)
-            rows.append({"text": r["text"], "label": r["label"], "source": source, "group": r.get("id") or f"{source}-{n}", "_share": share})
+            rows.append(
+                {
+                    "text": r["text"],
+                    "label": r["label"],
+                    "source": source,
+                    "group": r.get("id") or f"{source}-{n}",
+                    "_share": share,
+                }
+            )
     return rows
 
 
 def build() -> list[dict]:
     rng = random.Random(SEED)
-    fresh = {norm(json.loads(line)["text"]) for line in (ROOT / "rea_core/data/recognizer_fresh_test.jsonl").read_text().splitlines() if line.strip()}
-    validation = labeled_file_rows(ROOT / "rea_core/data/recognizer_validation.jsonl", "validation", VALIDATION_HELDOUT_SHARE)
-    examples = labeled_file_rows(ROOT / "examples/annotations/recognizer_train_labels.jsonl", "examples", HELDOUT_SHARE)
+    fresh = {
+        norm(json.loads(line)["text"])
+        for line in (ROOT / "rea_core/data/recognizer_fresh_test.jsonl").read_text().splitlines()
+        if line.strip()
+    }
+    validation = labeled_file_rows(
+        ROOT / "rea_core/data/recognizer_validation.jsonl", "validation", VALIDATION_HELDOUT_SHARE
+    )
+    examples = labeled_file_rows(
+        ROOT / "examples/annotations/recognizer_train_labels.jsonl", "examples", HELDOUT_SHARE
+    )
     excluded = fresh | {norm(r["text"]) for r in validation + examples}
     generated = constraint_rows(rng) + handcrafted_rows(rng) + corpus_rows(rng, excluded)
     out, seen = [], set(fresh)

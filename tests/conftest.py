@@ -42,7 +42,9 @@ def app_url(models, tmp_path_factory):
     db = tmp_path_factory.mktemp("app") / "app.db"
     # A working-memory window of the latest exchange alone (no band) and one likely referent, so that
     # in these short chats the thresholds decide the rest, as the threshold tests need.
-    settings = Settings(rea=REAConfig(recent_raw=1, recent_compressed=0, referent_top_k=1), runtime=RuntimeConfig(max_new_tokens=24))
+    settings = Settings(
+        rea=REAConfig(recent_raw=1, recent_compressed=0, referent_top_k=1), runtime=RuntimeConfig(max_new_tokens=24)
+    )
     engine = AppEngine(models=models, settings=settings, database_url=f"sqlite:///{db}")
     port = _free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)

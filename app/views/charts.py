@@ -27,7 +27,13 @@ def _hover(d: Decision, exchanges: list[Exchange]) -> str:
 
 
 def retrieval_chart(
-    decisions: tuple[Decision, ...], exchanges: list[Exchange], *, tau_low: float, tau_high: float, query: str = "", score_label: str | None = None
+    decisions: tuple[Decision, ...],
+    exchanges: list[Exchange],
+    *,
+    tau_low: float,
+    tau_high: float,
+    query: str = "",
+    score_label: str | None = None,
 ) -> go.Figure:
     """One bar per scored exchange, colored by decision; with ``score_label`` (the strategy's
     thresholded score, REA's HCR) tau_low and tau_high are drawn as lines, else the scores are the
@@ -43,7 +49,9 @@ def retrieval_chart(
             fig.add_bar(
                 x=[d.turn for d in picked],
                 y=[d.score for d in picked],
-                name=f"{resolution.value} · kept by rule" if by_rule else (resolution.value if resolution is Resolution.OMIT else f"{resolution.value} · by score"),
+                name=f"{resolution.value} · kept by rule"
+                if by_rule
+                else (resolution.value if resolution is Resolution.OMIT else f"{resolution.value} · by score"),
                 marker_color=COLORS[resolution],
                 marker_pattern_shape="/" if by_rule else "",
                 hovertext=[_hover(d, exchanges) for d in picked],
@@ -51,19 +59,41 @@ def retrieval_chart(
             )
     window = [d.turn for d in decisions if d.reason is Reason.RECENT]
     if window:  # the working-memory window: raw whatever the thresholds, the sliders never move it
-        fig.add_vrect(x0=min(window) - 0.5, x1=max(window) + 0.5, fillcolor=WINDOW_COLOR, opacity=0.08, line_width=0,
-                      annotation_text="recent (working memory)", annotation_position="top right")
+        fig.add_vrect(
+            x0=min(window) - 0.5,
+            x1=max(window) + 0.5,
+            fillcolor=WINDOW_COLOR,
+            opacity=0.08,
+            line_width=0,
+            annotation_text="recent (working memory)",
+            annotation_position="top right",
+        )
     for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")) if score_label else ():
-        fig.add_hline(y=value, line_dash="dash", line_color="#555", annotation_text=f"{name} {value:.2f}", annotation_position="top left")
+        fig.add_hline(
+            y=value,
+            line_dash="dash",
+            line_color="#555",
+            annotation_text=f"{name} {value:.2f}",
+            annotation_position="top left",
+        )
     kind = "HCR scores" if score_label else "Retrieval scores"
     title = f"{kind} for: {_short(query, 60)}" if query else kind
     if decisions and not scored:
         n = {r: sum(d.resolution is r for d in decisions) for r in Resolution}
-        title = (f"No retrieval scores: this strategy does not score exchanges ({n[Resolution.RAW]} raw, "
-                 f"{n[Resolution.COMPRESSED]} compressed, {n[Resolution.OMIT]} omitted)")
+        title = (
+            f"No retrieval scores: this strategy does not score exchanges ({n[Resolution.RAW]} raw, "
+            f"{n[Resolution.COMPRESSED]} compressed, {n[Resolution.OMIT]} omitted)"
+        )
     fig.update_layout(
-        title=title, xaxis_title="exchange (turn)", yaxis_title=score_label or "retrieval score (no thresholds)", yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
-        barmode="overlay", height=300, margin=dict(l=40, r=10, t=40, b=40), legend_orientation="h", legend_y=-0.25,
+        title=title,
+        xaxis_title="exchange (turn)",
+        yaxis_title=score_label or "retrieval score (no thresholds)",
+        yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
+        barmode="overlay",
+        height=300,
+        margin=dict(l=40, r=10, t=40, b=40),
+        legend_orientation="h",
+        legend_y=-0.25,
     )
     fig.update_xaxes(tickmode="linear", dtick=max(1, len(exchanges) // 20), range=[-0.5, max(len(exchanges), 1) - 0.5])
     return fig
@@ -79,10 +109,14 @@ def trace_heatmap(trace, selected: int, rows: int) -> go.Figure:
     """The Inspect heatmap of a ``RetrievalTrace`` at the selected query turn: at most ``rows``
     query turns around it, as plain numbers (bounded work on every slider move)."""
     first, last = heatmap_window(len(trace.turns), selected, rows)
-    return score_heatmap(trace.score_matrix(first, last), [t.user for t in trace.turns], selected_turn=selected, first_row=first)
+    return score_heatmap(
+        trace.score_matrix(first, last), [t.user for t in trace.turns], selected_turn=selected, first_row=first
+    )
 
 
-def score_heatmap(matrix: np.ndarray, users: list[str], *, selected_turn: int | None = None, first_row: int = 0) -> go.Figure:
+def score_heatmap(
+    matrix: np.ndarray, users: list[str], *, selected_turn: int | None = None, first_row: int = 0
+) -> go.Figure:
     """Query turn (rows) x earlier exchange (columns) HCR scores; the selected query row is outlined.
 
     ``matrix`` holds the query turns from ``first_row`` on (a window: ``heatmap_window``). Cells
@@ -91,12 +125,35 @@ def score_heatmap(matrix: np.ndarray, users: list[str], *, selected_turn: int | 
     """
     n_rows, n_cols = matrix.shape  # (query turns drawn, exchanges)
     rows = list(range(first_row, first_row + n_rows))
-    fig = go.Figure(go.Heatmap(z=matrix, x=list(range(n_cols)), y=rows, colorscale="Viridis", zmin=0, zmax=1,
-                               hovertemplate="query %{y} · exchange %{x}<br>score %{z:.3f}<extra></extra>", colorbar_title="score"))
+    fig = go.Figure(
+        go.Heatmap(
+            z=matrix,
+            x=list(range(n_cols)),
+            y=rows,
+            colorscale="Viridis",
+            zmin=0,
+            zmax=1,
+            hovertemplate="query %{y} · exchange %{x}<br>score %{z:.3f}<extra></extra>",
+            colorbar_title="score",
+        )
+    )
     if selected_turn is not None:
-        fig.add_shape(type="rect", x0=-0.5, x1=n_cols - 0.5, y0=selected_turn - 0.5, y1=selected_turn + 0.5, line=dict(color="red", width=2))
+        fig.add_shape(
+            type="rect",
+            x0=-0.5,
+            x1=n_cols - 0.5,
+            y0=selected_turn - 0.5,
+            y1=selected_turn + 0.5,
+            line=dict(color="red", width=2),
+        )
     window = f" (query turns {first_row}-{first_row + n_rows - 1} of {len(users)})" if n_rows < len(users) else ""
-    fig.update_layout(title=f"HCR scores: query turn x earlier exchange{window}", xaxis_title="exchange turn", yaxis_title="query turn",
-                      yaxis_autorange="reversed", height=360, margin=dict(l=40, r=10, t=40, b=40))
+    fig.update_layout(
+        title=f"HCR scores: query turn x earlier exchange{window}",
+        xaxis_title="exchange turn",
+        yaxis_title="query turn",
+        yaxis_autorange="reversed",
+        height=360,
+        margin=dict(l=40, r=10, t=40, b=40),
+    )
     fig.update_yaxes(tickvals=rows, ticktext=[f"{i}: {_short(users[i], 40)}" for i in rows])
     return fig

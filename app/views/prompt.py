@@ -47,7 +47,11 @@ def _exchange_block(seg: Segment) -> str:
         reply = f'<div class="rea-reply"><b>Assistant:</b> {escape(seg.reply)}</div>'
         css = "rea-raw"
     else:
-        chip = f"{seg.latent_vectors} latent vectors" if seg.reply_form is ReplyForm.LATENT else _CHIP.get(seg.reply_form, "compressed")
+        chip = (
+            f"{seg.latent_vectors} latent vectors"
+            if seg.reply_form is ReplyForm.LATENT
+            else _CHIP.get(seg.reply_form, "compressed")
+        )
         shown = "" if seg.reply_form is ReplyForm.LATENT else f" {escape(seg.reply)}"
         reply = (
             f'<div class="rea-reply"><b>Assistant:</b> <span class="rea-chip" title="{escape(seg.source_reply, quote=True)}">'
@@ -61,8 +65,10 @@ def _recent_block(run: list[Segment]) -> str:
     """The working-memory window: the latest exchanges, raw whatever their score, as one block."""
     turns = f"turn {run[0].turn}" if len(run) == 1 else f"turns {run[0].turn}-{run[-1].turn}"
     inner = "".join(_exchange_block(s) for s in run)
-    return (f'<div class="rea-seg rea-recent" title="{escape(RULE_TEXT[Reason.RECENT], quote=True)}">'
-            f"{_head(f'recent · working memory · {turns}', sum(s.tokens for s in run))}{inner}</div>")
+    return (
+        f'<div class="rea-seg rea-recent" title="{escape(RULE_TEXT[Reason.RECENT], quote=True)}">'
+        f"{_head(f'recent · working memory · {turns}', sum(s.tokens for s in run))}{inner}</div>"
+    )
 
 
 def _memory_block(seg: Segment) -> str:
@@ -89,9 +95,7 @@ def _notes_block(notes) -> str:
 
 def _omitted_block(run: list[Segment]) -> str:
     turns = ", ".join(str(s.turn) for s in run)
-    items = "".join(
-        f'<li>turn {s.turn}{escape(_score(s))}: {escape(s.user)}</li>' for s in run
-    )
+    items = "".join(f"<li>turn {s.turn}{escape(_score(s))}: {escape(s.user)}</li>" for s in run)
     noun = "exchange" if len(run) == 1 else "exchanges"
     return (
         f'<details class="rea-seg rea-omitted"><summary>{len(run)} omitted {noun} · turns {turns} · 0 tok</summary>'
@@ -106,8 +110,14 @@ TOKEN_SOURCES = {
 }
 
 
-def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = None, truncated_tokens: int = 0, title: str = "",
-                       token_source: str = "tokenizer") -> str:
+def render_prompt_view(
+    plan: PromptPlan | None,
+    *,
+    prompt_tokens: int | None = None,
+    truncated_tokens: int = 0,
+    title: str = "",
+    token_source: str = "tokenizer",
+) -> str:
     """HTML for ``plan``: system, instruction prefix, exchanges (omitted runs collapsed), query."""
     if plan is None:
         return '<div class="rea-plan rea-empty">No turn yet: send a message to see the prompt the generator receives.</div>'
@@ -141,9 +151,21 @@ def render_prompt_view(plan: PromptPlan | None, *, prompt_tokens: int | None = N
             blocks.append(_text_block(seg, "rea-query", "current query"))
     if omitted:
         blocks.append(_omitted_block(omitted))
-    total = f"{prompt_tokens} prompt tokens with chat markup" if prompt_tokens is not None else f"{plan.total_tokens} tokens"
-    trunc = f' · <span class="rea-trunc">{truncated_tokens} oldest tokens cut to fit the context window</span>' if truncated_tokens else ""
-    head = f'<div class="rea-plan-title">{escape(title)} · {total}{trunc}</div>' if title else f'<div class="rea-plan-title">{total}{trunc}</div>'
+    total = (
+        f"{prompt_tokens} prompt tokens with chat markup"
+        if prompt_tokens is not None
+        else f"{plan.total_tokens} tokens"
+    )
+    trunc = (
+        f' · <span class="rea-trunc">{truncated_tokens} oldest tokens cut to fit the context window</span>'
+        if truncated_tokens
+        else ""
+    )
+    head = (
+        f'<div class="rea-plan-title">{escape(title)} · {total}{trunc}</div>'
+        if title
+        else f'<div class="rea-plan-title">{total}{trunc}</div>'
+    )
     source = TOKEN_SOURCES.get(token_source, f"token counts: {token_source}")
     source_note = f'<div class="rea-notes rea-token-source">Token counts: {escape(source)}</div>' if source else ""
     return f'<div class="rea-plan">{head}{source_note}{_notes_block(plan.notes)}{"".join(blocks)}</div>'

@@ -12,9 +12,17 @@ def metrics_bars(current: dict | None, previous: dict | None, names: tuple[str, 
     fig = go.Figure()
     for m, name, color in ((current, names[0], COLORS[0]), (previous, names[1], COLORS[1])):
         if m:
-            fig.add_bar(x=["precision", "recall", "F1"], y=[m["precision"], m["recall"], m["f1"]], name=name, marker_color=color,
-                        text=[f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}"], textposition="outside")
-    fig.update_layout(barmode="group", yaxis_range=[0, 1.1], height=320, margin=dict(t=30, b=30, l=40, r=10), title="global vs rest")
+            fig.add_bar(
+                x=["precision", "recall", "F1"],
+                y=[m["precision"], m["recall"], m["f1"]],
+                name=name,
+                marker_color=color,
+                text=[f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}"],
+                textposition="outside",
+            )
+    fig.update_layout(
+        barmode="group", yaxis_range=[0, 1.1], height=320, margin=dict(t=30, b=30, l=40, r=10), title="global vs rest"
+    )
     return fig
 
 
@@ -23,10 +31,22 @@ def pr_curves(current: dict | None, previous: dict | None, names: tuple[str, str
     for m, name, color in ((current, names[0], COLORS[0]), (previous, names[1], COLORS[1])):
         if m and m.get("pr_curve"):
             ap = m.get("average_precision")
-            fig.add_scatter(x=m["pr_curve"]["recall"], y=m["pr_curve"]["precision"], mode="lines", line_color=color,
-                            name=f"{name} (AP {ap:.3f})" if ap is not None else name)
-    fig.update_layout(xaxis_title="recall", yaxis_title="precision", xaxis_range=[0, 1.02], yaxis_range=[0, 1.05], height=320,
-                      margin=dict(t=30, b=40, l=50, r=10), title="precision-recall curve")
+            fig.add_scatter(
+                x=m["pr_curve"]["recall"],
+                y=m["pr_curve"]["precision"],
+                mode="lines",
+                line_color=color,
+                name=f"{name} (AP {ap:.3f})" if ap is not None else name,
+            )
+    fig.update_layout(
+        xaxis_title="recall",
+        yaxis_title="precision",
+        xaxis_range=[0, 1.02],
+        yaxis_range=[0, 1.05],
+        height=320,
+        margin=dict(t=30, b=40, l=50, r=10),
+        title="precision-recall curve",
+    )
     return fig
 
 
@@ -34,7 +54,16 @@ def confusion(m: dict | None, name: str) -> go.Figure:
     fig = go.Figure()
     if m:
         z = m["confusion"]  # [[TN, FP], [FN, TP]]
-        fig.add_heatmap(z=z, x=["predicted not global", "predicted global"], y=["gold not global", "gold global"],
-                        text=[[str(v) for v in row] for row in z], texttemplate="%{text}", colorscale="Purples", showscale=False)
-    fig.update_layout(height=280, margin=dict(t=30, b=30, l=110, r=10), title=f"confusion: {name}", yaxis_autorange="reversed")
+        fig.add_heatmap(
+            z=z,
+            x=["predicted not global", "predicted global"],
+            y=["gold not global", "gold global"],
+            text=[[str(v) for v in row] for row in z],
+            texttemplate="%{text}",
+            colorscale="Purples",
+            showscale=False,
+        )
+    fig.update_layout(
+        height=280, margin=dict(t=30, b=30, l=110, r=10), title=f"confusion: {name}", yaxis_autorange="reversed"
+    )
     return fig

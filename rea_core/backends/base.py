@@ -45,7 +45,9 @@ class Generator(Protocol):
 
     name: str
     context_window: int  # most tokens of prompt plus reply the model takes
-    capabilities: frozenset[str]  # optional capabilities known without a model call (``has`` asks ``supports`` where defined)
+    capabilities: frozenset[
+        str
+    ]  # optional capabilities known without a model call (``has`` asks ``supports`` where defined)
     token_source: str  # what token counts are: "tokenizer" (exact) or "estimate" (server usage gives the prompt total)
 
     def count_tokens(self, text: str) -> int:
@@ -70,7 +72,12 @@ class Generator(Protocol):
         """
 
     def generate(
-        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
     ) -> Generation:
         """``stream`` run to the end."""
 
@@ -91,7 +98,9 @@ def finish(stream: Iterator[str | Generation]) -> Generation:
 def has(generator, capability: str) -> bool:
     """Whether ``generator`` provides ``capability`` (a backend may find out lazily, e.g. by asking its server)."""
     supports = getattr(generator, "supports", None)
-    return supports(capability) if supports is not None else capability in getattr(generator, "capabilities", frozenset())
+    return (
+        supports(capability) if supports is not None else capability in getattr(generator, "capabilities", frozenset())
+    )
 
 
 def require(generator, needs: frozenset[str] | set[str], who: str) -> None:

@@ -63,7 +63,15 @@ class HFGenerator:
     def supports(self, capability: str) -> bool:
         return capability in self.capabilities
 
-    def __init__(self, model, tokenizer, *, name: str, context_window: int | None = None, cache_limits: CacheLimits | None = None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        *,
+        name: str,
+        context_window: int | None = None,
+        cache_limits: CacheLimits | None = None,
+    ):
         import torch
 
         self.model = model.eval()
@@ -84,8 +92,15 @@ class HFGenerator:
         self._cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
     @classmethod
-    def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None, context_window: int | None = None,
-             cache_limits: CacheLimits | None = None, cache_dir=None) -> "HFGenerator":
+    def load(
+        cls,
+        spec: str = packaged.PACKAGED,
+        *,
+        device: str | None = None,
+        context_window: int | None = None,
+        cache_limits: CacheLimits | None = None,
+        cache_dir=None,
+    ) -> "HFGenerator":
         """Load by model id, local folder, or ``packaged``. Raises ModelLoadError with what to do."""
         try:
             if packaged.is_packaged_generator(spec):
@@ -117,7 +132,9 @@ class HFGenerator:
             ValueError: another host is already attached (load the backbone again for another codec).
         """
         if self._adapters is not None and self._adapters is not host:
-            raise ValueError(f"generator '{self.name}' already carries a latent codec; load the backbone again for another")
+            raise ValueError(
+                f"generator '{self.name}' already carries a latent codec; load the backbone again for another"
+            )
         self._adapters = host
 
     @property
@@ -148,7 +165,9 @@ class HFGenerator:
         """The chat-templated prompt as text, before tokenization (the latent codec splits it at its slots)."""
         msgs = [{"role": m["role"], "content": m["content"]} for m in messages]
         if getattr(self.tokenizer, "chat_template", None):
-            return self.tokenizer.apply_chat_template(msgs, add_generation_prompt=add_generation_prompt, tokenize=False)
+            return self.tokenizer.apply_chat_template(
+                msgs, add_generation_prompt=add_generation_prompt, tokenize=False
+            )
         text = "".join(f"{_FALLBACK_ROLES.get(m['role'], m['role'])}: {m['content']}\n" for m in msgs)
         return text + ("Assistant:" if add_generation_prompt else "")
 
@@ -163,12 +182,26 @@ class HFGenerator:
         return self.model.get_input_embeddings()(torch.tensor([list(ids)], device=self.device))
 
     def generate(
-        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
     ) -> Generation:
-        return finish(self.stream(messages, max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, cache_key=cache_key))
+        return finish(
+            self.stream(
+                messages, max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, cache_key=cache_key
+            )
+        )
 
     def stream(
-        self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None
+        self,
+        messages: Sequence[Message],
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
     ) -> Iterator[str | Generation]:
         """Greedy reply as it is decoded (text pieces, then the ``Generation``); see ``Generator.stream``."""
         start = time.perf_counter()
@@ -183,11 +216,29 @@ class HFGenerator:
             with self.lock, self._torch.inference_mode():
                 return self.embed_ids(ids)  # (1, T, hidden)
 
-        yield from self.stream_embeds(embed, tuple(ids), max_new_tokens=max_new_tokens, cache_key=cache_key,
-                                      mode=PLAIN, guard=self.plain_backbone, start=start, truncated=truncated)
+        yield from self.stream_embeds(
+            embed,
+            tuple(ids),
+            max_new_tokens=max_new_tokens,
+            cache_key=cache_key,
+            mode=PLAIN,
+            guard=self.plain_backbone,
+            start=start,
+            truncated=truncated,
+        )
 
-    def stream_embeds(self, embed: Callable, items: tuple, *, max_new_tokens: int, cache_key: str | None, mode: str,
-                      guard: Callable, start: float, truncated: int = 0) -> Iterator[str | Generation]:
+    def stream_embeds(
+        self,
+        embed: Callable,
+        items: tuple,
+        *,
+        max_new_tokens: int,
+        cache_key: str | None,
+        mode: str,
+        guard: Callable,
+        start: float,
+        truncated: int = 0,
+    ) -> Iterator[str | Generation]:
         """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as it comes.
 
         ``items`` names each input position (token ids; markers for latent rows) for KV prefix
@@ -197,8 +248,12 @@ class HFGenerator:
         """
         events: queue.Queue = queue.Queue()
         stop = threading.Event()
-        worker = threading.Thread(target=self._decode_worker, name="rea-decode", daemon=True,
-                                  args=(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events))
+        worker = threading.Thread(
+            target=self._decode_worker,
+            name="rea-decode",
+            daemon=True,
+            args=(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events),
+        )
         worker.start()
         try:
             while True:
@@ -214,13 +269,22 @@ class HFGenerator:
             stop.set()  # a closed stream (Stop button, failed consumer) ends decoding
             worker.join()
 
-    def _decode_worker(self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events) -> None:
+    def _decode_worker(
+        self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events
+    ) -> None:
         try:
-            events.put(("done", self._decode(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events)))
+            events.put(
+                (
+                    "done",
+                    self._decode(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events),
+                )
+            )
         except BaseException as exc:  # handed to the consumer, which raises it in its own thread
             events.put(("error", exc))
 
-    def _decode(self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events) -> Generation:
+    def _decode(
+        self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events
+    ) -> Generation:
         torch = self._torch
         embeds = embed()  # (1, T, hidden)
         n = int(embeds.shape[1])
@@ -235,19 +299,27 @@ class HFGenerator:
         else:
             reused = min(common_prefix(entry.items, items), n - 1)  # the last position is fed again for its logits
             if reused == 0:
-                note = f"window slid ({truncated} oldest tokens dropped), no common prefix: full prefill" if truncated else "no common prefix: full prefill"
+                note = (
+                    f"window slid ({truncated} oldest tokens dropped), no common prefix: full prefill"
+                    if truncated
+                    else "no common prefix: full prefill"
+                )
         from transformers import DynamicCache
 
         kv = entry.kv if reused else DynamicCache(config=self.model.config)
         if reused and kv.get_seq_length() > reused:
-            kv.crop(reused - kv.get_seq_length())  # transformers 5: a negative count removes that many trailing positions
+            kv.crop(
+                reused - kv.get_seq_length()
+            )  # transformers 5: a negative count removes that many trailing positions
         fed = list(items[:reused])
         new_ids: list[int] = []
         eos = self.tokenizer.eos_token_id
         shown, ttft, ok = "", None, False
         try:
             with self.lock, guard(), torch.inference_mode():
-                logits = self.model(inputs_embeds=embeds[:, reused:], use_cache=True, logits_to_keep=1, **{self._cache_kw: kv}).logits
+                logits = self.model(
+                    inputs_embeds=embeds[:, reused:], use_cache=True, logits_to_keep=1, **{self._cache_kw: kv}
+                ).logits
             fed += list(items[reused:])
             for _ in range(max_new_tokens):
                 next_id = int(logits[0, -1].argmax())
@@ -256,17 +328,21 @@ class HFGenerator:
                     ttft = time.perf_counter() - start
                 text = self.tokenizer.decode(new_ids, skip_special_tokens=True).lstrip()
                 if len(text) > len(shown) and not text.endswith("\ufffd") and text.startswith(shown):
-                    events.put(("text", text[len(shown):]))
+                    events.put(("text", text[len(shown) :]))
                     shown = text
                 if next_id == eos or len(new_ids) == max_new_tokens or stop.is_set():
                     break
                 with self.lock, guard(), torch.inference_mode():
-                    logits = self.model(input_ids=torch.tensor([[next_id]], device=self.device), use_cache=True, **{self._cache_kw: kv}).logits
+                    logits = self.model(
+                        input_ids=torch.tensor([[next_id]], device=self.device), use_cache=True, **{self._cache_kw: kv}
+                    ).logits
                 fed.append(next_id)
             ok = True
         finally:
             if cache_key is not None and ok:
-                self.prefix_cache.put(cache_key, CacheEntry(items=tuple(fed), kv=kv, nbytes=_cache_bytes(kv), mode=mode))
+                self.prefix_cache.put(
+                    cache_key, CacheEntry(items=tuple(fed), kv=kv, nbytes=_cache_bytes(kv), mode=mode)
+                )
         cache_bytes = self.prefix_cache.bytes_of(cache_key) if cache_key is not None else 0
         return Generation(
             text=self.tokenizer.decode(new_ids, skip_special_tokens=True).strip(),
@@ -284,8 +360,18 @@ class HFGenerator:
     def generate_from_embeds(self, embeds, *, max_new_tokens: int) -> tuple[str, int]:
         """Greedy decode from (1, T, hidden) input embeddings under the current adapter, in this thread
         (callers may hold the lock); returns (text, new token count)."""
-        gen = self._decode(lambda: embeds, (), max_new_tokens, None, PLAIN, contextlib.nullcontext, time.perf_counter(), 0,
-                           threading.Event(), queue.Queue())
+        gen = self._decode(
+            lambda: embeds,
+            (),
+            max_new_tokens,
+            None,
+            PLAIN,
+            contextlib.nullcontext,
+            time.perf_counter(),
+            0,
+            threading.Event(),
+            queue.Queue(),
+        )
         return gen.text, gen.new_tokens
 
     def token_logprobs(self, ids: Sequence[int]) -> list[float]:

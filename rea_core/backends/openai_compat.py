@@ -54,8 +54,19 @@ def endpoint(base_url: str | None, api_key: str | None, hf_token: str | None) ->
 class OpenAIGenerator:
     """Chat completions over HTTP behind the ``Generator`` interface (see the module docstring)."""
 
-    def __init__(self, model_id: str, *, base_url: str, api_key: str | None = None, tokenizer=None, tokenizer_name: str = "",
-                 context_window: int | None = None, timeout_s: float = 60.0, max_retries: int = 3, backoff_s: float = 0.5):
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        tokenizer=None,
+        tokenizer_name: str = "",
+        context_window: int | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 3,
+        backoff_s: float = 0.5,
+    ):
         import httpx
 
         if not model_id:
@@ -76,14 +87,32 @@ class OpenAIGenerator:
         self.logprobs_note = ""
 
     @classmethod
-    def from_spec(cls, spec: str, *, tokenizer: str | None = None, context_window: int | None = None, base_url: str | None = None,
-                  api_key: str | None = None, hf_token: str | None = None, timeout_s: float = 60.0, max_retries: int = 3) -> "OpenAIGenerator":
+    def from_spec(
+        cls,
+        spec: str,
+        *,
+        tokenizer: str | None = None,
+        context_window: int | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        hf_token: str | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 3,
+    ) -> "OpenAIGenerator":
         """``openai:<model id>`` at ``base_url`` (``settings.OpenAISettings``); ``tokenizer`` names a local tokenizer."""
-        model_id = spec.strip()[len(PREFIX):].strip()
+        model_id = spec.strip()[len(PREFIX) :].strip()
         base, token = endpoint(base_url, api_key, hf_token)
         tok = _load_tokenizer(tokenizer) if tokenizer else None
-        return cls(model_id, base_url=base, api_key=token, tokenizer=tok, tokenizer_name=tokenizer or "",
-                   context_window=context_window, timeout_s=timeout_s, max_retries=max_retries)
+        return cls(
+            model_id,
+            base_url=base,
+            api_key=token,
+            tokenizer=tok,
+            tokenizer_name=tokenizer or "",
+            context_window=context_window,
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+        )
 
     # -- capabilities --------------------------------------------------------------------------
 
@@ -121,7 +150,11 @@ class OpenAIGenerator:
             raise AttributeError("no local tokenizer (set REA_TOKENIZER or --tokenizer)")
         msgs = [{"role": m["role"], "content": m["content"]} for m in messages]
         if getattr(self.tokenizer, "chat_template", None):
-            return list(self.tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"])
+            return list(
+                self.tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True, return_dict=True)[
+                    "input_ids"
+                ]
+            )
         return self.tokenizer("".join(f"{m['role']}: {m['content']}\n" for m in msgs) + "assistant:")["input_ids"]
 
     def prompt_tokens(self, messages: Sequence[Message]) -> int:
@@ -156,11 +189,15 @@ class OpenAIGenerator:
             try:
                 response = self._http.send(self._http.build_request("POST", url, json=body), stream=stream)
             except httpx.TimeoutException as exc:
-                raise ServingError(f"the model server at {self.base_url} did not answer within {self.timeout_s:g} s ({type(exc).__name__}); nothing was stored") from exc
+                raise ServingError(
+                    f"the model server at {self.base_url} did not answer within {self.timeout_s:g} s ({type(exc).__name__}); nothing was stored"
+                ) from exc
             except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
                 if last:
-                    raise ServingError(f"cannot reach the model server at {self.base_url} ({type(exc).__name__}: {exc}) after {attempt + 1} attempts; "
-                                       "is it running? Nothing was stored.") from exc
+                    raise ServingError(
+                        f"cannot reach the model server at {self.base_url} ({type(exc).__name__}: {exc}) after {attempt + 1} attempts; "
+                        "is it running? Nothing was stored."
+                    ) from exc
                 self._sleep(attempt, None)
                 continue
             if response.status_code == 200:
@@ -170,11 +207,17 @@ class OpenAIGenerator:
                 self._sleep(attempt, response.headers.get("retry-after"))
                 continue
             if response.status_code in (401, 403):
-                raise ServingError(f"the model server refused the request (HTTP {response.status_code}): check REA_OPENAI_API_KEY or HF_TOKEN "
-                                   f"and access to '{self.model_id}'. {detail}")
+                raise ServingError(
+                    f"the model server refused the request (HTTP {response.status_code}): check REA_OPENAI_API_KEY or HF_TOKEN "
+                    f"and access to '{self.model_id}'. {detail}"
+                )
             if response.status_code == 429:
-                raise ServingError(f"the model server is rate limiting (HTTP 429) after {attempt + 1} attempts; wait and send again. {detail}")
-            raise ServingError(f"the model server answered HTTP {response.status_code} for '{self.model_id}'. {detail}")
+                raise ServingError(
+                    f"the model server is rate limiting (HTTP 429) after {attempt + 1} attempts; wait and send again. {detail}"
+                )
+            raise ServingError(
+                f"the model server answered HTTP {response.status_code} for '{self.model_id}'. {detail}"
+            )
         raise AssertionError("unreachable")
 
     def _sleep(self, attempt: int, retry_after: str | None) -> None:
@@ -203,18 +246,41 @@ class OpenAIGenerator:
 
     # -- generation ----------------------------------------------------------------------------
 
-    def generate(self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None, cache_key: str | None = None) -> Generation:
-        return finish(self.stream(messages, max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, cache_key=cache_key))
+    def generate(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
+    ) -> Generation:
+        return finish(
+            self.stream(
+                messages, max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, cache_key=cache_key
+            )
+        )
 
-    def stream(self, messages: Sequence[Message], *, max_new_tokens: int, max_prompt_tokens: int | None = None,
-               cache_key: str | None = None) -> Iterator[str | Generation]:
+    def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
+    ) -> Iterator[str | Generation]:
         """Greedy streamed reply; raises ``ServingError`` for a server that is down, refuses, times out or cuts the stream."""
         import httpx
 
         start = time.perf_counter()
         msgs, truncated = self._fit(messages, max_prompt_tokens)
-        body = {"model": self.model_id, "messages": msgs, "max_tokens": max_new_tokens, "temperature": 0,
-                "stream": True, "stream_options": {"include_usage": True}}
+        body = {
+            "model": self.model_id,
+            "messages": msgs,
+            "max_tokens": max_new_tokens,
+            "temperature": 0,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
         pieces: list[str] = []
         ttft, usage, finish_reason, done = None, None, None, False
         for attempt in range(self.max_retries + 1):
@@ -232,9 +298,13 @@ class OpenAIGenerator:
                     except ValueError:
                         chunk = None
                     if not isinstance(chunk, dict):
-                        raise ServingError(f"the model server sent a malformed stream chunk ({data[:120]!r}); nothing was stored")
+                        raise ServingError(
+                            f"the model server sent a malformed stream chunk ({data[:120]!r}); nothing was stored"
+                        )
                     if chunk.get("error"):
-                        raise ServingError(f"the model server reported an error mid-stream: {str(chunk['error'])[:300]}; nothing was stored")
+                        raise ServingError(
+                            f"the model server reported an error mid-stream: {str(chunk['error'])[:300]}; nothing was stored"
+                        )
                     usage = chunk.get("usage") or usage
                     for choice in chunk.get("choices") or []:
                         text = (choice.get("delta") or {}).get("content") or ""
@@ -247,17 +317,23 @@ class OpenAIGenerator:
                         finish_reason = choice.get("finish_reason") or finish_reason
                 break
             except httpx.TimeoutException as exc:
-                raise ServingError(f"the model server stopped sending after {len(''.join(pieces))} characters (no chunk within {self.timeout_s:g} s); "
-                                   "nothing was stored") from exc
+                raise ServingError(
+                    f"the model server stopped sending after {len(''.join(pieces))} characters (no chunk within {self.timeout_s:g} s); "
+                    "nothing was stored"
+                ) from exc
             except httpx.HTTPError as exc:  # connection dropped mid-stream (server killed, network)
                 if not pieces and attempt < self.max_retries:  # nothing shown yet: safe to ask again
                     self._sleep(attempt, None)
                     continue
-                raise ServingError(f"the reply stream was cut after {len(''.join(pieces))} characters ({type(exc).__name__}); nothing was stored") from exc
+                raise ServingError(
+                    f"the reply stream was cut after {len(''.join(pieces))} characters ({type(exc).__name__}); nothing was stored"
+                ) from exc
             finally:
                 response.close()
         if finish_reason is None and not done:
-            raise ServingError(f"the reply stream ended without finishing after {len(''.join(pieces))} characters; nothing was stored")
+            raise ServingError(
+                f"the reply stream ended without finishing after {len(''.join(pieces))} characters; nothing was stored"
+            )
         reply = "".join(pieces).strip()
         if self.tokenizer is not None:
             prompt, source = self.prompt_tokens(msgs), "tokenizer"
@@ -265,14 +341,31 @@ class OpenAIGenerator:
             prompt, source = int(usage["prompt_tokens"]), "server usage"
         else:
             prompt, source = self.prompt_tokens(msgs), "estimate"
-        new = int(usage["completion_tokens"]) if usage and usage.get("completion_tokens") is not None else self.count_tokens(reply)
-        yield Generation(text=reply, prompt_tokens=prompt, new_tokens=new, wall_s=time.perf_counter() - start, truncated_tokens=truncated,
-                         ttft_s=ttft, token_source=source)
+        new = (
+            int(usage["completion_tokens"])
+            if usage and usage.get("completion_tokens") is not None
+            else self.count_tokens(reply)
+        )
+        yield Generation(
+            text=reply,
+            prompt_tokens=prompt,
+            new_tokens=new,
+            wall_s=time.perf_counter() - start,
+            truncated_tokens=truncated,
+            ttft_s=ttft,
+            token_source=source,
+        )
 
     def _top_logprobs(self, messages: Sequence[Message]) -> list[dict] | None:
         """The server's top log-probabilities of the reply's first token, or None when it returns none."""
-        body = {"model": self.model_id, "messages": [dict(m) for m in messages], "max_tokens": 1, "temperature": 0,
-                "logprobs": True, "top_logprobs": 20}
+        body = {
+            "model": self.model_id,
+            "messages": [dict(m) for m in messages],
+            "max_tokens": 1,
+            "temperature": 0,
+            "logprobs": True,
+            "top_logprobs": 20,
+        }
         response = self._request(body, stream=False)
         try:
             response.read()
@@ -296,7 +389,11 @@ class OpenAIGenerator:
         scores = []
         for choice in choices:
             want = choice.strip().lower()
-            found = [t["logprob"] for t in top if t.get("token", "").strip().lower() and want.startswith(t["token"].strip().lower())]
+            found = [
+                t["logprob"]
+                for t in top
+                if t.get("token", "").strip().lower() and want.startswith(t["token"].strip().lower())
+            ]
             scores.append(max(found) if found else MISSING_LOGPROB)
         return scores
 
@@ -314,4 +411,6 @@ def _load_tokenizer(spec: str):
         path = str(packaged.packaged_generator_dir()) if packaged.is_packaged_generator(spec) else spec
         return AutoTokenizer.from_pretrained(path)
     except Exception as exc:
-        raise ModelLoadError(f"Could not load the tokenizer '{spec}' (--tokenizer / REA_TOKENIZER): {type(exc).__name__}: {exc}") from exc
+        raise ModelLoadError(
+            f"Could not load the tokenizer '{spec}' (--tokenizer / REA_TOKENIZER): {type(exc).__name__}: {exc}"
+        ) from exc

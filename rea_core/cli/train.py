@@ -5,4 +5,6 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(help="Train models: the recognizer's stage 2 from labels, the latent compressor.", no_args_is_help=True)
+app = typer.Typer(
+    help="Train models: the recognizer's stage 2 from labels, the latent compressor.", no_args_is_help=True
+)

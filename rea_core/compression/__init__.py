@@ -13,9 +13,21 @@ from .optimize import OptimizeConfig, OptimizedLatents, optimize_latents
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "AdapterMismatchError", "CodecSpec", "DualLoRACodec", "FormChoice", "HybridInput", "OptimizeConfig", "OptimizedLatents",
-    "choose_form", "optimize_latents",
-    "latent_message", "load_codec", "load_default_codec", "no_codec_message", "save_codec", "shipped_codec_dir",
+    "AdapterMismatchError",
+    "CodecSpec",
+    "DualLoRACodec",
+    "FormChoice",
+    "HybridInput",
+    "OptimizeConfig",
+    "OptimizedLatents",
+    "choose_form",
+    "latent_message",
+    "load_codec",
+    "load_default_codec",
+    "no_codec_message",
+    "optimize_latents",
+    "save_codec",
+    "shipped_codec_dir",
 ]
 
 

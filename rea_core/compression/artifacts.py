@@ -33,7 +33,9 @@ def shipped_codec_dir(backbone: str) -> Path | None:
     return folder if (folder / META).is_file() and (folder / WEIGHTS).is_file() else None
 
 
-def save_codec(codec: DualLoRACodec, folder: str | Path, *, provenance: dict | None = None, dtype: str = "float16") -> Path:
+def save_codec(
+    codec: DualLoRACodec, folder: str | Path, *, provenance: dict | None = None, dtype: str = "float16"
+) -> Path:
     import torch
     from safetensors.torch import save_file
 
@@ -42,7 +44,9 @@ def save_codec(codec: DualLoRACodec, folder: str | Path, *, provenance: dict | N
     cast = getattr(torch, dtype)
     state = {k: v.detach().to("cpu", cast).contiguous() for k, v in codec.state_dict().items()}
     save_file(state, str(folder / (WEIGHTS + ".tmp")))
-    (folder / (WEIGHTS + ".tmp")).chmod(0o644)  # safetensors writes 0600; a shipped codec must be readable by the app's user
+    (folder / (WEIGHTS + ".tmp")).chmod(
+        0o644
+    )  # safetensors writes 0600; a shipped codec must be readable by the app's user
     (folder / (WEIGHTS + ".tmp")).replace(folder / WEIGHTS)
     meta = {"format": "rea-codec", "version": 1, "spec": codec.spec.to_dict(), "provenance": provenance or {}}
     (folder / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
@@ -65,11 +69,17 @@ def check_compatible(spec: CodecSpec, generator, *, n_latent: int | None = None,
     hidden = generator.model.config.hidden_size
     where = f" ({folder})" if folder else ""
     if spec.backbone != generator.name:
-        raise AdapterMismatchError(f"Codec{where} was trained for backbone '{spec.backbone}', but the generator is '{generator.name}'.")
+        raise AdapterMismatchError(
+            f"Codec{where} was trained for backbone '{spec.backbone}', but the generator is '{generator.name}'."
+        )
     if spec.hidden_size != hidden:
-        raise AdapterMismatchError(f"Codec{where} has hidden size {spec.hidden_size}, but '{generator.name}' has {hidden}.")
+        raise AdapterMismatchError(
+            f"Codec{where} has hidden size {spec.hidden_size}, but '{generator.name}' has {hidden}."
+        )
     if n_latent is not None and spec.n_latent != n_latent:
-        raise AdapterMismatchError(f"Codec{where} makes {spec.n_latent} latent vectors per reply, but {n_latent} were asked for.")
+        raise AdapterMismatchError(
+            f"Codec{where} makes {spec.n_latent} latent vectors per reply, but {n_latent} were asked for."
+        )
 
 
 def load_codec(generator, folder: str | Path, *, n_latent: int | None = None) -> DualLoRACodec:

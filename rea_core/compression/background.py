@@ -21,11 +21,11 @@ import numpy as np
 from ..memory.episodic import Exchange
 
 
-
 class LatentCodec(Protocol):
     """What the background worker needs of a codec (``codec.DualLoRACodec``): its latents of a text."""
 
     def compress(self, text: str) -> np.ndarray: ...
+
 
 log = logging.getLogger(__name__)
 LATENT_META = "latents"  # Exchange.meta key: how the reply's latents were made (writer key, steps, ...)
@@ -94,7 +94,9 @@ class BackgroundCompressor:
             if key in self._pending and self._pending[key][0] is future:
                 del self._pending[key]
 
-    def ensure(self, exchanges: Iterable[Exchange], writer: LatentWriter, *, with_user: bool = False, finish: bool = False) -> None:
+    def ensure(
+        self, exchanges: Iterable[Exchange], writer: LatentWriter, *, with_user: bool = False, finish: bool = False
+    ) -> None:
         """Every exchange has latents from this writer (and user latents if asked) when this returns.
 
         Unless ``finish``, pending jobs are asked to stop and return their best latents so far, so

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 
 from ..backends.base import Message
+from ..reconstruction import SLOT as _SLOT  # the prompt format of a latent reply
+from ..reconstruction import latent_message
 from ..types import Generation
-from ..reconstruction import SLOT as _SLOT, latent_message  # the prompt format of a latent reply
 
 if TYPE_CHECKING:
     from .background import BackgroundCompressor
@@ -52,7 +53,9 @@ class CodecSpec:
     lora_alpha: int = 16
     target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
     projector: str = "rescale"  # "rescale" or "linear"
-    read_layer: int | None = None  # hidden layer the latents are read from (None: the last, post-norm; issue 15 tries a middle one)
+    read_layer: int | None = (
+        None  # hidden layer the latents are read from (None: the last, post-norm; issue 15 tries a middle one)
+    )
     center: bool = False  # subtract the mean of a window's latents before the projector (removes the shared direction)
     token_init: str = "random"  # compression-token inputs: "random" learned rows, or "content" (each slice's mean embedding + a learned offset)
     window_tokens: int = 256  # reply tokens read per compressor pass
@@ -88,12 +91,22 @@ class HybridInput:
 class DualLoRACodec:
     """Compression and generation adapters on the generator's backbone (``HFGenerator``)."""
 
-    def __init__(self, generator, spec: CodecSpec, *, seed: int = 0, provenance: dict | None = None, measurements: dict | None = None):
+    def __init__(
+        self,
+        generator,
+        spec: CodecSpec,
+        *,
+        seed: int = 0,
+        provenance: dict | None = None,
+        measurements: dict | None = None,
+    ):
         import torch
         from peft import LoraConfig, get_peft_model
 
         if generator.adapters is not None:
-            raise ValueError(f"generator '{generator.name}' already carries a latent codec; load the backbone again for another")
+            raise ValueError(
+                f"generator '{generator.name}' already carries a latent codec; load the backbone again for another"
+            )
         self.generator = generator
         self.spec = spec
         self.provenance: dict = dict(provenance or {})  # how it was trained (codec.json)
@@ -105,7 +118,13 @@ class DualLoRACodec:
             raise ValueError(f"codec spec hidden size {spec.hidden_size} does not match the backbone's {hidden}")
         for p in base.parameters():
             p.requires_grad_(False)
-        lora = dict(r=spec.lora_r, lora_alpha=spec.lora_alpha, lora_dropout=0.0, target_modules=list(spec.target_modules), bias="none")
+        lora = dict(
+            r=spec.lora_r,
+            lora_alpha=spec.lora_alpha,
+            lora_dropout=0.0,
+            target_modules=list(spec.target_modules),
+            bias="none",
+        )
         self.peft_model = get_peft_model(base, LoraConfig(**lora), adapter_name=COMPRESS)
         self.peft_model.add_adapter(GENERATE, LoraConfig(**lora))
         device, dtype = generator.device, next(base.parameters()).dtype
@@ -115,7 +134,9 @@ class DualLoRACodec:
         if spec.token_init == "content":  # a learned offset on each slice's mean embedding, starting at zero
             self.compression_tokens = torch.nn.Parameter(torch.zeros(spec.n_latent, hidden, device=device))
         else:  # copies of random vocabulary embeddings (ICAE), so their scale matches text
-            self.compression_tokens = torch.nn.Parameter(embedding.detach()[init_ids.to(embedding.device)].clone().float().to(device))
+            self.compression_tokens = torch.nn.Parameter(
+                embedding.detach()[init_ids.to(embedding.device)].clone().float().to(device)
+            )
         self.embed_rms = float(embedding.detach().float().pow(2).mean(-1).sqrt().mean())
         self.gain = torch.nn.Parameter(torch.ones(hidden, device=device))
         self.linear = None
@@ -205,23 +226,31 @@ class DualLoRACodec:
             raise ValueError(f"adapter file lacks {len(missing)} LoRA tensors (e.g. {missing[0]})")
         with torch.no_grad():
             for name, value in state.items():
-                target = {
-                    "rea.compression_tokens": self.compression_tokens,
-                    "rea.gain": self.gain,
-                    "rea.linear.weight": self.linear.weight if self.linear is not None else None,
-                    "rea.linear.bias": self.linear.bias if self.linear is not None else None,
-                }.get(name) if name.startswith("rea.") else own.get(name)
+                target = (
+                    {
+                        "rea.compression_tokens": self.compression_tokens,
+                        "rea.gain": self.gain,
+                        "rea.linear.weight": self.linear.weight if self.linear is not None else None,
+                        "rea.linear.bias": self.linear.bias if self.linear is not None else None,
+                    }.get(name)
+                    if name.startswith("rea.")
+                    else own.get(name)
+                )
                 if target is None:
                     raise ValueError(f"adapter file has an unexpected tensor {name!r}")
                 if tuple(target.shape) != tuple(value.shape):
-                    raise ValueError(f"tensor {name!r} has shape {tuple(value.shape)}, the codec expects {tuple(target.shape)}")
+                    raise ValueError(
+                        f"tensor {name!r} has shape {tuple(value.shape)}, the codec expects {tuple(target.shape)}"
+                    )
                 target.copy_(value.to(target.device, target.dtype))
 
     # -- compression --------------------------------------------------------------------------
 
     def reply_windows(self, text: str) -> tuple[list[list[int]], int]:
         """Token windows a reply is compressed in, and how many tokens were cut beyond the last one."""
-        ids = self.generator.tokenizer(text, add_special_tokens=False)["input_ids"] or [self.generator.tokenizer.eos_token_id]
+        ids = self.generator.tokenizer(text, add_special_tokens=False)["input_ids"] or [
+            self.generator.tokenizer.eos_token_id
+        ]
         w, cap = self.spec.window_tokens, self.spec.window_tokens * self.spec.max_chunks
         cut = max(0, len(ids) - cap)
         ids = ids[:cap]
@@ -248,7 +277,9 @@ class DualLoRACodec:
         if self.spec.read_layer is None:
             hidden = self.generator.model.base_model(inputs_embeds=inputs).last_hidden_state  # post-norm, no LM head
         else:
-            hidden = self.generator.model.base_model(inputs_embeds=inputs, output_hidden_states=True).hidden_states[self.spec.read_layer]
+            hidden = self.generator.model.base_model(inputs_embeds=inputs, output_hidden_states=True).hidden_states[
+                self.spec.read_layer
+            ]
         return self._project(hidden[0, -self.spec.n_latent :])
 
     def compress_windows(self, windows: Sequence[Sequence[int]]):
@@ -261,16 +292,23 @@ class DualLoRACodec:
         if cut:
             log.warning(
                 "Reply of %d tokens is longer than the compressor's %d windows of %d tokens; its last %d tokens are not compressed",
-                sum(map(len, windows)) + cut, self.spec.max_chunks, self.spec.window_tokens, cut,
+                sum(map(len, windows)) + cut,
+                self.spec.max_chunks,
+                self.spec.window_tokens,
+                cut,
             )
         with self.lock, self._torch.inference_mode():
             return self.compress_windows(windows).float().cpu().numpy()
 
     # -- hybrid input and generation ------------------------------------------------------------
 
-    def _piece_ids(self, messages: Sequence[Message], n_blocks: int, *, add_generation_prompt: bool = True) -> list[list[int]]:
+    def _piece_ids(
+        self, messages: Sequence[Message], n_blocks: int, *, add_generation_prompt: bool = True
+    ) -> list[list[int]]:
         """Token ids of the templated text around the latent slots: one more piece than slots."""
-        return self._split_ids(self.generator.template_text(messages, add_generation_prompt=add_generation_prompt), n_blocks)
+        return self._split_ids(
+            self.generator.template_text(messages, add_generation_prompt=add_generation_prompt), n_blocks
+        )
 
     def _split_ids(self, text: str, n_blocks: int) -> list[list[int]]:
         pieces = text.split(_SLOT)
@@ -279,7 +317,14 @@ class DualLoRACodec:
         tok = self.generator.tokenizer
         return [tok(piece, add_special_tokens=False)["input_ids"] if piece else [] for piece in pieces]
 
-    def hybrid_input(self, messages: Sequence[Message], latent_blocks: Sequence, *, add_generation_prompt: bool = True, suffix_ids: Sequence[int] = ()) -> HybridInput:
+    def hybrid_input(
+        self,
+        messages: Sequence[Message],
+        latent_blocks: Sequence,
+        *,
+        add_generation_prompt: bool = True,
+        suffix_ids: Sequence[int] = (),
+    ) -> HybridInput:
         """Embed templated ``messages`` whose latent slots (from ``latent_message``) take ``latent_blocks`` in order.
 
         ``latent_blocks`` are (n, hidden) tensors or arrays, one per slot. ``suffix_ids`` are
@@ -311,8 +356,15 @@ class DualLoRACodec:
         """Input positions of the hybrid prompt: text tokens plus latent vectors (nothing embedded)."""
         return sum(map(len, self._piece_ids(messages, len(latent_blocks)))) + sum(len(b) for b in latent_blocks)
 
-    def generate(self, messages: Sequence[Message], latent_blocks: Sequence, *, max_new_tokens: int, max_prompt_tokens: int | None = None,
-                 adapter: str | None = GENERATE) -> tuple[Generation, HybridInput]:
+    def generate(
+        self,
+        messages: Sequence[Message],
+        latent_blocks: Sequence,
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        adapter: str | None = GENERATE,
+    ) -> tuple[Generation, HybridInput]:
         """Greedy reply from a hybrid prompt under ``adapter`` (the generate adapter; None: the plain backbone)."""
         import time
 
@@ -325,12 +377,25 @@ class DualLoRACodec:
                 embeds = embeds[:, truncated:]
             with self.adapter(adapter):
                 text, new_tokens = self.generator.generate_from_embeds(embeds, max_new_tokens=max_new_tokens)
-        gen = Generation(text=text, prompt_tokens=hybrid.length - truncated, new_tokens=new_tokens,
-                         wall_s=time.perf_counter() - start, truncated_tokens=truncated)
+        gen = Generation(
+            text=text,
+            prompt_tokens=hybrid.length - truncated,
+            new_tokens=new_tokens,
+            wall_s=time.perf_counter() - start,
+            truncated_tokens=truncated,
+        )
         return gen, hybrid
 
-    def stream(self, messages: Sequence[Message], latent_blocks: Sequence, *, max_new_tokens: int, max_prompt_tokens: int | None = None,
-               cache_key: str | None = None, adapter: str | None = GENERATE) -> Iterator:
+    def stream(
+        self,
+        messages: Sequence[Message],
+        latent_blocks: Sequence,
+        *,
+        max_new_tokens: int,
+        max_prompt_tokens: int | None = None,
+        cache_key: str | None = None,
+        adapter: str | None = GENERATE,
+    ) -> Iterator:
         """``generate`` streamed (text pieces, then the ``Generation``), with KV prefix reuse under ``cache_key``.
 
         Each latent row is named by its block's content hash for prefix matching, so a stable
@@ -347,7 +412,12 @@ class DualLoRACodec:
         for i, ids in enumerate(pieces):
             items += ids
             if i < len(latent_blocks):
-                block = np.asarray(latent_blocks[i].detach().float().cpu() if hasattr(latent_blocks[i], "detach") else latent_blocks[i], dtype=np.float32)
+                block = np.asarray(
+                    latent_blocks[i].detach().float().cpu()
+                    if hasattr(latent_blocks[i], "detach")
+                    else latent_blocks[i],
+                    dtype=np.float32,
+                )
                 digest = hashlib.sha1(block.tobytes()).hexdigest()[:16]
                 items += [f"latent:{digest}:{r}" for r in range(block.shape[0])]
         truncated = max(0, len(items) - max_prompt_tokens) if max_prompt_tokens is not None else 0
@@ -356,11 +426,26 @@ class DualLoRACodec:
             with self.lock, self._torch.inference_mode():
                 return self.hybrid_input(messages, latent_blocks).embeds[:, truncated:]  # (1, T, hidden)
 
-        yield from self.generator.stream_embeds(embed, tuple(items[truncated:]), max_new_tokens=max_new_tokens, cache_key=cache_key,
-                                                mode=f"{adapter}:{id(self)}", guard=lambda: self.adapter(adapter), start=start, truncated=truncated)
+        yield from self.generator.stream_embeds(
+            embed,
+            tuple(items[truncated:]),
+            max_new_tokens=max_new_tokens,
+            cache_key=cache_key,
+            mode=f"{adapter}:{id(self)}",
+            guard=lambda: self.adapter(adapter),
+            start=start,
+            truncated=truncated,
+        )
 
-    def target_nll(self, messages: Sequence[Message], latent_blocks: Sequence, target: str, *, max_target_tokens: int = 256,
-                   adapter: str | None = GENERATE) -> tuple[float, int, int]:
+    def target_nll(
+        self,
+        messages: Sequence[Message],
+        latent_blocks: Sequence,
+        target: str,
+        *,
+        max_target_tokens: int = 256,
+        adapter: str | None = GENERATE,
+    ) -> tuple[float, int, int]:
         """Mean per-token NLL of ``target`` as the assistant's reply; returns (nll, target tokens, prompt length).
 
         ``adapter=None`` measures the plain backbone (text-only prompts).

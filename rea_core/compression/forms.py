@@ -39,7 +39,9 @@ def measured(record: dict | None, key: str) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
-def choose_form(record: dict | None, *, writer_key: str, text_form: str = "first_words", forced: str = "auto") -> FormChoice:
+def choose_form(
+    record: dict | None, *, writer_key: str, text_form: str = "first_words", forced: str = "auto"
+) -> FormChoice:
     """The compressed form to use.
 
     Args:
@@ -66,7 +68,9 @@ def choose_form(record: dict | None, *, writer_key: str, text_form: str = "first
     if lat is None:
         return FormChoice(TEXT, txt_key, txt, f"the {lat_key} form was not measured on this backbone")
     if txt is None or lat >= txt:
-        return FormChoice(LATENT, lat_key, lat, "measured best on this backbone" + (f" (text: {txt:.3f})" if txt is not None else ""))
+        return FormChoice(
+            LATENT, lat_key, lat, "measured best on this backbone" + (f" (text: {txt:.3f})" if txt is not None else "")
+        )
     return FormChoice(TEXT, txt_key, txt, f"measured best on this backbone (latent: {lat:.3f})")
 
 
@@ -75,11 +79,18 @@ def measurements_record(results: dict, *, forms: dict[str, str], source: str) ->
 
     ``forms`` maps the eval's form names to record keys (e.g. {"latent": "latent-encode", "text": "text"}).
     """
-    gap, beyond, tokens = results.get("gap_recovered", {}), results.get("reply_gap_recovered", {}), results.get("mean_tokens", {})
+    gap, beyond, tokens = (
+        results.get("gap_recovered", {}),
+        results.get("reply_gap_recovered", {}),
+        results.get("mean_tokens", {}),
+    )
     entries = {}
     for form, key in forms.items():
         if gap.get(form) is None:
             raise ValueError(f"the results hold no gap share for form {form!r}")
-        entries[key] = {"gap_share": round(gap[form], 4), "beyond_user": None if beyond.get(form) is None else round(beyond[form], 4),
-                        "positions": round(tokens.get(form, 0.0), 1)}
+        entries[key] = {
+            "gap_share": round(gap[form], 4),
+            "beyond_user": None if beyond.get(form) is None else round(beyond[form], 4),
+            "positions": round(tokens.get(form, 0.0), 1),
+        }
     return {"format": FORMS_FORMAT, "version": 1, "source": source, "probes": results.get("probes"), "forms": entries}

@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..memory.episodic import Exchange
-from .background import LATENT_META, latents_by
 from ..reconstruction import LATENT_CLOSE, LATENT_OPEN, SLOT
+from .background import LATENT_META, latents_by
 from .codec import GENERATE, DualLoRACodec, slice_means
 
 ADAPTERS = ("generate", "none")
@@ -42,13 +42,31 @@ class OptimizeConfig:
     """Budget and settings of per-reply latent optimization: the codec's fitting settings, which REA's
     ``latent_fit`` holds when its ``codec_mode`` is ``optimize``."""
 
-    max_steps: int = field(default=60, metadata={"env": "REA_OPTIMIZE_STEPS", "help": "Adam steps per reply at most (each is one forward and backward pass); 60 measured best of 0, 30, 60, 120 (BENCHMARKS)"})
+    max_steps: int = field(
+        default=60,
+        metadata={
+            "env": "REA_OPTIMIZE_STEPS",
+            "help": "Adam steps per reply at most (each is one forward and backward pass); 60 measured best of 0, 30, 60, 120 (BENCHMARKS)",
+        },
+    )
     lr: float = field(default=1e-2, metadata={"help": "Adam learning rate (hidden_capacity's 1e-2)"})
-    target_accuracy: float = field(default=1.0, metadata={"help": "stop once this share of reply tokens is the argmax after the latents"})
-    max_reply_tokens: int = field(default=96, metadata={"help": "reply tokens fitted (the shipped codec's window); later ones are cut"})
-    adapter: str = field(default="generate", metadata={"help": "'generate': fit and generate under the generation adapter; 'none': the plain backbone"})
-    system_prompt: str = field(default="You are a helpful assistant.", metadata={"help": "system message before the user text while fitting"})
-    layout: str = field(default="reply", metadata={"help": "'reply': the reply right after the latents; 'recall': one turn later (module docstring)"})
+    target_accuracy: float = field(
+        default=1.0, metadata={"help": "stop once this share of reply tokens is the argmax after the latents"}
+    )
+    max_reply_tokens: int = field(
+        default=96, metadata={"help": "reply tokens fitted (the shipped codec's window); later ones are cut"}
+    )
+    adapter: str = field(
+        default="generate",
+        metadata={"help": "'generate': fit and generate under the generation adapter; 'none': the plain backbone"},
+    )
+    system_prompt: str = field(
+        default="You are a helpful assistant.", metadata={"help": "system message before the user text while fitting"}
+    )
+    layout: str = field(
+        default="reply",
+        metadata={"help": "'reply': the reply right after the latents; 'recall': one turn later (module docstring)"},
+    )
 
     def __post_init__(self) -> None:
         if self.max_steps < 0 or self.max_reply_tokens < 1 or not self.lr > 0:
@@ -83,13 +101,21 @@ class OptimizedLatents:
     stopped_by: str  # "accuracy", "budget" or "interrupted"
 
     def record(self, key: str) -> dict:
-        return {"by": key, "steps": self.steps, "accuracy": round(self.accuracy, 4), "nll": round(self.nll, 4),
-                "seconds": round(self.seconds, 3), "stopped_by": self.stopped_by}
+        return {
+            "by": key,
+            "steps": self.steps,
+            "accuracy": round(self.accuracy, 4),
+            "nll": round(self.nll, 4),
+            "seconds": round(self.seconds, 3),
+            "stopped_by": self.stopped_by,
+        }
 
 
 def _messages_before_reply(user: str, cfg: OptimizeConfig) -> list[dict]:
     """The messages up to the reply's turn: the fitting system prompt (if any) and the user text."""
-    return ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [{"role": "user", "content": user}]
+    return ([{"role": "system", "content": cfg.system_prompt}] if cfg.system_prompt else []) + [
+        {"role": "user", "content": user}
+    ]
 
 
 def fit_prompt(codec: DualLoRACodec, user: str, cfg: OptimizeConfig) -> str:
@@ -110,8 +136,9 @@ def reply_target_ids(codec: DualLoRACodec, reply: str, max_tokens: int) -> list[
     return ids + ([tok.eos_token_id] if tok.eos_token_id is not None else [])  # the end of turn, as downstream
 
 
-def optimize_latents(codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeConfig, *,
-                     init=None, stop: threading.Event | None = None) -> OptimizedLatents:
+def optimize_latents(
+    codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeConfig, *, init=None, stop: threading.Event | None = None
+) -> OptimizedLatents:
     """Fit ``codec.spec.n_latent`` vectors so the backbone reads ``reply`` after them (see the module docstring).
 
     ``init``: (n_latent, hidden) latents to continue from (an interrupted fit); default the slice means.
@@ -125,9 +152,18 @@ def optimize_latents(codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeC
     labels = torch.tensor(target, device=codec.generator.device)
     with codec.lock, torch.no_grad():
         if init is None:
-            init = slice_means(codec.generator.embed_ids(target[:-1] or target)[0].float(), codec.spec.n_latent)  # (n_latent, hidden)
-        latents = torch.as_tensor(np.asarray(init, dtype=np.float32) if not torch.is_tensor(init) else init,
-                                  device=codec.generator.device).float().clone().requires_grad_(True)
+            init = slice_means(
+                codec.generator.embed_ids(target[:-1] or target)[0].float(), codec.spec.n_latent
+            )  # (n_latent, hidden)
+        latents = (
+            torch.as_tensor(
+                np.asarray(init, dtype=np.float32) if not torch.is_tensor(init) else init,
+                device=codec.generator.device,
+            )
+            .float()
+            .clone()
+            .requires_grad_(True)
+        )
     optimizer = torch.optim.Adam([latents], lr=cfg.lr)
     best = (float("inf"), 0.0, latents.detach().clone())
     steps, stopped_by = 0, "budget"
@@ -135,7 +171,9 @@ def optimize_latents(codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeC
     def evaluate(grad: bool):
         with codec.adapter(cfg.adapter_name):
             hybrid = codec.hybrid_input_text(text, [latents], suffix_ids=target)
-            logits = codec.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=n + 1).logits[0, :-1].float()  # (n, vocab)
+            logits = (
+                codec.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=n + 1).logits[0, :-1].float()
+            )  # (n, vocab)
         loss = torch.nn.functional.cross_entropy(logits, labels)
         accuracy = float((logits.argmax(-1) == labels).float().mean())
         (g,) = torch.autograd.grad(loss, [latents]) if grad else (None,)
@@ -158,7 +196,9 @@ def optimize_latents(codec: DualLoRACodec, user: str, reply: str, cfg: OptimizeC
         optimizer.step()
         steps += 1
     loss, accuracy, fitted = best
-    return OptimizedLatents(fitted.cpu().numpy().astype(np.float32), steps, accuracy, loss, time.perf_counter() - start, stopped_by)
+    return OptimizedLatents(
+        fitted.cpu().numpy().astype(np.float32), steps, accuracy, loss, time.perf_counter() - start, stopped_by
+    )
 
 
 def reply_nll(codec: DualLoRACodec, user: str, reply: str, latents, cfg: OptimizeConfig) -> float:
@@ -166,15 +206,25 @@ def reply_nll(codec: DualLoRACodec, user: str, reply: str, latents, cfg: Optimiz
     user-only control: the same prompt without the latent block."""
     torch = codec._torch
     target = reply_target_ids(codec, reply, cfg.max_reply_tokens)
-    text = fit_prompt(codec, user, cfg) if latents is not None else codec.generator.template_text(_messages_before_reply(user, cfg), add_generation_prompt=True)
+    text = (
+        fit_prompt(codec, user, cfg)
+        if latents is not None
+        else codec.generator.template_text(_messages_before_reply(user, cfg), add_generation_prompt=True)
+    )
     with codec.lock, torch.inference_mode():
         hybrid = codec.hybrid_input_text(text, [latents] if latents is not None else [], suffix_ids=target)
         with codec.adapter(cfg.adapter_name):
-            logits = codec.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=len(target) + 1).logits[0, :-1].float()
+            logits = (
+                codec.generator.model(inputs_embeds=hybrid.embeds, logits_to_keep=len(target) + 1)
+                .logits[0, :-1]
+                .float()
+            )
     return float(torch.nn.functional.cross_entropy(logits, torch.tensor(target, device=logits.device)))
 
 
-def decode_optimized(codec: DualLoRACodec, user: str, latents, cfg: OptimizeConfig, *, max_new_tokens: int = 104) -> str:
+def decode_optimized(
+    codec: DualLoRACodec, user: str, latents, cfg: OptimizeConfig, *, max_new_tokens: int = 104
+) -> str:
     """Greedy text read back from fitted latents in their fitting layout (reconstruction ROUGE-L)."""
     torch = codec._torch
     with codec.lock, torch.inference_mode():
@@ -194,14 +244,22 @@ class OptimizeWriter:
 
     def needs(self, exchange: Exchange) -> bool:
         record = exchange.meta.get(LATENT_META) or {}
-        return latents_by(exchange) != self.key or (record.get("stopped_by") == "interrupted" and record.get("steps", 0) < self.cfg.max_steps)
+        return latents_by(exchange) != self.key or (
+            record.get("stopped_by") == "interrupted" and record.get("steps", 0) < self.cfg.max_steps
+        )
 
     def write(self, exchange: Exchange, stop: threading.Event) -> tuple[np.ndarray, dict]:
         record = exchange.meta.get(LATENT_META) or {}
         resume = latents_by(exchange) == self.key
         budget = self.cfg.max_steps - (record.get("steps", 0) if resume else 0)
-        cfg = self.cfg if budget == self.cfg.max_steps else OptimizeConfig(**{**asdict(self.cfg), "max_steps": max(0, budget)})
-        fit = optimize_latents(self.codec, exchange.user, exchange.reply, cfg, init=exchange.latents if resume else None, stop=stop)
+        cfg = (
+            self.cfg
+            if budget == self.cfg.max_steps
+            else OptimizeConfig(**{**asdict(self.cfg), "max_steps": max(0, budget)})
+        )
+        fit = optimize_latents(
+            self.codec, exchange.user, exchange.reply, cfg, init=exchange.latents if resume else None, stop=stop
+        )
         out = fit.record(self.key)
         if resume:
             out["steps"] += record.get("steps", 0)

@@ -57,22 +57,31 @@ def parse_case(obj: dict, where: str) -> AdherenceCase:
     n = len(conv.turns)
     raw_instructions, probes = obj.get("global_instructions"), obj.get("probe_turns")
     if not isinstance(raw_instructions, list) or not raw_instructions:
-        raise DataFormatError(f"{where}: \"global_instructions\" must be a non-empty list")
+        raise DataFormatError(f'{where}: "global_instructions" must be a non-empty list')
     if not isinstance(probes, list) or not probes or not all(isinstance(p, int) for p in probes):
-        raise DataFormatError(f"{where}: \"probe_turns\" must be a non-empty list of turn indices")
+        raise DataFormatError(f'{where}: "probe_turns" must be a non-empty list of turn indices')
     instructions = []
     for k, g in enumerate(raw_instructions):
-        if not isinstance(g, dict) or not isinstance(g.get("turn"), int) or not isinstance(g.get("checks"), list) or not g["checks"]:
-            raise DataFormatError(f"{where}: global_instructions[{k}] needs an integer \"turn\" and a non-empty \"checks\" list")
+        if (
+            not isinstance(g, dict)
+            or not isinstance(g.get("turn"), int)
+            or not isinstance(g.get("checks"), list)
+            or not g["checks"]
+        ):
+            raise DataFormatError(
+                f'{where}: global_instructions[{k}] needs an integer "turn" and a non-empty "checks" list'
+            )
         if not 0 <= g["turn"] < n:
             raise DataFormatError(f"{where}: global_instructions[{k}] turn {g['turn']} is past the end ({n} turns)")
         until = g.get("until_turn")
         if until is not None and (not isinstance(until, int) or not g["turn"] < until < n):
-            raise DataFormatError(f"{where}: global_instructions[{k}] until_turn must be a turn after {g['turn']} and before {n}")
+            raise DataFormatError(
+                f"{where}: global_instructions[{k}] until_turn must be a turn after {g['turn']} and before {n}"
+            )
         checks = []
         for c in g["checks"]:
             if not isinstance(c, dict) or not isinstance(c.get("instruction_id"), str):
-                raise DataFormatError(f"{where}: global_instructions[{k}] has a check without \"instruction_id\"")
+                raise DataFormatError(f'{where}: global_instructions[{k}] has a check without "instruction_id"')
             check = Check(c["instruction_id"], dict(c.get("kwargs") or {}))
             try:
                 check.validate()
@@ -110,13 +119,26 @@ def run_case(strategy, case: AdherenceCase) -> list[dict]:
             continue
         active = [g for g in case.instructions if g.active_at(j)]
         per_instruction = [
-            {"turn": g.turn, "kind": g.kind, "depth": j - g.turn, "passed": all(c.passed(result.reply) for c in g.checks)} for g in active
+            {
+                "turn": g.turn,
+                "kind": g.kind,
+                "depth": j - g.turn,
+                "passed": all(c.passed(result.reply) for c in g.checks),
+            }
+            for g in active
         ]
-        records.append({
-            "case_id": case.id, "probe_turn": j, "reply": result.reply, "instructions": per_instruction,
-            "passed": all(x["passed"] for x in per_instruction), "prompt_tokens": result.prompt_tokens,
-            "latency_s": result.timings.total_s, "im": session.instructions.texts(),
-        })
+        records.append(
+            {
+                "case_id": case.id,
+                "probe_turn": j,
+                "reply": result.reply,
+                "instructions": per_instruction,
+                "passed": all(x["passed"] for x in per_instruction),
+                "prompt_tokens": result.prompt_tokens,
+                "latency_s": result.timings.total_s,
+                "im": session.instructions.texts(),
+            }
+        )
     return records
 
 
@@ -141,13 +163,24 @@ def metrics(records: list[dict]) -> dict:
         "iar": iar,
         "iar_10": 10 * iar,
         "iar_depth_10_plus": sum(r["passed"] for r in deep) / len(deep) if deep else None,
-        "by_depth": {k: sum(v) / len(v) for k, v in sorted(by_depth.items(), key=lambda kv: int(kv[0].split("-")[0].rstrip("+")))},
+        "by_depth": {
+            k: sum(v) / len(v)
+            for k, v in sorted(by_depth.items(), key=lambda kv: int(kv[0].split("-")[0].rstrip("+")))
+        },
         "mean_prompt_tokens": sum(r["prompt_tokens"] for r in probes) / len(probes),
         "mean_latency_s": sum(r["latency_s"] for r in probes) / len(probes),
     }
 
 
-def evaluate(models, config, cases: list[AdherenceCase], arm_names: list[str], out_dir: str | Path, *, title: str = "Instruction adherence") -> dict:
+def evaluate(
+    models,
+    config,
+    cases: list[AdherenceCase],
+    arm_names: list[str],
+    out_dir: str | Path,
+    *,
+    title: str = "Instruction adherence",
+) -> dict:
     """Run every arm on every case (resumable), then write results.json and report.html."""
     import plotly.graph_objects as go
 
@@ -157,20 +190,40 @@ def evaluate(models, config, cases: list[AdherenceCase], arm_names: list[str], o
 
     arms = {name: get_arm(name) for name in arm_names}  # unknown names fail before any model call
     store = RecordStore(out_dir, {"task": title, "model": models.generator.name, "config": config.to_dict()})
-    run_arms(store, list(arms), cases, lambda arm, case: run_case(arms[arm].build(models, config, case), case), label=title)
+    run_arms(
+        store, list(arms), cases, lambda arm, case: run_case(arms[arm].build(models, config, case), case), label=title
+    )
     ids = [c.id for c in cases]
     per_arm = {name: metrics(store.records(name, ids)) for name in arms}
-    results = {"task": title, "conversations": len(cases), "config": config.to_dict(), "model": models.generator.name,
-               "arms": {name: {"describe": arms[name].describe, **m} for name, m in per_arm.items()}}
+    results = {
+        "task": title,
+        "conversations": len(cases),
+        "config": config.to_dict(),
+        "model": models.generator.name,
+        "arms": {name: {"describe": arms[name].describe, **m} for name, m in per_arm.items()},
+    }
     write_results(out_dir, results)
     fig = go.Figure()
     for name, m in per_arm.items():
         if m.get("by_depth"):
             fig.add_scatter(x=list(m["by_depth"]), y=list(m["by_depth"].values()), mode="lines+markers", name=name)
-    fig.update_layout(title="Adherence by turns since the instruction was given (Figure 4 style)", xaxis_title="depth (turns)", yaxis_title="share of instructions followed", yaxis_range=[0, 1])
+    fig.update_layout(
+        title="Adherence by turns since the instruction was given (Figure 4 style)",
+        xaxis_title="depth (turns)",
+        yaxis_title="share of instructions followed",
+        yaxis_range=[0, 1],
+    )
     bars = go.Figure(go.Bar(x=list(per_arm), y=[m.get("iar_10", 0) for m in per_arm.values()]))
     bars.update_layout(title="IAR (0-10 scale)", yaxis_range=[0, 10])
-    rows = [[name, m.get("probes"), m.get("iar"), m.get("iar_10"), m.get("iar_depth_10_plus"), m.get("mean_prompt_tokens")] for name, m in per_arm.items()]
-    write_report(out_dir, title, [bars, fig], [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
-                 notes=f"{len(cases)} conversations, model {models.generator.name}, tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.")
+    rows = [
+        [name, m.get("probes"), m.get("iar"), m.get("iar_10"), m.get("iar_depth_10_plus"), m.get("mean_prompt_tokens")]
+        for name, m in per_arm.items()
+    ]
+    write_report(
+        out_dir,
+        title,
+        [bars, fig],
+        [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
+        notes=f"{len(cases)} conversations, model {models.generator.name}, tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.",
+    )
     return results

@@ -23,14 +23,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .report import write_report, write_results
+from ..compression.codec import GENERATE, DualLoRACodec, latent_message
+from ..compression.optimize import OptimizeConfig, decode_optimized, optimize_latents
 from ..memory.episodic import EpisodicMemory
+from ..reconstruction import LATENT_CLOSE, LATENT_OPEN
 from ..retrieval.scoring import latent_units, max_pairwise_cosine, unit_rows
 from ..text import extract_relevant, text_compress
-from ..compression.codec import GENERATE, DualLoRACodec, latent_message
-from ..reconstruction import LATENT_CLOSE, LATENT_OPEN
-from ..compression.optimize import OptimizeConfig, decode_optimized, optimize_latents
 from ..training.codec_data import Session
+from .report import write_report, write_results
 
 log = logging.getLogger(__name__)
 
@@ -141,10 +141,20 @@ def evaluate_compression(
             fit = optimize_latents(codec, turn["user"], turn["reply"], cfg)
             return fit.latents, fit.record(cfg.key)
 
-        return _LatentSource(codec, cfg.adapter_name, make, lambda turn, lat, n: decode_optimized(codec, turn["user"], lat, cfg, max_new_tokens=n))
+        return _LatentSource(
+            codec,
+            cfg.adapter_name,
+            make,
+            lambda turn, lat, n: decode_optimized(codec, turn["user"], lat, cfg, max_new_tokens=n),
+        )
 
     def encoder(c: DualLoRACodec) -> _LatentSource:
-        return _LatentSource(c, GENERATE, lambda turn: (c.compress(turn["reply"]), {}), lambda turn, lat, n: c.reconstruct(lat, max_new_tokens=n))
+        return _LatentSource(
+            c,
+            GENERATE,
+            lambda turn: (c.compress(turn["reply"]), {}),
+            lambda turn, lat, n: c.reconstruct(lat, max_new_tokens=n),
+        )
 
     for form in forms:
         if form == "latent":
@@ -176,7 +186,9 @@ def evaluate_compression(
                 fits.append({"form": form, **record})
         return cache[key]
 
-    def encoded(session: Session, turn: int, field: str = "reply") -> np.ndarray:  # the shipped encoder, for the scorer probe
+    def encoded(
+        session: Session, turn: int, field: str = "reply"
+    ) -> np.ndarray:  # the shipped encoder, for the scorer probe
         key = ("encode-" + field, session.id, turn)
         if key not in cache:
             cache[key] = codec.compress(session.turns[turn][field])
@@ -197,14 +209,24 @@ def evaluate_compression(
                 target = cur["reply"]
                 if form in sources:
                     src = sources[form]
-                    row[f"nll_{form}"], row["target_tokens"], _ = src.codec.target_nll(messages, blocks, target, max_target_tokens=max_target_tokens, adapter=src.adapter)
+                    row[f"nll_{form}"], row["target_tokens"], _ = src.codec.target_nll(
+                        messages, blocks, target, max_target_tokens=max_target_tokens, adapter=src.adapter
+                    )
                 else:
-                    row[f"nll_{form}"], row["target_tokens"], _ = codec.target_nll(messages, [], target, max_target_tokens=max_target_tokens)
+                    row[f"nll_{form}"], row["target_tokens"], _ = codec.target_nll(
+                        messages, [], target, max_target_tokens=max_target_tokens
+                    )
                 if form in BASELINES:  # the same baseline under every other reader
                     for reader, (c, adapter) in readers.items():
                         if reader != "generate":
-                            row[f"nll_{form}@{reader}"], _, _ = c.target_nll(messages, [], target, max_target_tokens=max_target_tokens, adapter=adapter)
-                row[f"tokens_{form}"] = 0 if form == "omit" else count(prev["user"]) + (marker_tokens + len(blocks[0]) if blocks else count(stand_in))
+                            row[f"nll_{form}@{reader}"], _, _ = c.target_nll(
+                                messages, [], target, max_target_tokens=max_target_tokens, adapter=adapter
+                            )
+                row[f"tokens_{form}"] = (
+                    0
+                    if form == "omit"
+                    else count(prev["user"]) + (marker_tokens + len(blocks[0]) if blocks else count(stand_in))
+                )
             rows.append(row)
             if len(recon) < reconstructions:
                 windows, _ = codec.reply_windows(prev["reply"])
@@ -219,21 +241,39 @@ def evaluate_compression(
                     item["rouge_l"][form] = rouge_l_f1(text, reference)
                 recon.append(item)
         if retrieval_probes and len(turns) >= 3:
-            retrieval.append(_retrieval_probe(codec, embedder, session, system, retrieval_candidates, max_target_tokens, encoded))
+            retrieval.append(
+                _retrieval_probe(codec, embedder, session, system, retrieval_candidates, max_target_tokens, encoded)
+            )
 
     results = summarize(rows, recon, retrieval, forms=forms, readers=[r for r in readers if r != "generate"])
-    results["seconds_per_reply"] = {f: {"median": float(np.median(v)), "p95": float(np.percentile(v, 95)), "n": len(v)} for f, v in seconds.items() if v}
+    results["seconds_per_reply"] = {
+        f: {"median": float(np.median(v)), "p95": float(np.percentile(v, 95)), "n": len(v)}
+        for f, v in seconds.items()
+        if v
+    }
     if "latent" in results["seconds_per_reply"]:
         lat = results["seconds_per_reply"]["latent"]
         results["compress_ms"] = {"median": 1000 * lat["median"], "p95": 1000 * lat["p95"], "n": lat["n"]}
     if fits:
         results["optimize"] = optimize_summary(fits)
     results["settings"] = {
-        "sessions": len(sessions), "probes_per_session": probes_per_session, "max_target_tokens": max_target_tokens,
-        "text_compress_words": text_compress_words, "codec": codec.spec.to_dict(), "codec_provenance": codec.provenance,
-        "optimize": asdict(optimize), "retrained": None if retrained is None else {"spec": retrained.spec.to_dict(), "provenance": retrained.provenance},
+        "sessions": len(sessions),
+        "probes_per_session": probes_per_session,
+        "max_target_tokens": max_target_tokens,
+        "text_compress_words": text_compress_words,
+        "codec": codec.spec.to_dict(),
+        "codec_provenance": codec.provenance,
+        "optimize": asdict(optimize),
+        "retrained": None
+        if retrained is None
+        else {"spec": retrained.spec.to_dict(), "provenance": retrained.provenance},
     }
-    results["per_probe"], results["reconstructions"], results["retrieval_probes"], results["fits"] = rows, recon, retrieval, fits
+    results["per_probe"], results["reconstructions"], results["retrieval_probes"], results["fits"] = (
+        rows,
+        recon,
+        retrieval,
+        fits,
+    )
     write_results(out, results)
     write_report(out, "Latent compression: every form of a compressed exchange", figures(results), tables(results))
     return results
@@ -247,8 +287,10 @@ def optimize_summary(fits: list[dict]) -> dict:
         steps, secs = [f["steps"] for f in mine], [f["seconds"] for f in mine]
         out[form] = {
             "replies": len(mine),
-            "steps_median": float(np.median(steps)), "steps_p95": float(np.percentile(steps, 95)),
-            "seconds_median": float(np.median(secs)), "seconds_p95": float(np.percentile(secs, 95)),
+            "steps_median": float(np.median(steps)),
+            "steps_p95": float(np.percentile(steps, 95)),
+            "seconds_median": float(np.median(secs)),
+            "seconds_p95": float(np.percentile(secs, 95)),
             "seconds_per_step": float(np.sum(secs) / max(1, np.sum(steps))),
             "accuracy_mean": float(np.mean([f["accuracy"] for f in mine])),
             "stopped_by": {k: sum(f["stopped_by"] == k for f in mine) for k in ("accuracy", "budget", "interrupted")},
@@ -256,16 +298,24 @@ def optimize_summary(fits: list[dict]) -> dict:
     return out
 
 
-def _retrieval_probe(codec, embedder, session: Session, system: list[dict], candidates: int, max_target_tokens: int, latents_of) -> dict:
+def _retrieval_probe(
+    codec, embedder, session: Session, system: list[dict], candidates: int, max_target_tokens: int, latents_of
+) -> dict:
     """Oracle: the earlier exchange whose raw inclusion (alone) lowers the last reply's NLL most."""
     last = len(session.turns) - 1
     earlier = list(range(max(0, last - candidates), last))
     query, target = session.turns[last]["user"], session.turns[last]["reply"]
-    base, _, _ = codec.target_nll(system + [{"role": "user", "content": query}], [], target, max_target_tokens=max_target_tokens)
+    base, _, _ = codec.target_nll(
+        system + [{"role": "user", "content": query}], [], target, max_target_tokens=max_target_tokens
+    )
     gains = []
     for j in earlier:
         t = session.turns[j]
-        msgs = system + [{"role": "user", "content": t["user"]}, {"role": "assistant", "content": t["reply"]}, {"role": "user", "content": query}]
+        msgs = system + [
+            {"role": "user", "content": t["user"]},
+            {"role": "assistant", "content": t["reply"]},
+            {"role": "user", "content": query},
+        ]
         gains.append(base - codec.target_nll(msgs, [], target, max_target_tokens=max_target_tokens)[0])
     memory = EpisodicMemory()
     for j in earlier:
@@ -273,22 +323,46 @@ def _retrieval_probe(codec, embedder, session: Session, system: list[dict], cand
     memory.ensure_embedded(embedder)
     units, starts = memory.unit_index()
     minilm = max_pairwise_cosine(embedder.encode([query]), units, starts)
-    lat_units, lat_starts = latent_units([[latents_of(session, j, "user"), latents_of(session, j)] for j in earlier])  # the shipped encoder
+    lat_units, lat_starts = latent_units(
+        [[latents_of(session, j, "user"), latents_of(session, j)] for j in earlier]
+    )  # the shipped encoder
     latent = max_pairwise_cosine(unit_rows(codec.compress(query)), lat_units, lat_starts)
-    return {"session": session.id, "candidates": earlier, "nll_gain": gains, "minilm": minilm.tolist(), "latent": latent.tolist()}
+    return {
+        "session": session.id,
+        "candidates": earlier,
+        "nll_gain": gains,
+        "minilm": minilm.tolist(),
+        "latent": latent.tolist(),
+    }
 
 
-def summarize(rows: list[dict], recon: list[dict], retrieval: list[dict], *, forms: Sequence[str] = TEXT_FORMS + ("latent",),
-              readers: Sequence[str] = ()) -> dict:
+def summarize(
+    rows: list[dict],
+    recon: list[dict],
+    retrieval: list[dict],
+    *,
+    forms: Sequence[str] = TEXT_FORMS + ("latent",),
+    readers: Sequence[str] = (),
+) -> dict:
     """Per form: mean NLL, gap share (omitted -> raw) and beyond user-only (user-only -> raw), each
     against the baselines under the form's own reader; positions; reconstruction ROUGE-L."""
     from scipy.stats import spearmanr
 
     forms = [f for f in forms if rows and f"nll_{f}" in rows[0]]
     mean = {f: float(np.mean([r[f"nll_{f}"] for r in rows])) for f in forms} if rows else {}
-    base = {f: float(np.mean([r[f"nll_{f}_base"] for r in rows])) for f in ("raw", "omit") if rows and f"nll_{f}_base" in rows[0]}
+    base = {
+        f: float(np.mean([r[f"nll_{f}_base"] for r in rows]))
+        for f in ("raw", "omit")
+        if rows and f"nll_{f}_base" in rows[0]
+    }
     tokens = {f: float(np.mean([r[f"tokens_{f}"] for r in rows])) for f in forms} if rows else {}
-    results: dict = {"probes": len(rows), "forms": forms, "mean_nll": mean, "mean_nll_base": base, "mean_tokens": tokens}
+    results: dict = {
+        "probes": len(rows),
+        "forms": forms,
+        "mean_nll": mean,
+        "mean_nll_base": base,
+        "mean_tokens": tokens,
+    }
     if rows:
         under = {"generate": {b: mean[b] for b in BASELINES}}
         for reader in readers:
@@ -318,8 +392,16 @@ def summarize(rows: list[dict], recon: list[dict], retrieval: list[dict], *, for
         usable = [p for p in retrieval if len(p["candidates"]) >= 2 and max(p["nll_gain"]) > 0]
         if usable:
             top1 = np.mean([int(np.argmax(p[name]) == int(np.argmax(p["nll_gain"]))) for p in usable])
-            rho = [spearmanr(p[name], p["nll_gain"]).statistic for p in usable if len(set(p[name])) > 1 and len(set(p["nll_gain"])) > 1]
-            scorer[name] = {"top1_agreement": float(top1), "mean_spearman": float(np.nanmean(rho)) if rho else None, "probes": len(usable)}
+            rho = [
+                spearmanr(p[name], p["nll_gain"]).statistic
+                for p in usable
+                if len(set(p[name])) > 1 and len(set(p["nll_gain"])) > 1
+            ]
+            scorer[name] = {
+                "top1_agreement": float(top1),
+                "mean_spearman": float(np.nanmean(rho)) if rho else None,
+                "probes": len(usable),
+            }
     if scorer:
         chance = float(np.mean([1 / len(p["candidates"]) for p in retrieval if len(p["candidates"]) >= 2]))
         scorer["chance_top1"] = chance
@@ -327,9 +409,17 @@ def summarize(rows: list[dict], recon: list[dict], retrieval: list[dict], *, for
     return results
 
 
-LABELS = {"raw": "raw reply", "omit": "omitted", "user": "user text only", "text": "text-compressed (first words)",
-          "extractive": "text-compressed (extractive)", "latent": "shipped latent (8 vectors)", "optimized": "optimized latent (generation adapter)",
-          "optimized_plain": "optimized latent (plain backbone)", "retrained": "retrained latent (retention objective)"}
+LABELS = {
+    "raw": "raw reply",
+    "omit": "omitted",
+    "user": "user text only",
+    "text": "text-compressed (first words)",
+    "extractive": "text-compressed (extractive)",
+    "latent": "shipped latent (8 vectors)",
+    "optimized": "optimized latent (generation adapter)",
+    "optimized_plain": "optimized latent (plain backbone)",
+    "retrained": "retrained latent (retention objective)",
+}
 
 
 def figures(results: dict) -> list:
@@ -338,23 +428,57 @@ def figures(results: dict) -> list:
     figs = []
     forms = results.get("forms") or [f for f in FORMS if f in results.get("mean_nll", {})]
     if results.get("mean_nll"):
-        nll = go.Figure(go.Bar(x=[LABELS[f] for f in forms], y=[results["mean_nll"][f] for f in forms],
-                               text=[f"{results['mean_nll'][f]:.3f}" for f in forms], textposition="outside"))
-        nll.update_layout(title="NLL of the next reply by form of the previous reply (each latent form under its own reader)", yaxis_title="mean NLL (nats/token)")
+        nll = go.Figure(
+            go.Bar(
+                x=[LABELS[f] for f in forms],
+                y=[results["mean_nll"][f] for f in forms],
+                text=[f"{results['mean_nll'][f]:.3f}" for f in forms],
+                textposition="outside",
+            )
+        )
+        nll.update_layout(
+            title="NLL of the next reply by form of the previous reply (each latent form under its own reader)",
+            yaxis_title="mean NLL (nats/token)",
+        )
         figs.append(nll)
         shares = [f for f in forms if f in results.get("gap_recovered", {})]
-        gap = go.Figure([go.Bar(x=[LABELS[f] for f in shares], y=[results["gap_recovered"][f] for f in shares], name="gap share (omitted -> raw)"),
-                         go.Bar(x=[LABELS[f] for f in shares], y=[results["reply_gap_recovered"].get(f) for f in shares], name="beyond user-only")])
-        gap.update_layout(title="Share of the NLL gap each form recovers", yaxis_title="share (1 = as good as raw)", barmode="group")
+        gap = go.Figure(
+            [
+                go.Bar(
+                    x=[LABELS[f] for f in shares],
+                    y=[results["gap_recovered"][f] for f in shares],
+                    name="gap share (omitted -> raw)",
+                ),
+                go.Bar(
+                    x=[LABELS[f] for f in shares],
+                    y=[results["reply_gap_recovered"].get(f) for f in shares],
+                    name="beyond user-only",
+                ),
+            ]
+        )
+        gap.update_layout(
+            title="Share of the NLL gap each form recovers", yaxis_title="share (1 = as good as raw)", barmode="group"
+        )
         figs.append(gap)
         tok = go.Figure(go.Bar(x=[LABELS[f] for f in forms], y=[results["mean_tokens"][f] for f in forms]))
-        tok.update_layout(title="Prompt positions the previous exchange takes", yaxis_title="mean positions (tokens + latent vectors)")
+        tok.update_layout(
+            title="Prompt positions the previous exchange takes",
+            yaxis_title="mean positions (tokens + latent vectors)",
+        )
         figs.append(tok)
     if results.get("scorers"):
         names = [n for n in ("minilm", "latent") if n in results["scorers"]]
-        sc = go.Figure(go.Bar(x=names, y=[results["scorers"][n]["top1_agreement"] for n in names], name="top-1 agreement with the NLL oracle"))
+        sc = go.Figure(
+            go.Bar(
+                x=names,
+                y=[results["scorers"][n]["top1_agreement"] for n in names],
+                name="top-1 agreement with the NLL oracle",
+            )
+        )
         sc.add_hline(y=results["scorers"]["chance_top1"], line_dash="dot", annotation_text="chance")
-        sc.update_layout(title="HCR scorers: which earlier exchange helps the reply most", yaxis_title="top-1 agreement")
+        sc.update_layout(
+            title="HCR scorers: which earlier exchange helps the reply most", yaxis_title="top-1 agreement"
+        )
         figs.append(sc)
     return figs
 
@@ -362,15 +486,41 @@ def figures(results: dict) -> list:
 def form_table(results: dict) -> list[list]:
     """One row per form: NLL, gap share, beyond user-only, positions, ROUGE-L, seconds per reply (median)."""
     rows = []
-    gap, beyond, rouge, secs = (results.get(k, {}) for k in ("gap_recovered", "reply_gap_recovered", "rouge_l", "seconds_per_reply"))
+    gap, beyond, rouge, secs = (
+        results.get(k, {}) for k in ("gap_recovered", "reply_gap_recovered", "rouge_l", "seconds_per_reply")
+    )
     for f in results.get("forms") or []:
         share = 1.0 if f == "raw" else 0.0 if f == "omit" else gap.get(f)
-        rows.append([LABELS[f], results["mean_nll"][f], share, beyond.get(f), results["mean_tokens"][f], rouge.get(f), (secs.get(f) or {}).get("median")])
+        rows.append(
+            [
+                LABELS[f],
+                results["mean_nll"][f],
+                share,
+                beyond.get(f),
+                results["mean_tokens"][f],
+                rouge.get(f),
+                (secs.get(f) or {}).get("median"),
+            ]
+        )
     return rows
 
 
 def tables(results: dict) -> list:
     if not results.get("mean_nll"):
         return []
-    head = ["form", "mean NLL", "gap share", "beyond user-only", "positions", "reconstruction ROUGE-L", "seconds per reply (median)"]
-    return [("Per form (each latent form against raw / omitted / user-only under its own reader)", head, form_table(results))]
+    head = [
+        "form",
+        "mean NLL",
+        "gap share",
+        "beyond user-only",
+        "positions",
+        "reconstruction ROUGE-L",
+        "seconds per reply (median)",
+    ]
+    return [
+        (
+            "Per form (each latent form against raw / omitted / user-only under its own reader)",
+            head,
+            form_table(results),
+        )
+    ]

@@ -30,19 +30,47 @@ def evaluate(recognizer, rows: list[LabeledInput], out_dir: str | Path, *, name:
     m = evaluate_scores([r.label for r in rows], verdict_scores(verdicts), decision_threshold(recognizer))
     m.pop("pr_curve")
     stages = {s: sum(v.stage == s for v in verdicts) for s in {v.stage for v in verdicts}}
-    errors = [{"text": r.text, "gold": r.label, "predicted": v.label, "stage": v.stage, "score": v.score}
-              for r, v in zip(rows, verdicts) if (r.label == GLOBAL) != (v.label == GLOBAL)]
-    results = {"task": "recognizer", "name": name, **m, "decided_by_stage": stages, "paper": {"precision": 0.6182, "recall": 0.8947}, "errors": errors}
+    errors = [
+        {"text": r.text, "gold": r.label, "predicted": v.label, "stage": v.stage, "score": v.score}
+        for r, v in zip(rows, verdicts)
+        if (r.label == GLOBAL) != (v.label == GLOBAL)
+    ]
+    results = {
+        "task": "recognizer",
+        "name": name,
+        **m,
+        "decided_by_stage": stages,
+        "paper": {"precision": 0.6182, "recall": 0.8947},
+        "errors": errors,
+    }
     write_results(out_dir, results)
     (tn, fp), (fn, tp) = m["confusion"]
     cells = [[tp, fn], [fp, tn]]
-    fig = go.Figure(go.Heatmap(z=cells, x=["predicted global", "predicted not"], y=["gold global", "gold not"],
-                               text=cells, texttemplate="%{text}", colorscale="Blues", showscale=False))
+    fig = go.Figure(
+        go.Heatmap(
+            z=cells,
+            x=["predicted global", "predicted not"],
+            y=["gold global", "gold not"],
+            text=cells,
+            texttemplate="%{text}",
+            colorscale="Blues",
+            showscale=False,
+        )
+    )
     fig.update_layout(title="Confusion matrix")
-    bars = go.Figure([go.Bar(name="this run", x=["precision", "recall", "F1"], y=[m["precision"], m["recall"], m["f1"]]),
-                      go.Bar(name="paper (Qwen3-0.6B)", x=["precision", "recall"], y=[0.6182, 0.8947])])
+    bars = go.Figure(
+        [
+            go.Bar(name="this run", x=["precision", "recall", "F1"], y=[m["precision"], m["recall"], m["f1"]]),
+            go.Bar(name="paper (Qwen3-0.6B)", x=["precision", "recall"], y=[0.6182, 0.8947]),
+        ]
+    )
     bars.update_layout(title="Recognizer vs the paper (Table 9)", yaxis_range=[0, 1], barmode="group")
     rows_table = [[e["gold"], e["predicted"], e["stage"], e["score"], e["text"][:160]] for e in errors]
-    write_report(out_dir, f"Instruction Recognizer: {name}", [bars, fig], [("errors", ["gold", "predicted", "stage", "score", "text"], rows_table)],
-                 notes=f"{m['n']} inputs, {m['positives']} global. Decided by stage: {stages}.")
+    write_report(
+        out_dir,
+        f"Instruction Recognizer: {name}",
+        [bars, fig],
+        [("errors", ["gold", "predicted", "stage", "score", "text"], rows_table)],
+        notes=f"{m['n']} inputs, {m['positives']} global. Decided by stage: {stages}.",
+    )
     return results

@@ -16,7 +16,13 @@ def write_results(out_dir: str | Path, results: dict) -> Path:
     return path
 
 
-def write_report(out_dir: str | Path, title: str, figures: Sequence[go.Figure], tables: Sequence[tuple[str, list[str], list[list]]] = (), notes: str = "") -> Path:
+def write_report(
+    out_dir: str | Path,
+    title: str,
+    figures: Sequence[go.Figure],
+    tables: Sequence[tuple[str, list[str], list[list]]] = (),
+    notes: str = "",
+) -> Path:
     """HTML page: title, notes, tables (caption, header, rows), then figures; opens offline."""
     parts = [f"<h1>{escape(title)}</h1>"]
     if notes:

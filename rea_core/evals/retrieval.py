@@ -30,29 +30,48 @@ from typing import Sequence
 
 import numpy as np
 
-from ..methods.rea.config import REAConfig
-from ..settings import Settings
 from ..conversations import parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
+from ..methods.rea.config import REAConfig
+from ..settings import Settings
 from ..types import Reason, Resolution
 
 RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
 BASELINE_K = 10
 
-NO_FOLLOW_UP = {"context_turns": 0, "follow_up_decay": 0.0, "follow_up_prior": 0.0, "referent_top_k": 0, "recent_raw": 0, "recent_compressed": 0}
+NO_FOLLOW_UP = {
+    "context_turns": 0,
+    "follow_up_decay": 0.0,
+    "follow_up_prior": 0.0,
+    "referent_top_k": 0,
+    "recent_raw": 0,
+    "recent_compressed": 0,
+}
 # REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's calibrated ones.
 REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
-    "rea-first-release": ("the first release's HCR: user text + reply chunks (MiniLM), paper thresholds 0.5/0.7, no follow-up awareness",
-                          {"scorer": "minilm", "tau_low": 0.5, "tau_high": 0.7, "neighbor_weight": 0.0, **NO_FOLLOW_UP, "text_compression": "first_words"}),
+    "rea-first-release": (
+        "the first release's HCR: user text + reply chunks (MiniLM), paper thresholds 0.5/0.7, no follow-up awareness",
+        {
+            "scorer": "minilm",
+            "tau_low": 0.5,
+            "tau_high": 0.7,
+            "neighbor_weight": 0.0,
+            **NO_FOLLOW_UP,
+            "text_compression": "first_words",
+        },
+    ),
     "rea-minilm": ("user text + reply chunks (MiniLM), calibrated", {"scorer": "minilm"}),
     "rea-exchange": ("whole exchange (MiniLM), calibrated", {"scorer": "exchange"}),
     "rea-sentence": ("the paper's sentence-level max pairwise cosine, calibrated", {"scorer": "sentence"}),
     "rea-hybrid-plain": ("hybrid without follow-up awareness or recency", {"scorer": "hybrid", **NO_FOLLOW_UP}),
     # Not in DEFAULT_POLICIES: one generator call per query (retrieval.rewrite).
-    "rea-rewrite": ("REA as configured, also scoring the generator's standalone rewrite of each query (query_rewrite)", {"query_rewrite": True}),
+    "rea-rewrite": (
+        "REA as configured, also scoring the generator's standalone rewrite of each query (query_rewrite)",
+        {"query_rewrite": True},
+    ),
 }
 BASELINES = {
     "bm25": f"BM25 (bm25s) top {BASELINE_K}",
@@ -60,7 +79,18 @@ BASELINES = {
     "recency": f"the last {BASELINE_K} exchanges",
     "keep-all": "every exchange raw (vanilla)",
 }
-DEFAULT_POLICIES = ("rea", "rea-first-release", "rea-minilm", "rea-exchange", "rea-sentence", "rea-hybrid-plain", "bm25", "dense", "recency", "keep-all")
+DEFAULT_POLICIES = (
+    "rea",
+    "rea-first-release",
+    "rea-minilm",
+    "rea-exchange",
+    "rea-sentence",
+    "rea-hybrid-plain",
+    "bm25",
+    "dense",
+    "recency",
+    "keep-all",
+)
 
 
 @dataclass(frozen=True)
@@ -84,7 +114,7 @@ def load_needed_jsonl(path: str | Path) -> list[RetrievalCase]:
     """Conversation JSONL whose turns may carry ``needed``; every error names the file and line."""
     cases = parse_needed_rows(read_jsonl(path))
     if not cases:
-        raise DataFormatError(f"{path}: no turn carries \"needed\"; nothing to evaluate")
+        raise DataFormatError(f'{path}: no turn carries "needed"; nothing to evaluate')
     return cases
 
 
@@ -101,11 +131,17 @@ def parse_needed_rows(rows) -> list[RetrievalCase]:
         for i, raw in enumerate(obj["turns"]):
             needed = raw.get("needed")
             if needed is not None:
-                if not isinstance(needed, list) or not needed or not all(isinstance(n, int) and not isinstance(n, bool) for n in needed):
-                    raise DataFormatError(f"{where}: turn {i} \"needed\" must be a non-empty list of exchange indices")
+                if (
+                    not isinstance(needed, list)
+                    or not needed
+                    or not all(isinstance(n, int) and not isinstance(n, bool) for n in needed)
+                ):
+                    raise DataFormatError(f'{where}: turn {i} "needed" must be a non-empty list of exchange indices')
                 bad = [n for n in needed if not 0 <= n < i]
                 if bad:
-                    raise DataFormatError(f"{where}: turn {i} \"needed\" names exchange(s) {bad}, not before that turn (0-{i - 1})")
+                    raise DataFormatError(
+                        f'{where}: turn {i} "needed" names exchange(s) {bad}, not before that turn (0-{i - 1})'
+                    )
                 queries.append(RetrievalQuery(position=i, text=conv.turns[i].user, needed=tuple(sorted(set(needed)))))
             exchanges.append((conv.turns[i].user, conv.turns[i].assistant or ""))
         if queries:
@@ -121,10 +157,12 @@ def _locomo_text(turn: dict) -> str:
 def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
     """One LoCoMo conversation as exchanges (turn pairs within each session) and its questions."""
     if not isinstance(data, dict) or "qa" not in data or "session_1" not in data:
-        raise DataFormatError(f"{case_id}: not a LoCoMo conversation (expected \"session_1\" and \"qa\")")
+        raise DataFormatError(f'{case_id}: not a LoCoMo conversation (expected "session_1" and "qa")')
     exchanges: list[tuple[str, str]] = []
     where: dict[str, int] = {}
-    sessions = sorted((int(m.group(1)), k) for k in data if (m := re.fullmatch(r"session_(\d+)", k)) and isinstance(data[k], list))
+    sessions = sorted(
+        (int(m.group(1)), k) for k in data if (m := re.fullmatch(r"session_(\d+)", k)) and isinstance(data[k], list)
+    )
     for _, key in sessions:
         turns = data[key]
         for i in range(0, len(turns), 2):
@@ -156,7 +194,11 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
             raise DataFormatError(f"Cannot read LoCoMo file {f}: {exc}") from exc
         items = data if isinstance(data, list) else [data]
         for i, item in enumerate(items):
-            cid = str(item.get("sample_id", f"{f.stem}" if len(items) == 1 else f"{f.stem}-{i}")) if isinstance(item, dict) else f.stem
+            cid = (
+                str(item.get("sample_id", f"{f.stem}" if len(items) == 1 else f"{f.stem}-{i}"))
+                if isinstance(item, dict)
+                else f.stem
+            )
             try:
                 cases.append(parse_locomo(item, cid))
             except (KeyError, TypeError) as exc:
@@ -181,7 +223,14 @@ def recall_at(scores: np.ndarray, needed: Sequence[int], k: int) -> float:
     return sum(n in top for n in needed) / len(needed)
 
 
-def query_record(kept: np.ndarray, raw: np.ndarray, scores: np.ndarray, needed: Sequence[int], prompt_tokens: int, history_tokens: int) -> dict:
+def query_record(
+    kept: np.ndarray,
+    raw: np.ndarray,
+    scores: np.ndarray,
+    needed: Sequence[int],
+    prompt_tokens: int,
+    history_tokens: int,
+) -> dict:
     """One query's measures; ``kept`` and ``raw`` are boolean masks over the exchanges it saw."""
     n = len(kept)
     hit = [bool(kept[i]) for i in needed]
@@ -208,19 +257,32 @@ def sweep_record(scores: np.ndarray, floor: np.ndarray, needed: Sequence[int]) -
     """Kept count and all-needed-kept at each tau_low of ``SWEEP`` (``floor``: exchanges kept regardless)."""
     s = np.asarray(scores)
     kept = [(s >= t) | floor for t in SWEEP]
-    return {"kept": [int(k.sum()) for k in kept], "all": [bool(all(k[i] for i in needed)) for k in kept],
-            "raw_hits": [sum(bool(s[i] >= t) for i in needed) / len(needed) for t in SWEEP]}
+    return {
+        "kept": [int(k.sum()) for k in kept],
+        "all": [bool(all(k[i] for i in needed)) for k in kept],
+        "raw_hits": [sum(bool(s[i] >= t) for i in needed) / len(needed) for t in SWEEP],
+    }
 
 
 def summarize(records: list[dict]) -> dict:
     if not records:
         return {"queries": 0}
     mean = lambda key: float(np.mean([r[key] for r in records]))  # noqa: E731
-    out = {"queries": len(records), "all_kept": mean("all_kept"), "recall": mean("recall"), "raw_recall": mean("raw_recall"),
-           "kept": mean("kept"), "kept_share": mean("kept_share"), "prompt_tokens": mean("prompt_tokens"), "prompt_share": mean("prompt_share")}
+    out = {
+        "queries": len(records),
+        "all_kept": mean("all_kept"),
+        "recall": mean("recall"),
+        "raw_recall": mean("raw_recall"),
+        "kept": mean("kept"),
+        "kept_share": mean("kept_share"),
+        "prompt_tokens": mean("prompt_tokens"),
+        "prompt_share": mean("prompt_share"),
+    }
     out.update({f"recall@{k}": mean(f"recall@{k}") for k in RECALL_KS})
     if all("recency_matched" in r for r in records):
-        out["recency_matched_all_kept"] = mean("recency_matched")  # the last k exchanges, k = this policy's kept count per query
+        out["recency_matched_all_kept"] = mean(
+            "recency_matched"
+        )  # the last k exchanges, k = this policy's kept count per query
     if all("seconds" in r for r in records):
         out["seconds"] = mean("seconds")
     rewrites = [r["rewrite"] for r in records if "rewrite" in r]
@@ -231,9 +293,12 @@ def summarize(records: list[dict]) -> dict:
     if sweeps:
         history = np.array([r["history"] for r in records if "sweep" in r], dtype=float)
         kept = np.array([s["kept"] for s in sweeps], dtype=float)
-        out["sweep"] = {"tau_low": list(SWEEP), "all_kept": np.mean([s["all"] for s in sweeps], axis=0).tolist(),
-                        "kept_share": (kept / np.maximum(history, 1)[:, None]).mean(axis=0).tolist(),
-                        "raw_recall": np.mean([s["raw_hits"] for s in sweeps], axis=0).tolist()}
+        out["sweep"] = {
+            "tau_low": list(SWEEP),
+            "all_kept": np.mean([s["all"] for s in sweeps], axis=0).tolist(),
+            "kept_share": (kept / np.maximum(history, 1)[:, None]).mean(axis=0).tolist(),
+            "raw_recall": np.mean([s["raw_hits"] for s in sweeps], axis=0).tolist(),
+        }
     return out
 
 
@@ -247,8 +312,14 @@ def calibrate(sweep: dict, target: float) -> dict:
     high_ok = [t for t, r in zip(taus, raw) if r >= target / 2 and t >= tau_low]
     tau_high = max(high_ok) if high_ok else tau_low
     i = taus.index(tau_low)
-    return {"tau_low": tau_low, "tau_high": tau_high, "target": target, "reached": all_kept[i] >= target,
-            "all_kept": all_kept[i], "kept_share": sweep["kept_share"][i]}
+    return {
+        "tau_low": tau_low,
+        "tau_high": tau_high,
+        "target": target,
+        "reached": all_kept[i] >= target,
+        "all_kept": all_kept[i],
+        "kept_share": sweep["kept_share"][i],
+    }
 
 
 # -- running policies ------------------------------------------------------------------------------
@@ -300,7 +371,9 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
         plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores, strategy.config.thresholds)
         kept = np.array([d.resolution is not Resolution.OMIT for d in decisions], dtype=bool)
         raw = np.array([d.resolution is Resolution.RAW for d in decisions], dtype=bool)
-        floor = np.array([d.reason in (Reason.RECENT, Reason.RECENT_BAND) for d in decisions], dtype=bool)  # kept at any tau_low
+        floor = np.array(
+            [d.reason in (Reason.RECENT, Reason.RECENT_BAND) for d in decisions], dtype=bool
+        )  # kept at any tau_low
         rec = query_record(kept, raw, scores, q.needed, plan.total_tokens, int(cum[q.position]) + count(q.text))
         rec["sweep"] = sweep_record(scores, floor, q.needed)
         rec["recency_matched"] = recency_hit(len(kept), int(kept.sum()), q.needed)
@@ -313,11 +386,18 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
 
 def run_case(policy: str, case: RetrievalCase, models, settings: Settings) -> list[dict]:
     """Every query of ``case`` under ``policy``: REA's real strategy code, or a baseline."""
-    from ..methods.secom.retriever import bm25_scores
     from ..methods.rea.strategy import REAStrategy
+    from ..methods.secom.retriever import bm25_scores
 
     if policy in REA_POLICIES:
-        strategy = REAStrategy(models.generator, models.embedder, policy_config(policy, settings.rea), runtime=settings.runtime, recognizer=None, codec=None)
+        strategy = REAStrategy(
+            models.generator,
+            models.embedder,
+            policy_config(policy, settings.rea),
+            runtime=settings.runtime,
+            recognizer=None,
+            codec=None,
+        )
         return rea_records(strategy, case)
     count = models.generator.count_tokens
     ex_tokens = exchange_tokens(case, count)
@@ -348,12 +428,22 @@ def run_case(policy: str, case: RetrievalCase, models, settings: Settings) -> li
 def check_policies(names: Sequence[str]) -> list[str]:
     unknown = [n for n in names if n not in REA_POLICIES and n not in BASELINES]
     if unknown:
-        raise DataFormatError(f"unknown retrieval policy {', '.join(unknown)}; choose from {', '.join(list(REA_POLICIES) + list(BASELINES))}")
+        raise DataFormatError(
+            f"unknown retrieval policy {', '.join(unknown)}; choose from {', '.join(list(REA_POLICIES) + list(BASELINES))}"
+        )
     return list(names)
 
 
-def evaluate(models, config: Settings, cases: list[RetrievalCase], policies: Sequence[str], out_dir: str | Path, *,
-             dataset: str, calibrate_target: float | None = None) -> dict:
+def evaluate(
+    models,
+    config: Settings,
+    cases: list[RetrievalCase],
+    policies: Sequence[str],
+    out_dir: str | Path,
+    *,
+    dataset: str,
+    calibrate_target: float | None = None,
+) -> dict:
     """Run every policy on every case (resumable), then write results.json and report.html."""
     import plotly.graph_objects as go
 
@@ -362,43 +452,114 @@ def evaluate(models, config: Settings, cases: list[RetrievalCase], policies: Seq
 
     policies = check_policies(policies)
     models = replace(models, embedder=CachedEmbedder(models.embedder))
-    store = RecordStore(out_dir, {"task": "retrieval", "dataset": dataset, "embedder": models.embedder.name, "config": config.to_dict()})
+    store = RecordStore(
+        out_dir,
+        {"task": "retrieval", "dataset": dataset, "embedder": models.embedder.name, "config": config.to_dict()},
+    )
     run_arms(store, policies, cases, lambda p, case: run_case(p, case, models, config), label="retrieval")
     ids = [c.id for c in cases]
     per = {p: summarize(store.records(p, ids)) for p in policies}
     describe = {**{k: v[0] for k, v in REA_POLICIES.items()}, **BASELINES}
-    results = {"task": "retrieval", "dataset": dataset, "conversations": len(cases), "queries": sum(len(c.queries) for c in cases),
-               "embedder": models.embedder.name, "config": config.to_dict(),
-               "policies": {p: {"describe": describe[p], **({"thresholds": _thresholds(p, config.rea)} if p in REA_POLICIES else {}), **m} for p, m in per.items()}}
+    results = {
+        "task": "retrieval",
+        "dataset": dataset,
+        "conversations": len(cases),
+        "queries": sum(len(c.queries) for c in cases),
+        "embedder": models.embedder.name,
+        "config": config.to_dict(),
+        "policies": {
+            p: {
+                "describe": describe[p],
+                **({"thresholds": _thresholds(p, config.rea)} if p in REA_POLICIES else {}),
+                **m,
+            }
+            for p, m in per.items()
+        },
+    }
     if calibrate_target is not None:
-        results["calibration"] = {p: {"scorer": policy_config(p, config.rea).scorer, **calibrate(m["sweep"], calibrate_target)}
-                                  for p, m in per.items() if m.get("sweep")}
+        results["calibration"] = {
+            p: {"scorer": policy_config(p, config.rea).scorer, **calibrate(m["sweep"], calibrate_target)}
+            for p, m in per.items()
+            if m.get("sweep")
+        }
     write_results(out_dir, results)
 
     curve = go.Figure()
     for p, m in per.items():
         if m.get("sweep"):
-            curve.add_scatter(x=m["sweep"]["kept_share"], y=m["sweep"]["all_kept"], mode="lines+markers", name=p,
-                              text=[f"tau_low {t:.2f}" for t in m["sweep"]["tau_low"]], hovertemplate="%{text}<br>kept %{x:.1%}<br>all needed kept %{y:.1%}")
+            curve.add_scatter(
+                x=m["sweep"]["kept_share"],
+                y=m["sweep"]["all_kept"],
+                mode="lines+markers",
+                name=p,
+                text=[f"tau_low {t:.2f}" for t in m["sweep"]["tau_low"]],
+                hovertemplate="%{text}<br>kept %{x:.1%}<br>all needed kept %{y:.1%}",
+            )
         else:
-            curve.add_scatter(x=[m.get("kept_share", 0)], y=[m.get("all_kept", 0)], mode="markers", marker_symbol="diamond", marker_size=11, name=p)
-    curve.update_layout(title="All needed exchanges kept vs share of history kept (threshold sweep per REA scorer)",
-                        xaxis_title="mean share of earlier exchanges kept", yaxis_title="queries with every needed exchange kept",
-                        xaxis_range=[0, 1], yaxis_range=[0, 1])
+            curve.add_scatter(
+                x=[m.get("kept_share", 0)],
+                y=[m.get("all_kept", 0)],
+                mode="markers",
+                marker_symbol="diamond",
+                marker_size=11,
+                name=p,
+            )
+    curve.update_layout(
+        title="All needed exchanges kept vs share of history kept (threshold sweep per REA scorer)",
+        xaxis_title="mean share of earlier exchanges kept",
+        yaxis_title="queries with every needed exchange kept",
+        xaxis_range=[0, 1],
+        yaxis_range=[0, 1],
+    )
     bars = go.Figure()
     for k in RECALL_KS:
         bars.add_bar(x=list(per), y=[m.get(f"recall@{k}", 0) for m in per.values()], name=f"recall@{k}")
     bars.update_layout(title="Ranking quality: needed exchanges among the top k", barmode="group", yaxis_range=[0, 1])
-    header = (["policy", "queries", "all kept", "recency at equal kept", "recall", "kept", "kept share", "prompt tokens", "prompt share"]
-              + [f"recall@{k}" for k in RECALL_KS])
-    rows = [[p, m.get("queries"), m.get("all_kept"), m.get("recency_matched_all_kept"), m.get("recall"), m.get("kept"), m.get("kept_share"),
-             m.get("prompt_tokens"), m.get("prompt_share")] + [m.get(f"recall@{k}") for k in RECALL_KS] for p, m in per.items()]
+    header = [
+        "policy",
+        "queries",
+        "all kept",
+        "recency at equal kept",
+        "recall",
+        "kept",
+        "kept share",
+        "prompt tokens",
+        "prompt share",
+    ] + [f"recall@{k}" for k in RECALL_KS]
+    rows = [
+        [
+            p,
+            m.get("queries"),
+            m.get("all_kept"),
+            m.get("recency_matched_all_kept"),
+            m.get("recall"),
+            m.get("kept"),
+            m.get("kept_share"),
+            m.get("prompt_tokens"),
+            m.get("prompt_share"),
+        ]
+        + [m.get(f"recall@{k}") for k in RECALL_KS]
+        for p, m in per.items()
+    ]
     tables = [("Policies", header, rows)]
     if calibrate_target is not None:
-        tables.append(("Calibrated thresholds", ["policy", "scorer", "tau_low", "tau_high", "all kept", "kept share", "target reached"],
-                       [[p, c["scorer"], c["tau_low"], c["tau_high"], c["all_kept"], c["kept_share"], c["reached"]] for p, c in results["calibration"].items()]))
-    write_report(out_dir, f"Retrieval ({dataset})", [curve, bars], tables,
-                 notes=f"{len(cases)} conversations, {results['queries']} queries, embedder {models.embedder.name}. Scores are each scorer's own scale.")
+        tables.append(
+            (
+                "Calibrated thresholds",
+                ["policy", "scorer", "tau_low", "tau_high", "all kept", "kept share", "target reached"],
+                [
+                    [p, c["scorer"], c["tau_low"], c["tau_high"], c["all_kept"], c["kept_share"], c["reached"]]
+                    for p, c in results["calibration"].items()
+                ],
+            )
+        )
+    write_report(
+        out_dir,
+        f"Retrieval ({dataset})",
+        [curve, bars],
+        tables,
+        notes=f"{len(cases)} conversations, {results['queries']} queries, embedder {models.embedder.name}. Scores are each scorer's own scale.",
+    )
     return results
 
 

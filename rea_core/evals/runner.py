@@ -44,7 +44,9 @@ class RecordStore:
             previous = json.loads(run.read_text(encoding="utf-8"))
             if previous != settings:
                 changed = sorted(k for k in set(previous) | set(settings) if previous.get(k) != settings.get(k))
-                raise REAError(f"{self.out_dir} holds a run with other settings ({', '.join(changed)}); use a new --out to start another run")
+                raise REAError(
+                    f"{self.out_dir} holds a run with other settings ({', '.join(changed)}); use a new --out to start another run"
+                )
         else:
             run.write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
@@ -62,7 +64,14 @@ class RecordStore:
         return [r for (a, c), recs in self._done.items() if a == arm and (wanted is None or c in wanted) for r in recs]
 
 
-def run_arms(store: RecordStore, arms: Sequence[str], cases: Sequence, run_one: Callable[[str, object], list[dict]], *, label: str) -> None:
+def run_arms(
+    store: RecordStore,
+    arms: Sequence[str],
+    cases: Sequence,
+    run_one: Callable[[str, object], list[dict]],
+    *,
+    label: str,
+) -> None:
     """Run every (arm, case) not yet in ``store``, with a progress bar."""
     todo = [(arm, case) for arm in arms for case in cases if not store.done(arm, case.id)]
     skipped = len(arms) * len(cases) - len(todo)

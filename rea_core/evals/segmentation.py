@@ -79,8 +79,12 @@ def load_gold(path) -> list[tuple[str, list[tuple[str, str]], list[int]]]:
         if any(a is None for _, a in turns):
             raise DataFormatError(f"{where}: every turn needs an assistant reply")
         bounds = obj.get("boundaries")
-        if not isinstance(bounds, list) or sorted(set(bounds)) != bounds or any(not isinstance(b, int) or not 0 < b < len(turns) for b in bounds):
-            raise DataFormatError(f"{where}: \"boundaries\" must be increasing turn indices in 1..{len(turns) - 1}")
+        if (
+            not isinstance(bounds, list)
+            or sorted(set(bounds)) != bounds
+            or any(not isinstance(b, int) or not 0 < b < len(turns) for b in bounds)
+        ):
+            raise DataFormatError(f'{where}: "boundaries" must be increasing turn indices in 1..{len(turns) - 1}')
         cases.append((conv.id, turns, bounds))
     return cases
 
@@ -97,8 +101,12 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     rows, per_case = {}, []
     segmenters = {
-        "llm (embedding fallback)": TopicSegmenter(models.generator, models.embedder, mode="llm", threshold=config.secom.boundary_threshold),
-        "embedding": TopicSegmenter(models.generator, models.embedder, mode="embedding", threshold=config.secom.boundary_threshold),
+        "llm (embedding fallback)": TopicSegmenter(
+            models.generator, models.embedder, mode="llm", threshold=config.secom.boundary_threshold
+        ),
+        "embedding": TopicSegmenter(
+            models.generator, models.embedder, mode="embedding", threshold=config.secom.boundary_threshold
+        ),
     }
     for name, segmenter in segmenters.items():
         pks, wds, fallbacks, t0 = [], [], 0, time.perf_counter()
@@ -108,13 +116,38 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
             ref, hyp = boundary_sequence(gold, len(turns)), boundary_sequence(boundaries(result.spans), len(turns))
             pks.append(pk(ref, hyp))
             wds.append(window_diff(ref, hyp))
-            per_case.append({"segmenter": name, "id": cid, "gold": gold, "predicted": boundaries(result.spans), "method": result.method, "note": result.note})
-        rows[name] = {"pk": sum(pks) / len(pks), "windowdiff": sum(wds) / len(wds), "llm_fallbacks": fallbacks, "seconds": time.perf_counter() - t0}
+            per_case.append(
+                {
+                    "segmenter": name,
+                    "id": cid,
+                    "gold": gold,
+                    "predicted": boundaries(result.spans),
+                    "method": result.method,
+                    "note": result.note,
+                }
+            )
+        rows[name] = {
+            "pk": sum(pks) / len(pks),
+            "windowdiff": sum(wds) / len(wds),
+            "llm_fallbacks": fallbacks,
+            "seconds": time.perf_counter() - t0,
+        }
     for name, make in (("baseline: no boundary", lambda n: []), ("baseline: every turn", lambda n: list(range(1, n)))):
         ref_hyp = [(boundary_sequence(g, len(t)), boundary_sequence(make(len(t)), len(t))) for _, t, g in cases]
-        rows[name] = {"pk": sum(pk(r, h) for r, h in ref_hyp) / len(cases), "windowdiff": sum(window_diff(r, h) for r, h in ref_hyp) / len(cases)}
-    results = {"task": "segmentation", "conversations": len(cases), "turns": sum(len(t) for _, t, _ in cases),
-               "gold_boundaries": sum(len(g) for _, _, g in cases), "threshold": config.secom.boundary_threshold,
-               "model": models.generator.name, "segmenters": rows}
-    (out / "results.json").write_text(json.dumps({**results, "per_conversation": per_case}, indent=2, ensure_ascii=False), encoding="utf-8")
+        rows[name] = {
+            "pk": sum(pk(r, h) for r, h in ref_hyp) / len(cases),
+            "windowdiff": sum(window_diff(r, h) for r, h in ref_hyp) / len(cases),
+        }
+    results = {
+        "task": "segmentation",
+        "conversations": len(cases),
+        "turns": sum(len(t) for _, t, _ in cases),
+        "gold_boundaries": sum(len(g) for _, _, g in cases),
+        "threshold": config.secom.boundary_threshold,
+        "model": models.generator.name,
+        "segmenters": rows,
+    }
+    (out / "results.json").write_text(
+        json.dumps({**results, "per_conversation": per_case}, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     return results

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..corpora import chitchat_conversations, is_clean_turn
 from ..conversations import Conversation, parse_conversation, read_jsonl
+from ..corpora import chitchat_conversations, is_clean_turn
 from ..errors import DataFormatError
 
 FLAVORS = ("code", "math", "actions")
@@ -53,7 +53,13 @@ def _steps(flavor: str, rng: random.Random, k: int) -> tuple[list[str], str, str
         for _ in range(k - 1):
             op, n = rng.choice(["add", "subtract", "multiply"]), rng.randint(2, 5)
             value = value + n if op == "add" else value - n if op == "subtract" else value * n
-            steps.append({"add": f"Now add {n} to x.", "subtract": f"Now subtract {n} from x.", "multiply": f"Now multiply x by {n}."}[op])
+            steps.append(
+                {
+                    "add": f"Now add {n} to x.",
+                    "subtract": f"Now subtract {n} from x.",
+                    "multiply": f"Now multiply x by {n}.",
+                }[op]
+            )
         return steps, "What is the value of x now? Answer with just the number.", str(value)
     if flavor == "code":
         names = rng.sample(["a", "b", "c", "d", "e"], 3)
@@ -77,20 +83,37 @@ def _steps(flavor: str, rng: random.Random, k: int) -> tuple[list[str], str, str
 def make_state_suite(n: int = 10, steps: int = 4, distractors: int = 6, seed: int = 0) -> list[dict]:
     """For each flavor, ``n`` problems in both conditions (full and shared), with chit-chat distractors."""
     rng = random.Random(seed)
-    chat = [(u, r) for conv in chitchat_conversations(600) for u, r in zip(conv[::2], conv[1::2]) if is_clean_turn(u, r, min_words=2)]
+    chat = [
+        (u, r)
+        for conv in chitchat_conversations(600)
+        for u, r in zip(conv[::2], conv[1::2])
+        if is_clean_turn(u, r, min_words=2)
+    ]
     suite = []
     for flavor in FLAVORS:
         for i in range(n):
             constraints, question, answer = _steps(flavor, rng, steps)
             noise = [{"user": u, "assistant": r} for u, r in rng.sample(chat, distractors)]
-            full = [{"user": " ".join(constraints) + " Please keep track of this.", "assistant": "Got it."}] + noise + [{"user": question}]
+            full = (
+                [{"user": " ".join(constraints) + " Please keep track of this.", "assistant": "Got it."}]
+                + noise
+                + [{"user": question}]
+            )
             shared, slots = [], sorted(rng.sample(range(len(constraints) + distractors), len(constraints)))
             it_c, it_n = iter(constraints), iter(noise)
             for slot in range(len(constraints) + distractors):
                 shared.append({"user": next(it_c), "assistant": "Got it."} if slot in slots else next(it_n))
             shared.append({"user": question})
             for condition, turns in (("full", full), ("shared", shared)):
-                suite.append({"id": f"state-{flavor}-{i:03d}-{condition}", "turns": turns, "answer": answer, "flavor": flavor, "condition": condition})
+                suite.append(
+                    {
+                        "id": f"state-{flavor}-{i:03d}-{condition}",
+                        "turns": turns,
+                        "answer": answer,
+                        "flavor": flavor,
+                        "condition": condition,
+                    }
+                )
     return suite
 
 
@@ -98,8 +121,14 @@ def load_cases(path: str | Path) -> list[StateCase]:
     cases = []
     for where, obj in read_jsonl(path):
         conv = parse_conversation(obj, where=where)
-        if not isinstance(obj.get("answer"), str) or obj.get("flavor") not in FLAVORS or obj.get("condition") not in ("full", "shared"):
-            raise DataFormatError(f"{where}: needs \"answer\" (string), \"flavor\" in {FLAVORS} and \"condition\" in (full, shared)")
+        if (
+            not isinstance(obj.get("answer"), str)
+            or obj.get("flavor") not in FLAVORS
+            or obj.get("condition") not in ("full", "shared")
+        ):
+            raise DataFormatError(
+                f'{where}: needs "answer" (string), "flavor" in {FLAVORS} and "condition" in (full, shared)'
+            )
         if conv.turns[-1].assistant is not None:
             raise DataFormatError(f"{where}: the last turn is the question and must not carry an assistant reply")
         cases.append(StateCase(conv, obj["answer"], obj["flavor"], obj["condition"]))
@@ -110,8 +139,17 @@ def run_case(strategy, case: StateCase) -> list[dict]:
     session = strategy.new_session()
     for turn in case.conversation.turns:
         result = strategy.respond(session, turn.user, reply=turn.assistant)
-    return [{"case_id": case.id, "flavor": case.flavor, "condition": case.condition, "answer": case.answer,
-             "reply": result.reply, "correct": exact_match(result.reply, case.answer), "prompt_tokens": result.prompt_tokens}]
+    return [
+        {
+            "case_id": case.id,
+            "flavor": case.flavor,
+            "condition": case.condition,
+            "answer": case.answer,
+            "reply": result.reply,
+            "correct": exact_match(result.reply, case.answer),
+            "prompt_tokens": result.prompt_tokens,
+        }
+    ]
 
 
 def evaluate(models, config, cases: list[StateCase], arm_names: list[str], out_dir: str | Path) -> dict:
@@ -123,7 +161,13 @@ def evaluate(models, config, cases: list[StateCase], arm_names: list[str], out_d
 
     arms = {name: get_arm(name) for name in arm_names}
     store = RecordStore(out_dir, {"task": "state", "model": models.generator.name, "config": config.to_dict()})
-    run_arms(store, list(arms), cases, lambda arm, case: run_case(arms[arm].build(models, config, case), case), label="State tracking")
+    run_arms(
+        store,
+        list(arms),
+        cases,
+        lambda arm, case: run_case(arms[arm].build(models, config, case), case),
+        label="State tracking",
+    )
     ids = [c.id for c in cases]
     table: dict[str, dict[str, float | None]] = {}
     for arm in arms:
@@ -135,10 +179,24 @@ def evaluate(models, config, cases: list[StateCase], arm_names: list[str], out_d
                 row[flavor] = sum(picked) / len(picked) if picked else None
             if any(v is not None for v in row.values()):
                 table[f"{arm} / {condition}"] = row
-    results = {"task": "state", "conversations": len(cases), "model": models.generator.name, "jga": table,
-               "paper_table_10": {"actions": {"shared_vanilla": 0.05, "rea": 0.51}, "code": {"shared_vanilla": 0.09, "rea": 0.16}, "math": {"shared_vanilla": 0.0, "rea": 0.20}}}
+    results = {
+        "task": "state",
+        "conversations": len(cases),
+        "model": models.generator.name,
+        "jga": table,
+        "paper_table_10": {
+            "actions": {"shared_vanilla": 0.05, "rea": 0.51},
+            "code": {"shared_vanilla": 0.09, "rea": 0.16},
+            "math": {"shared_vanilla": 0.0, "rea": 0.20},
+        },
+    }
     write_results(out_dir, results)
     fig = go.Figure([go.Bar(name=label, x=list(FLAVORS), y=[row[f] for f in FLAVORS]) for label, row in table.items()])
     fig.update_layout(title="Joint Goal Accuracy (Table 10 style)", barmode="group", yaxis_range=[0, 1])
-    write_report(out_dir, "State tracking (JGA)", [fig], [("JGA", ["arm / condition", *FLAVORS], [[k, *v.values()] for k, v in table.items()])])
+    write_report(
+        out_dir,
+        "State tracking (JGA)",
+        [fig],
+        [("JGA", ["arm / condition", *FLAVORS], [[k, *v.values()] for k, v in table.items()])],
+    )
     return results

@@ -30,42 +30,148 @@ class InstructionKind:
 
 
 KINDS: tuple[InstructionKind, ...] = (
-    InstructionKind("lowercase", ("From now on, answer only in lowercase letters.", "For the rest of our conversation, write everything in lowercase, no capital letters at all."),
-                    "You can stop writing in lowercase now.", ({"instruction_id": "change_case:english_lowercase", "kwargs": {}},)),
-    InstructionKind("uppercase", ("From now on, answer in all capital letters.", "Going forward, please write all your replies in uppercase."),
-                    "You can stop writing in capital letters now.", ({"instruction_id": "change_case:english_capital", "kwargs": {}},)),
-    InstructionKind("no_comma", ("From now on, do not use any commas in your replies.", "For the rest of this chat, never use a comma in your answers."),
-                    "You can stop avoiding commas now.", ({"instruction_id": "punctuation:no_comma", "kwargs": {}},)),
-    InstructionKind("end_phrase", ("From now on, end every reply with the exact phrase 'Is there anything else I can help with?'",
-                                   "In all your future answers, finish with: Is there anything else I can help with?"),
-                    "You can stop ending with that question now.", ({"instruction_id": "startend:end_checker", "kwargs": {"end_phrase": "Is there anything else I can help with?"}},)),
-    InstructionKind("word_limit", ("From now on, keep every answer under 60 words.", "For the rest of our chat, answer in fewer than 60 words each time."),
-                    "You no longer need to keep answers short.", ({"instruction_id": "length_constraints:number_words", "kwargs": {"num_words": 60, "relation": "less than"}},)),
-    InstructionKind("forbidden_word", ("From now on, never use the word 'very' in your answers.", "Going forward, avoid the word 'very' in all your replies."),
-                    "You can use the word very again.", ({"instruction_id": "keywords:forbidden_words", "kwargs": {"forbidden_words": ["very"]}},)),
-    InstructionKind("keyword", ("From now on, mention the word 'banana' in every reply.", "In all your replies from now on, include the word banana."),
-                    "You can stop mentioning banana now.", ({"instruction_id": "keywords:existence", "kwargs": {"keywords": ["banana"]}},)),
-    InstructionKind("first_letter", ("From now on, begin each response with the letter r.", "For the rest of this conversation, start every reply with the letter R."),
-                    "You can stop starting your replies with r.", ({"instruction_id": "startend:first_letter", "kwargs": {"letter": "r"}},)),
-    InstructionKind("quotation", ("From now on, wrap your entire response in double quotation marks.", "Going forward, put every whole answer inside double quotes."),
-                    "You can stop wrapping answers in quotes.", ({"instruction_id": "startend:quotation", "kwargs": {}},)),
-    InstructionKind("title", ("From now on, give every answer a title in double angular brackets, like <<my title>>.", "In all your future replies, start with a title wrapped like <<title>>."),
-                    "You can stop adding titles now.", ({"instruction_id": "detectable_format:title", "kwargs": {}},)),
-    InstructionKind("postscript", ("From now on, end each reply with a postscript starting with P.S.", "For the rest of our chat, add a P.S. at the end of every answer."),
-                    "You can stop adding a P.S. now.", ({"instruction_id": "detectable_content:postscript", "kwargs": {"postscript_marker": "P.S."}},)),
-    InstructionKind("json", ("From now on, format every reply as valid JSON.", "Going forward, your whole answer must always be a JSON object."),
-                    "You can stop answering in JSON.", ({"instruction_id": "detectable_format:json_format", "kwargs": {}},)),
-    InstructionKind("french", ("From now on, reply only in French.", "For the rest of this conversation, always answer in French."),
-                    "You can stop answering in French now.", ({"instruction_id": "language:response_language", "kwargs": {"language": "fr"}},)),
-    InstructionKind("bullets", ("From now on, answer with exactly 3 markdown bullet points starting with '* '.", "In all your future replies, use exactly three bullet points like '* point'."),
-                    "You can stop using bullet points now.", ({"instruction_id": "detectable_format:number_bullet_lists", "kwargs": {"num_bullets": 3}},)),
+    InstructionKind(
+        "lowercase",
+        (
+            "From now on, answer only in lowercase letters.",
+            "For the rest of our conversation, write everything in lowercase, no capital letters at all.",
+        ),
+        "You can stop writing in lowercase now.",
+        ({"instruction_id": "change_case:english_lowercase", "kwargs": {}},),
+    ),
+    InstructionKind(
+        "uppercase",
+        ("From now on, answer in all capital letters.", "Going forward, please write all your replies in uppercase."),
+        "You can stop writing in capital letters now.",
+        ({"instruction_id": "change_case:english_capital", "kwargs": {}},),
+    ),
+    InstructionKind(
+        "no_comma",
+        (
+            "From now on, do not use any commas in your replies.",
+            "For the rest of this chat, never use a comma in your answers.",
+        ),
+        "You can stop avoiding commas now.",
+        ({"instruction_id": "punctuation:no_comma", "kwargs": {}},),
+    ),
+    InstructionKind(
+        "end_phrase",
+        (
+            "From now on, end every reply with the exact phrase 'Is there anything else I can help with?'",
+            "In all your future answers, finish with: Is there anything else I can help with?",
+        ),
+        "You can stop ending with that question now.",
+        (
+            {
+                "instruction_id": "startend:end_checker",
+                "kwargs": {"end_phrase": "Is there anything else I can help with?"},
+            },
+        ),
+    ),
+    InstructionKind(
+        "word_limit",
+        (
+            "From now on, keep every answer under 60 words.",
+            "For the rest of our chat, answer in fewer than 60 words each time.",
+        ),
+        "You no longer need to keep answers short.",
+        ({"instruction_id": "length_constraints:number_words", "kwargs": {"num_words": 60, "relation": "less than"}},),
+    ),
+    InstructionKind(
+        "forbidden_word",
+        (
+            "From now on, never use the word 'very' in your answers.",
+            "Going forward, avoid the word 'very' in all your replies.",
+        ),
+        "You can use the word very again.",
+        ({"instruction_id": "keywords:forbidden_words", "kwargs": {"forbidden_words": ["very"]}},),
+    ),
+    InstructionKind(
+        "keyword",
+        (
+            "From now on, mention the word 'banana' in every reply.",
+            "In all your replies from now on, include the word banana.",
+        ),
+        "You can stop mentioning banana now.",
+        ({"instruction_id": "keywords:existence", "kwargs": {"keywords": ["banana"]}},),
+    ),
+    InstructionKind(
+        "first_letter",
+        (
+            "From now on, begin each response with the letter r.",
+            "For the rest of this conversation, start every reply with the letter R.",
+        ),
+        "You can stop starting your replies with r.",
+        ({"instruction_id": "startend:first_letter", "kwargs": {"letter": "r"}},),
+    ),
+    InstructionKind(
+        "quotation",
+        (
+            "From now on, wrap your entire response in double quotation marks.",
+            "Going forward, put every whole answer inside double quotes.",
+        ),
+        "You can stop wrapping answers in quotes.",
+        ({"instruction_id": "startend:quotation", "kwargs": {}},),
+    ),
+    InstructionKind(
+        "title",
+        (
+            "From now on, give every answer a title in double angular brackets, like <<my title>>.",
+            "In all your future replies, start with a title wrapped like <<title>>.",
+        ),
+        "You can stop adding titles now.",
+        ({"instruction_id": "detectable_format:title", "kwargs": {}},),
+    ),
+    InstructionKind(
+        "postscript",
+        (
+            "From now on, end each reply with a postscript starting with P.S.",
+            "For the rest of our chat, add a P.S. at the end of every answer.",
+        ),
+        "You can stop adding a P.S. now.",
+        ({"instruction_id": "detectable_content:postscript", "kwargs": {"postscript_marker": "P.S."}},),
+    ),
+    InstructionKind(
+        "json",
+        (
+            "From now on, format every reply as valid JSON.",
+            "Going forward, your whole answer must always be a JSON object.",
+        ),
+        "You can stop answering in JSON.",
+        ({"instruction_id": "detectable_format:json_format", "kwargs": {}},),
+    ),
+    InstructionKind(
+        "french",
+        ("From now on, reply only in French.", "For the rest of this conversation, always answer in French."),
+        "You can stop answering in French now.",
+        ({"instruction_id": "language:response_language", "kwargs": {"language": "fr"}},),
+    ),
+    InstructionKind(
+        "bullets",
+        (
+            "From now on, answer with exactly 3 markdown bullet points starting with '* '.",
+            "In all your future replies, use exactly three bullet points like '* point'.",
+        ),
+        "You can stop using bullet points now.",
+        ({"instruction_id": "detectable_format:number_bullet_lists", "kwargs": {"num_bullets": 3}},),
+    ),
 )
 
 
 # A wording constraint and a framing constraint per conversation, minus pairs no reply can satisfy.
 WORDING = {"lowercase", "uppercase", "no_comma", "forbidden_word", "keyword", "french", "word_limit"}
-CONFLICTS = {frozenset(p) for p in [("lowercase", "postscript"), ("lowercase", "end_phrase"), ("uppercase", "end_phrase"),
-                                     ("no_comma", "json"), ("keyword", "french"), ("french", "end_phrase"), ("french", "json")]}
+CONFLICTS = {
+    frozenset(p)
+    for p in [
+        ("lowercase", "postscript"),
+        ("lowercase", "end_phrase"),
+        ("uppercase", "end_phrase"),
+        ("no_comma", "json"),
+        ("keyword", "french"),
+        ("french", "end_phrase"),
+        ("french", "json"),
+    ]
+}
 
 
 def _compatible_pair(rng: random.Random) -> list[InstructionKind]:
@@ -93,8 +199,14 @@ def _distractor_pool(rng: random.Random, n_sessions: int = 400) -> list[list[tup
     return blocks
 
 
-def make_adherence_suite(n: int = 20, turns: int = 24, seed: int = 0, *, probe_depths: tuple[int, ...] = (2, 5, 10, 15, 20),
-                         compliant_history: bool = False) -> list[dict]:
+def make_adherence_suite(
+    n: int = 20,
+    turns: int = 24,
+    seed: int = 0,
+    *,
+    probe_depths: tuple[int, ...] = (2, 5, 10, 15, 20),
+    compliant_history: bool = False,
+) -> list[dict]:
     """``n`` conversations of ``turns`` turns in the adherence file format (README, "Evaluations").
 
     Args:
@@ -125,10 +237,20 @@ def make_adherence_suite(n: int = 20, turns: int = 24, seed: int = 0, *, probe_d
                 user, reply = next(stream)
                 conversation_turns.append({"user": user} if t in probes else {"user": user, "assistant": reply})
         global_instructions = [
-            {"turn": first, "kind": kinds[0].name, "checks": list(kinds[0].checks), **({"until_turn": revoke_at} if revoke_at else {})},
+            {
+                "turn": first,
+                "kind": kinds[0].name,
+                "checks": list(kinds[0].checks),
+                **({"until_turn": revoke_at} if revoke_at else {}),
+            },
             {"turn": second, "kind": kinds[1].name, "checks": list(kinds[1].checks)},
         ]
-        case = {"id": f"adh-{seed}-{i:03d}", "turns": conversation_turns, "global_instructions": global_instructions, "probe_turns": probes}
+        case = {
+            "id": f"adh-{seed}-{i:03d}",
+            "turns": conversation_turns,
+            "global_instructions": global_instructions,
+            "probe_turns": probes,
+        }
         suite.append(comply_case(case) if compliant_history else case)
     return suite
 
@@ -142,11 +264,19 @@ def make_adherence_suite(n: int = 20, turns: int = 24, seed: int = 0, *, probe_d
 # every set the suite holds in force (one kind, or a wording and a framing kind outside CONFLICTS);
 # not for two framing kinds (JSON cannot also end with a phrase, start with r or hold bullets).
 
-_ACKS = {"Understood.": "Understood. I will follow that from now on. Thanks for telling me.",
-         "Okay.": "Okay. I will stop doing that now. Thanks for letting me know."}
-_EN_PADDING = ("I hope this is useful to you.", "Feel free to ask me more about it.", "Let me know what you think about this.")
-_EN_FALLBACK = ("Here is my answer in short. The details depend on your situation but the main idea stays the same. "
-                "Start with the simplest option and see how it works for you. If something is still unclear just ask me again.")
+_ACKS = {
+    "Understood.": "Understood. I will follow that from now on. Thanks for telling me.",
+    "Okay.": "Okay. I will stop doing that now. Thanks for letting me know.",
+}
+_EN_PADDING = (
+    "I hope this is useful to you.",
+    "Feel free to ask me more about it.",
+    "Let me know what you think about this.",
+)
+_EN_FALLBACK = (
+    "Here is my answer in short. The details depend on your situation but the main idea stays the same. "
+    "Start with the simplest option and see how it works for you. If something is still unclear just ask me again."
+)
 _FRENCH = (  # each starts with R (first_letter) and has three sentences (bullets)
     "Rappelons d'abord l'essentiel : tout dépend du contexte. Dans la plupart des cas la solution la plus simple est aussi la meilleure. "
     "Je vous conseille de commencer petit et d'ajuster ensuite selon les résultats.",
@@ -171,11 +301,20 @@ def _french_text(text: str, active: frozenset[str]) -> str:
 
 
 def _no_forbidden(text: str, active: frozenset[str]) -> str:
-    return re.sub(r"\bvery\b", lambda m: "REALLY" if m[0].isupper() else "Really" if m[0][0].isupper() else "really", text, flags=re.IGNORECASE)
+    return re.sub(
+        r"\bvery\b",
+        lambda m: "REALLY" if m[0].isupper() else "Really" if m[0][0].isupper() else "really",
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 def _with_keyword(text: str, active: frozenset[str]) -> str:
-    return text if re.search("banana", text, re.IGNORECASE) else f"{text.rstrip()} Think of it like a banana: simple once you peel it."
+    return (
+        text
+        if re.search("banana", text, re.IGNORECASE)
+        else f"{text.rstrip()} Think of it like a banana: simple once you peel it."
+    )
 
 
 def _word_limit(text: str, active: frozenset[str]) -> str:
@@ -189,7 +328,7 @@ def _no_comma(text: str, active: frozenset[str]) -> str:
 
 @lru_cache(maxsize=1)
 def _detector_factory():
-    from langdetect import DetectorFactory, PROFILES_DIRECTORY  # the checkers' language detector (via if-verifiable)
+    from langdetect import PROFILES_DIRECTORY, DetectorFactory  # the checkers' language detector (via if-verifiable)
 
     factory = DetectorFactory()  # our own, seeded per detector: langdetect.detect is random
     factory.load_profile(PROFILES_DIRECTORY)
@@ -225,7 +364,7 @@ def _bullets(text: str, active: frozenset[str]) -> str:
             continue
         cuts = [i for i in range(1, len(tokens)) if tokens[i - 1][-1] in ",;:"] or [len(tokens) // 2]
         cut = min(cuts, key=lambda i: abs(i - len(tokens) / 2))
-        parts[k:k + 1] = [" ".join(tokens[:cut]), " ".join(tokens[cut:])]
+        parts[k : k + 1] = [" ".join(tokens[:cut]), " ".join(tokens[cut:])]
     bounds = [round(k * len(parts) / 3) for k in range(4)]
     return "\n".join("* " + " ".join(parts[a:b]) for a, b in zip(bounds, bounds[1:]))
 
@@ -268,10 +407,20 @@ def _json(text: str, active: frozenset[str]) -> str:
 
 
 TRANSFORMS: dict[str, Callable[[str, frozenset[str]], str]] = {  # in the order comply applies them
-    "french": _french_text, "word_limit": _word_limit, "forbidden_word": _no_forbidden, "keyword": _with_keyword,
-    "no_comma": _no_comma, "lowercase": _case, "uppercase": _case,
-    "bullets": _bullets, "title": _title, "first_letter": _first_letter, "postscript": _postscript,
-    "end_phrase": _end_phrase, "quotation": _quotation, "json": _json,
+    "french": _french_text,
+    "word_limit": _word_limit,
+    "forbidden_word": _no_forbidden,
+    "keyword": _with_keyword,
+    "no_comma": _no_comma,
+    "lowercase": _case,
+    "uppercase": _case,
+    "bullets": _bullets,
+    "title": _title,
+    "first_letter": _first_letter,
+    "postscript": _postscript,
+    "end_phrase": _end_phrase,
+    "quotation": _quotation,
+    "json": _json,
 }
 
 
@@ -295,7 +444,9 @@ def comply(reply: str, kinds: Iterable[str]) -> str:
         raise ValueError(f"unknown instruction kinds: {sorted(unknown)}")
     out = _apply(reply, active)
     if active & {"lowercase", "uppercase"}:
-        candidates = [" ".join([reply.rstrip(), *_EN_PADDING[:k]]) for k in range(1, len(_EN_PADDING) + 1)] + [_EN_FALLBACK]
+        candidates = [" ".join([reply.rstrip(), *_EN_PADDING[:k]]) for k in range(1, len(_EN_PADDING) + 1)] + [
+            _EN_FALLBACK
+        ]
         for candidate in candidates:
             if _clearly(out, "en"):
                 break
@@ -308,7 +459,9 @@ def comply_case(case: dict) -> dict:
 
     In force at turn j follows ``GlobalInstruction.active_at``: not at the turn that sets it.
     """
-    instructions = [(g["kind"], GlobalInstruction(g["turn"], (), g.get("until_turn"))) for g in case["global_instructions"]]
+    instructions = [
+        (g["kind"], GlobalInstruction(g["turn"], (), g.get("until_turn"))) for g in case["global_instructions"]
+    ]
     acks = {g.turn for _, g in instructions} | {g.until_turn for _, g in instructions}
     turns = []
     for j, turn in enumerate(case["turns"]):

@@ -29,15 +29,43 @@ def evaluate(models, config, cases: list[AdherenceCase], values: list[float], ou
     run_arms(store, list(pairs), cases, run_one, label="Threshold sweep")
     ids = [c.id for c in cases]
     cells = {arm: metrics(store.records(arm, ids)) for arm in pairs}
-    results = {"task": "sweep", "conversations": len(cases), "model": models.generator.name, "values": values,
-               "cells": [{"tau_low": pairs[a][0], "tau_high": pairs[a][1], **m} for a, m in cells.items()]}
+    results = {
+        "task": "sweep",
+        "conversations": len(cases),
+        "model": models.generator.name,
+        "values": values,
+        "cells": [{"tau_low": pairs[a][0], "tau_high": pairs[a][1], **m} for a, m in cells.items()],
+    }
     write_results(out_dir, results)
     figures = []
     for key, label in (("iar", "IAR"), ("mean_prompt_tokens", "mean prompt tokens")):
-        z = [[next((c.get(key) for c in results["cells"] if c["tau_low"] == lo and c["tau_high"] == hi), None) for hi in values] for lo in values]
-        fig = go.Figure(go.Heatmap(z=z, x=[f"{v:.2f}" for v in values], y=[f"{v:.2f}" for v in values], colorscale="Viridis", colorbar_title=label))
-        fig.update_layout(title=f"{label} by threshold (rows tau_low, columns tau_high)", xaxis_title="tau_high", yaxis_title="tau_low")
+        z = [
+            [
+                next((c.get(key) for c in results["cells"] if c["tau_low"] == lo and c["tau_high"] == hi), None)
+                for hi in values
+            ]
+            for lo in values
+        ]
+        fig = go.Figure(
+            go.Heatmap(
+                z=z,
+                x=[f"{v:.2f}" for v in values],
+                y=[f"{v:.2f}" for v in values],
+                colorscale="Viridis",
+                colorbar_title=label,
+            )
+        )
+        fig.update_layout(
+            title=f"{label} by threshold (rows tau_low, columns tau_high)",
+            xaxis_title="tau_high",
+            yaxis_title="tau_low",
+        )
         figures.append(fig)
     rows = [[c["tau_low"], c["tau_high"], c.get("iar"), c.get("mean_prompt_tokens")] for c in results["cells"]]
-    write_report(out_dir, "HCR threshold sweep", figures, [("cells", ["tau_low", "tau_high", "IAR", "mean prompt tokens"], rows)])
+    write_report(
+        out_dir,
+        "HCR threshold sweep",
+        figures,
+        [("cells", ["tau_low", "tau_high", "IAR", "mean prompt tokens"], rows)],
+    )
     return results

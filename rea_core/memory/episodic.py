@@ -81,7 +81,11 @@ class Exchange:
 
 
 def _encode_array(a: np.ndarray) -> dict:
-    return {"shape": list(a.shape), "dtype": "float32", "b64": base64.b64encode(a.astype(np.float32).tobytes()).decode()}
+    return {
+        "shape": list(a.shape),
+        "dtype": "float32",
+        "b64": base64.b64encode(a.astype(np.float32).tobytes()).decode(),
+    }
 
 
 def _decode_array(d: dict) -> np.ndarray:
@@ -191,8 +195,18 @@ class EpisodicMemory:
         units, starts = self.unit_index()
         index = None
         if self.n_embedded:
-            index = {"embedder": self.embedder_name, "unit_mode": self.unit_mode, "units": _encode_array(units), "starts": starts.tolist()}
-        return {"max_reply_units": self.max_reply_units, "unit_mode": self.unit_mode, "exchanges": [e.to_dict() for e in self.exchanges], "index": index}
+            index = {
+                "embedder": self.embedder_name,
+                "unit_mode": self.unit_mode,
+                "units": _encode_array(units),
+                "starts": starts.tolist(),
+            }
+        return {
+            "max_reply_units": self.max_reply_units,
+            "unit_mode": self.unit_mode,
+            "exchanges": [e.to_dict() for e in self.exchanges],
+            "index": index,
+        }
 
     @classmethod
     def from_dict(cls, data: dict, unit_mode: str | None = None) -> "EpisodicMemory":

@@ -34,7 +34,9 @@ _REFERENCE_STOPWORDS = _STOPWORDS | frozenset(
     "write writing talk talking speak speaking start starting all will would should ok okay wait thought second scratch "
     "you're we let's us there then way".split()
 )
-_REVOKE_ALL = re.compile(r"\b(all|every|any) (of )?(my |the |those |these )?(previous |earlier |prior )?(instructions|rules|constraints)\b|\bgo back to (normal|your usual)\b")
+_REVOKE_ALL = re.compile(
+    r"\b(all|every|any) (of )?(my |the |those |these )?(previous |earlier |prior )?(instructions|rules|constraints)\b|\bgo back to (normal|your usual)\b"
+)
 SIMILARITY_FLOOR = 0.3  # cosine below which an entry is not taken as the referent (MiniLM, issue 16's revocation set)
 
 # (message, entry texts) -> (n_entries,) cosine similarities; built from an Embedder by the strategy.
@@ -45,7 +47,9 @@ def _content_words(text: str, stopwords: frozenset[str] = _STOPWORDS) -> set[str
     return {w for w in _WORD.findall(text.casefold()) if w not in stopwords and len(w) > 1}
 
 
-def referent(message: str, texts: Sequence[str], similarity: Similarity | None = None, *, latest_if_none: bool = True) -> int | None:
+def referent(
+    message: str, texts: Sequence[str], similarity: Similarity | None = None, *, latest_if_none: bool = True
+) -> int | None:
     """Index of the entry ``message`` refers to, or None.
 
     Shared content words count first, cosine similarity (when given) breaks ties and finds

@@ -31,7 +31,14 @@ class Strategy(ABC):
     requires: ClassVar[frozenset[str]] = frozenset()  # optional Generator capabilities this strategy calls
     config_class: ClassVar[type | None] = None  # the method's settings (methods/<method>/config.py); None: it has none
 
-    def __init__(self, generator: Generator, embedder: Embedder | None = None, config=None, *, runtime: RuntimeConfig | None = None):
+    def __init__(
+        self,
+        generator: Generator,
+        embedder: Embedder | None = None,
+        config=None,
+        *,
+        runtime: RuntimeConfig | None = None,
+    ):
         self.generator = generator
         self.embedder = embedder
         self.config = config if config is not None else (self.config_class() if self.config_class else None)
@@ -54,8 +61,13 @@ class Strategy(ABC):
 
     def with_config(self, config=None, *, runtime: RuntimeConfig | None = None) -> "Strategy":
         """The same strategy on the same models and parts under another method config or runtime."""
-        return type(self)(self.generator, self.embedder, self.config if config is None else config,
-                          runtime=runtime or self.runtime, **self.parts())
+        return type(self)(
+            self.generator,
+            self.embedder,
+            self.config if config is None else config,
+            runtime=runtime or self.runtime,
+            **self.parts(),
+        )
 
     def new_session(self) -> ChatSession:
         return ChatSession(strategy=self.name, instructions=InstructionalMemory(), episodes=EpisodicMemory())
@@ -90,7 +102,9 @@ class Strategy(ABC):
         """After answering: keep the finished exchange."""
         session.episodes.append(user_text, reply)
 
-    def redecide(self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float) -> tuple[PromptPlan, tuple[Decision, ...]]:
+    def redecide(
+        self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float
+    ) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """The plan ``last`` would have had under other thresholds, from its cached scores: no model call.
 
         Strategies without thresholds return the plan they used.
@@ -115,8 +129,12 @@ class Strategy(ABC):
 
     def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
         """The model call of a turn, streamed; strategies whose prompt is not plain text (REA's latents) override it."""
-        return self.generator.stream(messages, max_new_tokens=self.runtime.max_new_tokens, max_prompt_tokens=self.max_prompt_tokens,
-                                     cache_key=self.cache_key(session))
+        return self.generator.stream(
+            messages,
+            max_new_tokens=self.runtime.max_new_tokens,
+            max_prompt_tokens=self.max_prompt_tokens,
+            cache_key=self.cache_key(session),
+        )
 
     def cache_key(self, session: ChatSession) -> str | None:
         """The session's KV prefix-cache key when ``runtime.kv_reuse`` is on (None: prefill in full)."""
@@ -138,7 +156,9 @@ class Strategy(ABC):
         turn = session.n_turns - 1
         user_text = session.episodes.exchanges[turn].user
         session.episodes.truncate(turn)
-        session.instructions.restore(e for e in session.instructions if not (e.turn == turn and e.source == "recognizer"))
+        session.instructions.restore(
+            e for e in session.instructions if not (e.turn == turn and e.source == "recognizer")
+        )
         undo = session.memory.get("undo")
         if undo and undo.get("turn") == turn:  # strategy memory as it was before this turn
             session.memory = dict(undo["state"])
@@ -162,7 +182,9 @@ class Strategy(ABC):
             result = item
         return result
 
-    def respond_stream(self, session: ChatSession, user_text: str, *, reply: str | None = None) -> Iterator[str | TurnResult]:
+    def respond_stream(
+        self, session: ChatSession, user_text: str, *, reply: str | None = None
+    ) -> Iterator[str | TurnResult]:
         """``respond`` as a stream: the reply's text pieces as they are decoded, then the ``TurnResult``.
 
         Closing the stream before its ``TurnResult`` (a Stop button) or a failure anywhere leaves
@@ -180,7 +202,9 @@ class Strategy(ABC):
             messages = render_messages(plan)
             t2 = time.perf_counter()
             if reply is None:
-                with closing(self.stream_reply(session, plan, messages)) as stream:  # closed (decoding stopped) if this turn is
+                with closing(
+                    self.stream_reply(session, plan, messages)
+                ) as stream:  # closed (decoding stopped) if this turn is
                     for item in stream:
                         if isinstance(item, Generation):
                             gen = item
@@ -188,7 +212,12 @@ class Strategy(ABC):
                             yield item
                 if gen is None or gen.stopped:
                     raise ServingError("the reply stopped before it ended; nothing was stored")
-                answer, prompt_tokens, new_tokens, truncated = gen.text, gen.prompt_tokens, gen.new_tokens, gen.truncated_tokens
+                answer, prompt_tokens, new_tokens, truncated = (
+                    gen.text,
+                    gen.prompt_tokens,
+                    gen.new_tokens,
+                    gen.truncated_tokens,
+                )
             else:
                 full = self.prompt_length(session, plan, messages)
                 truncated = max(0, full - self.max_prompt_tokens)
@@ -233,7 +262,9 @@ def turn_summary(result: TurnResult) -> dict:
     }
     gen = result.generation
     if gen is not None:  # serving figures: time to first token (from the turn's start), KV reuse
-        summary["ttft_s"] = None if gen.ttft_s is None else result.timings.recognize_s + result.timings.retrieve_s + gen.ttft_s
+        summary["ttft_s"] = (
+            None if gen.ttft_s is None else result.timings.recognize_s + result.timings.retrieve_s + gen.ttft_s
+        )
         summary["reused_tokens"] = gen.reused_tokens
         summary["cache_bytes"] = gen.cache_bytes
         if gen.cache_note:
@@ -256,7 +287,9 @@ def stats_text(entry: dict) -> str:
     if entry.get("truncated_tokens"):
         parts.append(f"{entry['truncated_tokens']} tok truncated")
     if entry.get("reused_tokens") or entry.get("cache_bytes"):
-        parts.append(f"KV reused {entry.get('reused_tokens', 0)}/{entry.get('prompt_tokens', 0)} tok, cache {entry.get('cache_bytes', 0) / 2**20:.1f} MB")
+        parts.append(
+            f"KV reused {entry.get('reused_tokens', 0)}/{entry.get('prompt_tokens', 0)} tok, cache {entry.get('cache_bytes', 0) / 2**20:.1f} MB"
+        )
     if entry.get("cache_note"):
         parts.append(entry["cache_note"])
     if not entry.get("generated", True):

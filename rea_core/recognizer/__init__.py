@@ -9,5 +9,18 @@ from .labels import GLOBAL, LABELS, ORDINARY, OTHER, REVOKE, TASK
 from .recognize import InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
 from .rules import is_replacement, rule_priors, rule_stage
 
-__all__ = ["GLOBAL", "LABELS", "ORDINARY", "OTHER", "REVOKE", "TASK", "InstructionRecognizer", "Recognizer", "RecognizerConfig",
-           "build_recognizer", "is_replacement", "rule_priors", "rule_stage"]
+__all__ = [
+    "GLOBAL",
+    "LABELS",
+    "ORDINARY",
+    "OTHER",
+    "REVOKE",
+    "TASK",
+    "InstructionRecognizer",
+    "Recognizer",
+    "RecognizerConfig",
+    "build_recognizer",
+    "is_replacement",
+    "rule_priors",
+    "rule_stage",
+]

@@ -46,13 +46,22 @@ def load_label_set(path: str | Path) -> list[LabeledInput]:
         raise DataFormatError(f"{path}: no such label-set file")
     rows = []
     for where, r in read_jsonl(path, what="labeled rows"):  # one JSONL reader for every data file
-        if not isinstance(r, dict) or not isinstance(r.get("text"), str) or not r["text"].strip() or r.get("label") not in LABELS:
-            raise DataFormatError(f"{where}: needs a non-empty \"text\" and a \"label\" in {LABELS}")
+        if (
+            not isinstance(r, dict)
+            or not isinstance(r.get("text"), str)
+            or not r["text"].strip()
+            or r.get("label") not in LABELS
+        ):
+            raise DataFormatError(f'{where}: needs a non-empty "text" and a "label" in {LABELS}')
         split = r.get("split", "heldout")
         if split not in SPLITS:
-            raise DataFormatError(f"{where}: \"split\" must be one of {SPLITS}, got {split!r}")
+            raise DataFormatError(f'{where}: "split" must be one of {SPLITS}, got {split!r}')
         n = where.rsplit(":", 1)[1]
-        rows.append(LabeledInput(r["text"], r["label"], str(r.get("source", "unknown")), str(r.get("group") or r.get("id") or n), split))
+        rows.append(
+            LabeledInput(
+                r["text"], r["label"], str(r.get("source", "unknown")), str(r.get("group") or r.get("id") or n), split
+            )
+        )
     if not rows:
         raise DataFormatError(f"{path}: no labeled rows")
     return rows
@@ -62,7 +71,9 @@ def load_default_recognizer() -> TrainedRecognizer:
     """The shipped trained stage 2 (package data); needs no database and no network."""
     path = data_path("recognizer_default.json")
     if not path.is_file():
-        raise InputError(f"the shipped recognizer {path} is missing; rebuild it with `rea train recognizer --labels ...`")
+        raise InputError(
+            f"the shipped recognizer {path} is missing; rebuild it with `rea train recognizer --labels ...`"
+        )
     return TrainedRecognizer.load(path)
 
 
@@ -74,6 +85,8 @@ def provenance_line(model: TrainedRecognizer | None) -> str:
     if not p:
         return f"Stage 2: trained classifier on {model.embedder_name} (no provenance recorded)."
     held = p.get("heldout", {})
-    return (f"Stage 2: shipped trained classifier ({p.get('label_set', '?')}, {p.get('n_train', '?')} train labels from "
-            f"{', '.join(p.get('sources', []))}; trained {p.get('trained_on', '?')}, threshold {model.threshold:.2f}; "
-            f"held-out {p.get('n_heldout', '?')}: precision {held.get('precision', 0):.3f}, recall {held.get('recall', 0):.3f}).")
+    return (
+        f"Stage 2: shipped trained classifier ({p.get('label_set', '?')}, {p.get('n_train', '?')} train labels from "
+        f"{', '.join(p.get('sources', []))}; trained {p.get('trained_on', '?')}, threshold {model.threshold:.2f}; "
+        f"held-out {p.get('n_heldout', '?')}: precision {held.get('precision', 0):.3f}, recall {held.get('recall', 0):.3f})."
+    )

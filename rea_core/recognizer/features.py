@@ -34,8 +34,13 @@ def cue_flags(texts: Sequence[str]) -> np.ndarray:
     rows = []
     for text in texts:
         flags = [bool(rx.search(text)) for rx in GATE_FAMILIES.values()]
-        flags += [bool(matching(PERSISTENCE_CUES, text)), bool(matching(DIRECTIVE_CUES, text)), bool(matching(CONSTRAINT_CUES, text)),
-                  bool(ONE_OFF_CUES.search(text)), text.strip().endswith("?")]
+        flags += [
+            bool(matching(PERSISTENCE_CUES, text)),
+            bool(matching(DIRECTIVE_CUES, text)),
+            bool(matching(CONSTRAINT_CUES, text)),
+            bool(ONE_OFF_CUES.search(text)),
+            text.strip().endswith("?"),
+        ]
         rows.append(flags)
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(CUE_NAMES))
 
@@ -44,7 +49,9 @@ def hashed_ngrams(texts: Sequence[str], n_features: int) -> np.ndarray:
     """(n, n_features) L2-normalized counts of hashed lowercase word uni- and bigrams."""
     from sklearn.feature_extraction.text import HashingVectorizer
 
-    vectorizer = HashingVectorizer(n_features=n_features, ngram_range=(1, 2), alternate_sign=False, norm="l2", lowercase=True)
+    vectorizer = HashingVectorizer(
+        n_features=n_features, ngram_range=(1, 2), alternate_sign=False, norm="l2", lowercase=True
+    )
     return vectorizer.transform(list(texts)).toarray()
 
 

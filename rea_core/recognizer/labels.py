@@ -10,4 +10,3 @@ from __future__ import annotations
 LABELS = ("global", "task", "ordinary")
 GLOBAL, TASK, ORDINARY = LABELS
 REVOKE, OTHER = "revoke", "other"
-

@@ -34,16 +34,34 @@ def evaluate_scores(gold: Sequence[str], scores: Sequence[float], threshold: flo
     Returns:
         A JSON-ready dict; ``confusion`` is [[TN, FP], [FN, TP]] over (not global, global).
     """
-    from sklearn.metrics import average_precision_score, confusion_matrix, precision_recall_curve, precision_recall_fscore_support
+    from sklearn.metrics import (
+        average_precision_score,
+        confusion_matrix,
+        precision_recall_curve,
+        precision_recall_fscore_support,
+    )
 
     y = np.array([g == GLOBAL for g in gold], dtype=bool)
     s = np.asarray(scores, dtype=np.float64)
     pred = s >= threshold
-    precision, recall, f1, _ = precision_recall_fscore_support(y, pred, average="binary", zero_division=0.0) if len(y) else (0.0, 0.0, 0.0, None)
+    precision, recall, f1, _ = (
+        precision_recall_fscore_support(y, pred, average="binary", zero_division=0.0)
+        if len(y)
+        else (0.0, 0.0, 0.0, None)
+    )
     confusion = confusion_matrix(y, pred, labels=[False, True]).tolist() if len(y) else [[0, 0], [0, 0]]
-    out: dict[str, Any] = {"n": int(len(y)), "positives": int(y.sum()), "precision": float(precision), "recall": float(recall), "f1": float(f1),
-                           "accuracy": float((pred == y).mean()) if len(y) else 0.0, "confusion": confusion,
-                           "threshold": threshold, "pr_curve": None, "average_precision": None}
+    out: dict[str, Any] = {
+        "n": int(len(y)),
+        "positives": int(y.sum()),
+        "precision": float(precision),
+        "recall": float(recall),
+        "f1": float(f1),
+        "accuracy": float((pred == y).mean()) if len(y) else 0.0,
+        "confusion": confusion,
+        "threshold": threshold,
+        "pr_curve": None,
+        "average_precision": None,
+    }
     if y.any() and (~y).any():
         p, r, _ = precision_recall_curve(y, s)
         keep = np.unique(np.linspace(0, len(p) - 1, min(len(p), PR_POINTS)).round().astype(int))
@@ -67,18 +85,25 @@ def decision_threshold(recognizer: InstructionRecognizer) -> float:
     return recognizer.trained.threshold if recognizer.trained is not None else recognizer.config.threshold
 
 
-def evaluate_recognizer(recognizer: InstructionRecognizer, texts: Sequence[str], gold: Sequence[str]) -> dict[str, Any]:
+def evaluate_recognizer(
+    recognizer: InstructionRecognizer, texts: Sequence[str], gold: Sequence[str]
+) -> dict[str, Any]:
     """``evaluate_scores`` of the whole recognizer; predicted global exactly when ``recognize`` says global."""
     return evaluate_scores(gold, recognizer_scores(recognizer, texts), decision_threshold(recognizer))
 
 
-def evaluate_model(model: "TrainedRecognizer | None", texts: Sequence[str], gold: Sequence[str], embedder: "Embedder | None") -> dict[str, Any]:
+def evaluate_model(
+    model: "TrainedRecognizer | None", texts: Sequence[str], gold: Sequence[str], embedder: "Embedder | None"
+) -> dict[str, Any]:
     """Metrics of the recognizer REA runs with ``model`` as stage 2 ("pipeline") and of ``model`` alone ("classifier").
 
     ``model=None`` measures the rules-only recognizer (deferred inputs are not global): the
     baseline a first trained version is compared with.
     """
-    out = {"pipeline": evaluate_recognizer(InstructionRecognizer(None, trained=model, embedder=embedder), texts, gold), "classifier": None}
+    out = {
+        "pipeline": evaluate_recognizer(InstructionRecognizer(None, trained=model, embedder=embedder), texts, gold),
+        "classifier": None,
+    }
     if model is not None:
         out["classifier"] = evaluate_scores(gold, model.p_global(texts, embedder), model.threshold)
     return out

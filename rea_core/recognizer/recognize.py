@@ -20,7 +20,6 @@ import math
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib import resources
-
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..backends.base import Embedder, Generator
@@ -58,8 +57,14 @@ class InstructionRecognizer:
     ``use_trained(None)`` goes back to what the recognizer was built with (``packaged``).
     """
 
-    def __init__(self, classifier: Generator | None, config: RecognizerConfig | None = None, *,
-                 trained: "TrainedRecognizer | None" = None, embedder: Embedder | None = None):
+    def __init__(
+        self,
+        classifier: Generator | None,
+        config: RecognizerConfig | None = None,
+        *,
+        trained: "TrainedRecognizer | None" = None,
+        embedder: Embedder | None = None,
+    ):
         self.classifier = classifier
         self.config = config or RecognizerConfig()
         self.trained: TrainedRecognizer | None = None
@@ -98,7 +103,12 @@ class InstructionRecognizer:
                 out[i] = Recognition(label=OTHER, score=0.0, stage="rules", cues=cues_of[i])
             else:
                 p_yes = self.classify(texts[i])
-                out[i] = Recognition(label=GLOBAL if p_yes >= self.config.threshold else OTHER, score=p_yes, stage="classifier", cues=cues_of[i])
+                out[i] = Recognition(
+                    label=GLOBAL if p_yes >= self.config.threshold else OTHER,
+                    score=p_yes,
+                    stage="classifier",
+                    cues=cues_of[i],
+                )
         return out  # type: ignore[return-value]
 
     def use_trained(self, trained: "TrainedRecognizer | None", embedder: Embedder | None = None) -> None:
@@ -127,7 +137,9 @@ class InstructionRecognizer:
         return 1.0 / (1.0 + math.exp(lp_no - lp_yes))
 
 
-def build_recognizer(classifier: Generator | None, embedder: Embedder | None, stage2: str = "trained") -> InstructionRecognizer:
+def build_recognizer(
+    classifier: Generator | None, embedder: Embedder | None, stage2: str = "trained"
+) -> InstructionRecognizer:
     """The recognizer a strategy runs: stage 1, then the shipped trained classifier (default) or the LLM.
 
     The shipped classifier needs the embedder it was trained on; with another embedder the LLM
@@ -149,6 +161,9 @@ def build_recognizer(classifier: Generator | None, embedder: Embedder | None, st
     if embedder.name != model.embedder_name:
         import warnings
 
-        warnings.warn(f"the shipped recognizer needs embedder {model.embedder_name!r}, not {embedder.name!r}; using the LLM stage 2", stacklevel=2)
+        warnings.warn(
+            f"the shipped recognizer needs embedder {model.embedder_name!r}, not {embedder.name!r}; using the LLM stage 2",
+            stacklevel=2,
+        )
         return InstructionRecognizer(classifier)
     return InstructionRecognizer(classifier, trained=model, embedder=embedder)

@@ -83,19 +83,38 @@ class TrainedRecognizer:
         return self.p_global_features(self.features(texts, embedder))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": KIND_LEXICAL if self.n_hash else KIND_EMBEDDING, "embedder_name": self.embedder_name,
-                "classes": list(self.classes), "coef": np.round(self.coef, 6).tolist(), "intercept": np.round(self.intercept, 6).tolist(),
-                "threshold": self.threshold, "n_hash": self.n_hash, "provenance": self.provenance}
+        return {
+            "kind": KIND_LEXICAL if self.n_hash else KIND_EMBEDDING,
+            "embedder_name": self.embedder_name,
+            "classes": list(self.classes),
+            "coef": np.round(self.coef, 6).tolist(),
+            "intercept": np.round(self.intercept, 6).tolist(),
+            "threshold": self.threshold,
+            "n_hash": self.n_hash,
+            "provenance": self.provenance,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainedRecognizer":
         if data.get("kind") not in (KIND_EMBEDDING, KIND_LEXICAL):
             raise InputError(f"not a trained recognizer file (kind={data.get('kind')!r})")
-        model = cls(embedder_name=data["embedder_name"], classes=list(data["classes"]),
-                    coef=np.asarray(data["coef"], dtype=np.float64), intercept=np.asarray(data["intercept"], dtype=np.float64),
-                    threshold=float(data.get("threshold", 0.5)), n_hash=int(data.get("n_hash", 0)), provenance=dict(data.get("provenance") or {}))
-        if model.coef.ndim != 2 or model.coef.shape[0] != len(model.classes) or model.intercept.shape != (len(model.classes),):
-            raise InputError(f"trained recognizer weights do not fit its {len(model.classes)} classes (coef {model.coef.shape})")
+        model = cls(
+            embedder_name=data["embedder_name"],
+            classes=list(data["classes"]),
+            coef=np.asarray(data["coef"], dtype=np.float64),
+            intercept=np.asarray(data["intercept"], dtype=np.float64),
+            threshold=float(data.get("threshold", 0.5)),
+            n_hash=int(data.get("n_hash", 0)),
+            provenance=dict(data.get("provenance") or {}),
+        )
+        if (
+            model.coef.ndim != 2
+            or model.coef.shape[0] != len(model.classes)
+            or model.intercept.shape != (len(model.classes),)
+        ):
+            raise InputError(
+                f"trained recognizer weights do not fit its {len(model.classes)} classes (coef {model.coef.shape})"
+            )
         return model
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -108,8 +127,16 @@ class TrainedRecognizer:
             return cls.from_dict(json.load(handle))
 
 
-def fit(texts: Sequence[str], labels: Sequence[str], embedder: Embedder, *, seed: int = 0, n_hash: int = N_HASH,
-        C: float = 4.0, sample_weight: Sequence[float] | None = None) -> TrainedRecognizer:
+def fit(
+    texts: Sequence[str],
+    labels: Sequence[str],
+    embedder: Embedder,
+    *,
+    seed: int = 0,
+    n_hash: int = N_HASH,
+    C: float = 4.0,
+    sample_weight: Sequence[float] | None = None,
+) -> TrainedRecognizer:
     """Fit the classifier. Classes are weighted by inverse frequency: globals are rare (D.1).
 
     ``n_hash`` > 0 adds the lexical features of ``recognizer_features`` (cue flags and hashed
@@ -118,18 +145,44 @@ def fit(texts: Sequence[str], labels: Sequence[str], embedder: Embedder, *, seed
     classes = sorted(set(labels))
     if len(classes) < 2:
         raise InputError(f"training needs at least two different labels; got only {classes}")
-    shell = TrainedRecognizer(embedder_name=embedder.name, classes=classes, coef=np.zeros((0, 0)), intercept=np.zeros(0), n_hash=n_hash)
-    return fit_features(shell.features(texts, embedder), labels, embedder.name, n_hash=n_hash, seed=seed, C=C, sample_weight=sample_weight)
+    shell = TrainedRecognizer(
+        embedder_name=embedder.name, classes=classes, coef=np.zeros((0, 0)), intercept=np.zeros(0), n_hash=n_hash
+    )
+    return fit_features(
+        shell.features(texts, embedder),
+        labels,
+        embedder.name,
+        n_hash=n_hash,
+        seed=seed,
+        C=C,
+        sample_weight=sample_weight,
+    )
 
 
-def fit_features(X: np.ndarray, labels: Sequence[str], embedder_name: str, *, n_hash: int, seed: int = 0, C: float = 4.0,
-                 sample_weight: Sequence[float] | None = None) -> TrainedRecognizer:
+def fit_features(
+    X: np.ndarray,
+    labels: Sequence[str],
+    embedder_name: str,
+    *,
+    n_hash: int,
+    seed: int = 0,
+    C: float = 4.0,
+    sample_weight: Sequence[float] | None = None,
+) -> TrainedRecognizer:
     """Fit on precomputed (n, n_features) inputs: lets cross-validation featurize once."""
     from sklearn.linear_model import LogisticRegression
 
-    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, random_state=seed).fit(X, list(labels), sample_weight=sample_weight)
+    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=5000, random_state=seed).fit(
+        X, list(labels), sample_weight=sample_weight
+    )
     coef, intercept = clf.coef_, clf.intercept_
     if len(clf.classes_) == 2:  # sklearn keeps one row for two classes; softmax([-z/2, z/2]) == sigmoid(z)
         coef = np.vstack([-coef[0] / 2, coef[0] / 2])
         intercept = np.array([-intercept[0] / 2, intercept[0] / 2])
-    return TrainedRecognizer(embedder_name=embedder_name, classes=[str(c) for c in clf.classes_], coef=coef, intercept=intercept, n_hash=n_hash)
+    return TrainedRecognizer(
+        embedder_name=embedder_name,
+        classes=[str(c) for c in clf.classes_],
+        coef=coef,
+        intercept=intercept,
+        n_hash=n_hash,
+    )

@@ -35,64 +35,104 @@ from .lexical import STOPWORDS
 _PRONOUNS = frozenset("it its itself they them their theirs themselves he him his she her hers".split())
 _DEMONSTRATIVES = frozenset("this that these those".split())
 _PRO_ONE = frozenset("one ones".split())
-_POSITIONAL = frozenset("first second third fourth fifth sixth seventh eighth ninth tenth last middle latter former previous "
-                        "above earlier before final top bottom next".split())
+_POSITIONAL = frozenset(
+    "first second third fourth fifth sixth seventh eighth ninth tenth last middle latter former previous "
+    "above earlier before final top bottom next".split()
+)
 _PARTICLES = frozenset("same such another other others else again instead too also either rather".split())
 _DEGREE = frozenset("more less fewer".split())
 _CONJUNCTIONS = frozenset("and but or so then plus also".split())
-_REACTIONS = frozenset("ok okay great thanks thank cool nice perfect awesome good no yes yeah yep nope hmm wow love".split())
+_REACTIONS = frozenset(
+    "ok okay great thanks thank cool nice perfect awesome good no yes yeah yep nope hmm wow love".split()
+)
 _WH = frozenset("what how why which who where when".split())
 _AUX = frozenset("is are was were do does did can could would will should may might has have had".split())
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
-_PAST = re.compile(r"\byou (just |already )?(\w+ed|said|gave|wrote|told|made|showed|meant|drew|chose)\b")  # not "if you had": a hypothetical
+_PAST = re.compile(
+    r"\byou (just |already )?(\w+ed|said|gave|wrote|told|made|showed|meant|drew|chose)\b"
+)  # not "if you had": a hypothetical
 _NUMBER_PICK = re.compile(r"(#\s?\d+|\b(number|no\.?|option|item|step|point|idea|name)\s?\d+\b|\b\d+(st|nd|rd|th)\b)")
 _THE_ADJ_EST = re.compile(r"\bthe \w+est\b")
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")  # a capitalized word inside a sentence: a name the pronouns can refer to
+_NAME = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+"
+)  # a capitalized word inside a sentence: a name the pronouns can refer to
 
-FEATURES = ("bias", "pronoun", "demonstrative", "pro_one", "positional", "particle", "degree", "opens_with_conjunction",
-            "opens_with_reaction", "wh_about", "you_past", "number_pick", "superlative_pick", "few_content_words",
-            "short", "content_words", "standalone_question", "named_antecedent")
+FEATURES = (
+    "bias",
+    "pronoun",
+    "demonstrative",
+    "pro_one",
+    "positional",
+    "particle",
+    "degree",
+    "opens_with_conjunction",
+    "opens_with_reaction",
+    "wh_about",
+    "you_past",
+    "number_pick",
+    "superlative_pick",
+    "few_content_words",
+    "short",
+    "content_words",
+    "standalone_question",
+    "named_antecedent",
+)
 
 
 def follow_up_features(text: str) -> np.ndarray:
     """The measurable signals of one message, in ``FEATURES`` order (counts capped at 2)."""
     lowered = text.lower()
     words = _WORD.findall(lowered)
-    content = [w for w in words if w not in STOPWORDS and len(w) > 3 and w not in _PRONOUNS | _DEMONSTRATIVES | _POSITIONAL | _PARTICLES]
+    content = [
+        w
+        for w in words
+        if w not in STOPWORDS and len(w) > 3 and w not in _PRONOUNS | _DEMONSTRATIVES | _POSITIONAL | _PARTICLES
+    ]
     count = lambda vocab: min(2, sum(w in vocab for w in words))  # noqa: E731
     name = _NAME.search(text.strip())
     # pronouns after a name in the same message can refer to it ("What did Caroline do with her kids?")
     unresolved = _WORD.findall(text.strip()[: name.start()].lower()) if name else words
     first = words[0] if words else ""
     second = words[1] if len(words) > 1 else ""
-    standalone = (first in _WH or first in _AUX) and len(content) >= 2 and not count(_PRONOUNS | _DEMONSTRATIVES | _PRO_ONE | _POSITIONAL)
-    return np.array([
-        1.0,
-        min(2, sum(w in _PRONOUNS for w in unresolved)),
-        min(2, sum(w in _DEMONSTRATIVES for w in unresolved)),
-        count(_PRO_ONE),
-        count(_POSITIONAL),
-        count(_PARTICLES),
-        count(_DEGREE),
-        float(first in _CONJUNCTIONS),
-        float(first in _REACTIONS),
-        float(first in _WH and second in ("about", "if", "for", "not")),
-        float(bool(_PAST.search(lowered))),
-        float(bool(_NUMBER_PICK.search(lowered))),
-        float(bool(_THE_ADJ_EST.search(lowered))),
-        float(len(content) <= 2),
-        float(len(words) <= 6),
-        min(len(content), 12) / 12,
-        float(standalone),
-        float(name is not None),
-    ], dtype=np.float64)
+    standalone = (
+        (first in _WH or first in _AUX)
+        and len(content) >= 2
+        and not count(_PRONOUNS | _DEMONSTRATIVES | _PRO_ONE | _POSITIONAL)
+    )
+    return np.array(
+        [
+            1.0,
+            min(2, sum(w in _PRONOUNS for w in unresolved)),
+            min(2, sum(w in _DEMONSTRATIVES for w in unresolved)),
+            count(_PRO_ONE),
+            count(_POSITIONAL),
+            count(_PARTICLES),
+            count(_DEGREE),
+            float(first in _CONJUNCTIONS),
+            float(first in _REACTIONS),
+            float(first in _WH and second in ("about", "if", "for", "not")),
+            float(bool(_PAST.search(lowered))),
+            float(bool(_NUMBER_PICK.search(lowered))),
+            float(bool(_THE_ADJ_EST.search(lowered))),
+            float(len(content) <= 2),
+            float(len(words) <= 6),
+            min(len(content), 12) / 12,
+            float(standalone),
+            float(name is not None),
+        ],
+        dtype=np.float64,
+    )
 
 
 @lru_cache(maxsize=1)
 def _detector() -> tuple[np.ndarray, float]:
-    data = json.loads(resources.files("rea_core").joinpath("data", "followup_detector.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files("rea_core").joinpath("data", "followup_detector.json").read_text(encoding="utf-8")
+    )
     if tuple(data["features"]) != FEATURES:
-        raise ValueError("followup_detector.json was fitted on other features; refit it with benchmarks/fit_followup.py")
+        raise ValueError(
+            "followup_detector.json was fitted on other features; refit it with benchmarks/fit_followup.py"
+        )
     return np.asarray(data["weights"], dtype=np.float64), float(data["threshold"])
 
 
@@ -148,6 +188,10 @@ def referent_prior(exchanges, recency: float = 0.9) -> np.ndarray:
     n = len(exchanges)
     prior = np.zeros(n, dtype=np.float64)
     start = max(0, n - PRIOR_SPAN)
-    prior[start:] = [1.0 if _PRODUCE.match(ex.user) or len(_LIST_LINE.findall(ex.reply)) >= 2 or _INLINE_LIST.search(ex.text) else 0.5
-                     for ex in exchanges[start:]]
+    prior[start:] = [
+        1.0
+        if _PRODUCE.match(ex.user) or len(_LIST_LINE.findall(ex.reply)) >= 2 or _INLINE_LIST.search(ex.text)
+        else 0.5
+        for ex in exchanges[start:]
+    ]
     return prior * recency ** np.arange(n - 1, -1, -1, dtype=np.float64)

@@ -33,7 +33,9 @@ def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
     try:
         lo, hi = float(tau_low), float(tau_high)
     except (TypeError, ValueError) as exc:
-        raise ThresholdError(f"HCR thresholds must be numbers, got tau_low={tau_low!r}, tau_high={tau_high!r}") from exc
+        raise ThresholdError(
+            f"HCR thresholds must be numbers, got tau_low={tau_low!r}, tau_high={tau_high!r}"
+        ) from exc
     for name, value in (("tau_low", lo), ("tau_high", hi)):
         if not 0.0 <= value <= 1.0:  # also rejects NaN
             raise ThresholdError(f"{name} must lie in [0, 1], got {value}")
@@ -57,13 +59,14 @@ def plan_context(
     if len(codes) != len(turns):
         raise ValueError(f"{len(turns)} turns but {len(codes)} scores")
     return tuple(
-        Decision(turn=int(t), score=float(s), resolution=_BY_CODE[c]) for t, s, c in zip(turns, np.asarray(scores, dtype=np.float64), codes)
+        Decision(turn=int(t), score=float(s), resolution=_BY_CODE[c])
+        for t, s, c in zip(turns, np.asarray(scores, dtype=np.float64), codes)
     )
 
 
 def recent_tokens(exchanges: Sequence, n: int, count_tokens: Callable[[str], int]) -> list[int]:
     """Raw tokens (user text plus reply) of the latest ``n`` exchanges, oldest first: what the window weighs."""
-    latest = exchanges[max(0, len(exchanges) - n):] if n > 0 else []
+    latest = exchanges[max(0, len(exchanges) - n) :] if n > 0 else []
     return [count_tokens(ex.user) + count_tokens(ex.reply) for ex in latest]
 
 
@@ -80,7 +83,9 @@ def window_size(latest_tokens: Sequence[int], raw_tokens: int) -> int:
     return n
 
 
-def keep_window(decisions: Sequence[Decision], latest_tokens: Sequence[int], *, raw_tokens: int, band: int) -> tuple[Decision, ...]:
+def keep_window(
+    decisions: Sequence[Decision], latest_tokens: Sequence[int], *, raw_tokens: int, band: int
+) -> tuple[Decision, ...]:
     """The working-memory window: the latest exchanges raw (``window_size``), then the ``band``
     exchanges before them at least compressed. Window exchanges are raw whatever the thresholds;
     scores are kept, so the sliders still re-decide everything outside the window."""
@@ -120,8 +125,12 @@ def best_omitted(omitted: np.ndarray, value: np.ndarray, k: int) -> np.ndarray:
     return candidates
 
 
-def fixed_decisions(turns: Sequence[int], resolution: Resolution, scores: Sequence[float | None] | None = None) -> tuple[Decision, ...]:
+def fixed_decisions(
+    turns: Sequence[int], resolution: Resolution, scores: Sequence[float | None] | None = None
+) -> tuple[Decision, ...]:
     """Every exchange at one resolution: HCR switched off (ablations) or a full-history baseline."""
     scores = scores if scores is not None else [None] * len(turns)
-    return tuple(Decision(turn=int(t), score=None if s is None else float(s), resolution=resolution, reason=Reason.FIXED)
-                 for t, s in zip(turns, scores))
+    return tuple(
+        Decision(turn=int(t), score=None if s is None else float(s), resolution=resolution, reason=Reason.FIXED)
+        for t, s in zip(turns, scores)
+    )

@@ -55,7 +55,9 @@ def score_exchanges(
     probability = follow_up_probability(query)  # graded: how much the message leans on earlier turns
     follow_up = bool(query.split()) and probability >= follow_up_threshold()
     exchanges = episodes.exchanges
-    previous_users = [ex.user for ex in exchanges[-scoring.context_turns :]] if scoring.context_turns and follow_up else []
+    previous_users = (
+        [ex.user for ex in exchanges[-scoring.context_turns :]] if scoring.context_turns and follow_up else []
+    )
     queries = [query] + (["\n".join(previous_users + [query])] if previous_users else []) + list(variants)
     n_variants = len(queries)
     carry = follow_up and scoring.follow_up_decay > 0
@@ -81,7 +83,11 @@ def latent_scores(episodes: EpisodicMemory, query_latents: np.ndarray) -> np.nda
 
 
 def _dense_scores(
-    episodes: EpisodicMemory, embedder: Embedder, scoring: HCRScoring, query_vectors: np.ndarray, query_texts: Sequence[str]
+    episodes: EpisodicMemory,
+    embedder: Embedder,
+    scoring: HCRScoring,
+    query_vectors: np.ndarray,
+    query_texts: Sequence[str],
 ) -> np.ndarray:
     """Scores of every exchange for a set of query variants (the best variant counts)."""
     episodes.use_unit_mode(scoring.unit_mode)

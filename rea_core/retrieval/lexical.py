@@ -125,7 +125,10 @@ class BM25Index:
         if not len(self._lengths):
             return raw
         # A term no exchange holds still counts in the ideal: a query about something never said scores low.
-        ideal = sum(qtf * (self.k1 + 1.0) * self._idf(len(self._postings[t][0]) if t in self._postings else 0) for t, qtf in terms.items())
+        ideal = sum(
+            qtf * (self.k1 + 1.0) * self._idf(len(self._postings[t][0]) if t in self._postings else 0)
+            for t, qtf in terms.items()
+        )
         return np.clip(raw / ideal, 0.0, 1.0) if ideal > 0 else raw
 
     def _scores(self, terms: Counter) -> np.ndarray:

@@ -23,9 +23,13 @@ from typing import Sequence
 log = logging.getLogger(__name__)
 
 DEFAULT_TURNS = 3
-MAX_TEXT_CHARS = 600  # each earlier message is clipped to this in the prompt: a referent is named early, and the prompt stays small
+MAX_TEXT_CHARS = (
+    600  # each earlier message is clipped to this in the prompt: a referent is named early, and the prompt stays small
+)
 MAX_QUERY_CHARS = 1000  # a longer message stands alone already; it is not rewritten
-MAX_REWRITE_CHARS = 240  # longer output (and 3x the query, for a long query) is an answer or a ramble, not a rewritten question
+MAX_REWRITE_CHARS = (
+    240  # longer output (and 3x the query, for a long query) is an answer or a ramble, not a rewritten question
+)
 
 INSTRUCTION = (
     "Rewrite the user's last message as one standalone question or request that can be understood without the conversation. "
@@ -33,8 +37,11 @@ INSTRUCTION = (
     "Keep its meaning; do not answer it. Output only the rewritten text."
 )
 
-_LABEL = re.compile(r"^(?:\*\*)?(?:rewritten|rewrite|standalone|reformulated|output|answer|question|query|request|user|last message)"
-                    r"(?:\s+(?:query|question|request|message|version|text))?(?:\*\*)?(?:\s*[:：]|\s+[-–])(?:\*\*)?\s*", re.IGNORECASE)
+_LABEL = re.compile(
+    r"^(?:\*\*)?(?:rewritten|rewrite|standalone|reformulated|output|answer|question|query|request|user|last message)"
+    r"(?:\s+(?:query|question|request|message|version|text))?(?:\*\*)?(?:\s*[:：]|\s+[-–])(?:\*\*)?\s*",
+    re.IGNORECASE,
+)
 _PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’", "`": "`", "«": "»", "*": "*"}
 
 
@@ -74,7 +81,10 @@ def rewrite_messages(exchanges: Sequence, query: str, *, turns: int = DEFAULT_TU
     conversation = "\n".join(f"User: {_clip(ex.user)}\nAssistant: {_clip(ex.reply)}" for ex in recent)
     return [
         {"role": "system", "content": INSTRUCTION},
-        {"role": "user", "content": f"Conversation:\n{conversation}\n\nLast message: {query.strip()}\n\nStandalone version:"},
+        {
+            "role": "user",
+            "content": f"Conversation:\n{conversation}\n\nLast message: {query.strip()}\n\nStandalone version:",
+        },
     ]
 
 
@@ -95,7 +105,9 @@ def clean_rewrite(output: str, *, max_chars: int = MAX_REWRITE_CHARS) -> str | N
     return None
 
 
-def rewrite_query(generator, exchanges: Sequence, query: str, *, turns: int = DEFAULT_TURNS, max_new_tokens: int = 64) -> Rewrite:
+def rewrite_query(
+    generator, exchanges: Sequence, query: str, *, turns: int = DEFAULT_TURNS, max_new_tokens: int = 64
+) -> Rewrite:
     """``query`` rewritten as a standalone question by ``generator`` (greedy, one call).
 
     Never raises: a failing call (ServingError, a dropped connection, a timeout) or unusable output
@@ -107,7 +119,9 @@ def rewrite_query(generator, exchanges: Sequence, query: str, *, turns: int = DE
     """
     query = query.strip()
     if not exchanges or turns < 1 or len(query) > MAX_QUERY_CHARS:
-        return Rewrite(original=query, text=query, rewritten=False)  # nothing to resolve against, or nothing to resolve
+        return Rewrite(
+            original=query, text=query, rewritten=False
+        )  # nothing to resolve against, or nothing to resolve
     t0 = time.perf_counter()
     try:
         reply = generator.generate(rewrite_messages(exchanges, query, turns=turns), max_new_tokens=max_new_tokens)

@@ -49,8 +49,14 @@ class RetrievalTrace:
         return matrix
 
 
-def trace_conversation(strategy, conversation: Conversation, *, generate_missing: bool = False,
-                       latents: bool | None = None, on_turn: Callable[[int, int], None] | None = None) -> RetrievalTrace:
+def trace_conversation(
+    strategy,
+    conversation: Conversation,
+    *,
+    generate_missing: bool = False,
+    latents: bool | None = None,
+    on_turn: Callable[[int, int], None] | None = None,
+) -> RetrievalTrace:
     """Replay ``conversation`` through ``strategy`` and record every turn's retrieval decisions.
 
     Turns without an assistant reply are generated when ``generate_missing``, else stored empty

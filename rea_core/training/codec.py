@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Sequence
 
-from ..evals.report import write_report
 from ..compression.artifacts import save_codec
 from ..compression.codec import GENERATE, RECONSTRUCT_PROMPT, CodecSpec, DualLoRACodec, latent_message
+from ..evals.report import write_report
 from .codec_data import Session
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,11 @@ class TrainConfig:
 
     def run_key(self) -> dict:
         """Settings a resumed run must share with the checkpoint (time and step limits may change)."""
-        return {k: v for k, v in asdict(self).items() if k not in ("max_steps", "max_minutes", "save_every", "monitor_every", "monitor_replies")}
+        return {
+            k: v
+            for k, v in asdict(self).items()
+            if k not in ("max_steps", "max_minutes", "save_every", "monitor_every", "monitor_replies")
+        }
 
     def __post_init__(self) -> None:
         if self.objective not in ("generate", "retention"):
@@ -82,15 +86,33 @@ class TrainConfig:
 PRESETS = {
     "gpu": TrainConfig(),
     "cpu": TrainConfig(
-        lr=3e-4, batch_size=8, epochs=1.0, max_steps=150, max_minutes=25, history_turns=1,
-        autoencode_steps=25, max_target_tokens=48, window_tokens=96, max_chunks=1, save_every=10,
+        lr=3e-4,
+        batch_size=8,
+        epochs=1.0,
+        max_steps=150,
+        max_minutes=25,
+        history_turns=1,
+        autoencode_steps=25,
+        max_target_tokens=48,
+        window_tokens=96,
+        max_chunks=1,
+        save_every=10,
     ),
 }
 # Issue 15: the retention objective, content-initialized memory tokens, centered latents.
 _RETENTION = dict(objective="retention", reconstruct_share=0.5, token_init="content", center=True, monitor_every=10)
 PRESETS["retention-cpu"] = replace(PRESETS["cpu"], autoencode_steps=0, **_RETENTION)
-PRESETS["retention-gpu"] = replace(PRESETS["gpu"], lr=1e-4, epochs=1.0, history_turns=1, max_target_tokens=96, window_tokens=96, max_chunks=1,
-                                   save_every=50, **{**_RETENTION, "monitor_every": 25})
+PRESETS["retention-gpu"] = replace(
+    PRESETS["gpu"],
+    lr=1e-4,
+    epochs=1.0,
+    history_turns=1,
+    max_target_tokens=96,
+    window_tokens=96,
+    max_chunks=1,
+    save_every=50,
+    **{**_RETENTION, "monitor_every": 25},
+)
 
 
 def preset(name: str, **overrides) -> TrainConfig:
@@ -127,7 +149,9 @@ def history_messages(turns: Sequence[dict], forms: Sequence[str]) -> tuple[list[
     return messages, latent
 
 
-def make_example(session: Session, target_turn: int, cfg: TrainConfig, rng: random.Random, *, autoencode: bool) -> Example:
+def make_example(
+    session: Session, target_turn: int, cfg: TrainConfig, rng: random.Random, *, autoencode: bool
+) -> Example:
     turns = session.turns
     if autoencode:
         reply = turns[rng.randrange(len(turns))]["reply"]
@@ -166,9 +190,17 @@ def example_loss(codec: DualLoRACodec, example: Example, *, max_target_tokens: i
 
 def new_codec(generator, cfg: TrainConfig) -> DualLoRACodec:
     spec = CodecSpec(
-        backbone=generator.name, hidden_size=generator.model.config.hidden_size, n_latent=cfg.n_latent,
-        lora_r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, projector=cfg.projector,
-        window_tokens=cfg.window_tokens, max_chunks=cfg.max_chunks, read_layer=cfg.read_layer, center=cfg.center, token_init=cfg.token_init,
+        backbone=generator.name,
+        hidden_size=generator.model.config.hidden_size,
+        n_latent=cfg.n_latent,
+        lora_r=cfg.lora_r,
+        lora_alpha=2 * cfg.lora_r,
+        projector=cfg.projector,
+        window_tokens=cfg.window_tokens,
+        max_chunks=cfg.max_chunks,
+        read_layer=cfg.read_layer,
+        center=cfg.center,
+        token_init=cfg.token_init,
     )
     return DualLoRACodec(generator, spec, seed=cfg.seed)
 
@@ -202,7 +234,9 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
         state = json.loads((ckpt / "state.json").read_text())
         if state["run_key"] != cfg.run_key():
             changed = sorted(k for k in cfg.run_key() if state["run_key"].get(k) != cfg.run_key()[k])
-            raise ValueError(f"{ckpt} was made with other settings ({', '.join(changed)}); use another --out or the same settings")
+            raise ValueError(
+                f"{ckpt} was made with other settings ({', '.join(changed)}); use another --out or the same settings"
+            )
         codec.load_state_dict(load_file(str(ckpt / "codec.safetensors")))
         optimizer.load_state_dict(torch.load(ckpt / "optimizer.pt", weights_only=True))
         step, history = state["step"], state["history"]
@@ -216,7 +250,9 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
         torch.save(optimizer.state_dict(), ckpt / "optimizer.pt")
         (ckpt / "state.json").write_text(json.dumps({"run_key": cfg.run_key(), "step": step, "history": history}))
 
-    monitor_texts = [sessions[s].turns[t]["reply"] for s, t in plan[: cfg.monitor_replies]] if cfg.monitor_every else []
+    monitor_texts = (
+        [sessions[s].turns[t]["reply"] for s, t in plan[: cfg.monitor_replies]] if cfg.monitor_every else []
+    )
     started = time.perf_counter()
     bar = tqdm(total=total_steps, initial=step, desc="codec training", unit="step", disable=not progress)
     codec.set_trainable(True)
@@ -273,7 +309,12 @@ def train(generator, sessions: Sequence[Session], cfg: TrainConfig, out: str | P
     }
     save_codec(codec, out / "codec", provenance=summary)
     (out / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
-    write_report(out, "Codec training", [loss_figure(history)], notes=json.dumps({k: v for k, v in summary.items() if k != "config"}))
+    write_report(
+        out,
+        "Codec training",
+        [loss_figure(history)],
+        notes=json.dumps({k: v for k, v in summary.items() if k != "config"}),
+    )
     return summary
 
 
@@ -292,7 +333,10 @@ def monitor(codec: DualLoRACodec, texts: Sequence[str]) -> dict:
     for text, lat in zip(texts, latents):
         reference = codec.generator.tokenizer.decode(codec.reply_windows(text)[0][0])
         rouge.append(rouge_l_f1(codec.reconstruct(lat, max_new_tokens=48), reference))
-    return {"latent_cos": round(float(np.mean(across)), 4) if across else None, "rouge_l": round(float(np.mean(rouge)), 4) if rouge else None}
+    return {
+        "latent_cos": round(float(np.mean(across)), 4) if across else None,
+        "rouge_l": round(float(np.mean(rouge)), 4) if rouge else None,
+    }
 
 
 def loss_figure(history: list[dict]):
@@ -302,11 +346,21 @@ def loss_figure(history: list[dict]):
     for kind in ("generate", "autoencode"):
         points = [(r["step"], r[f"loss_{kind}"]) for r in history if f"loss_{kind}" in r]
         if points:
-            fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines", name=f"{kind} loss"))
+            fig.add_trace(
+                go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines", name=f"{kind} loss")
+            )
     for key, name in (("latent_cos", "latent cosine across replies"), ("rouge_l", "reconstruction ROUGE-L")):
         points = [(r["step"], r[key]) for r in history if r.get(key) is not None]
         if points:
-            fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers", name=name, yaxis="y2"))
-    fig.update_layout(title="Codec training loss (and collapse checks)", xaxis_title="optimizer step", yaxis_title="cross-entropy (nats/token)",
-                      yaxis2=dict(title="cosine / ROUGE-L", overlaying="y", side="right", range=[0, 1]))
+            fig.add_trace(
+                go.Scatter(
+                    x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers", name=name, yaxis="y2"
+                )
+            )
+    fig.update_layout(
+        title="Codec training loss (and collapse checks)",
+        xaxis_title="optimizer step",
+        yaxis_title="cross-entropy (nats/token)",
+        yaxis2=dict(title="cosine / ROUGE-L", overlaying="y", side="right", range=[0, 1]),
+    )
     return fig

@@ -22,12 +22,12 @@ import numpy as np
 
 from ..backends.base import Embedder
 from ..errors import InputError
-from ..text import normalize
 from ..recognizer.default import LabeledInput
 from ..recognizer.labels import GLOBAL, LABELS
 from ..recognizer.metrics import evaluate_model, evaluate_scores
 from ..recognizer.rules import rule_stage
 from ..recognizer.trained import N_HASH, TrainedRecognizer, fit, fit_features
+from ..text import normalize
 
 CV_FOLDS = 5
 BETA = 2.0  # the threshold maximizes F2: a missed instruction costs more than an extra one (D.3)
@@ -41,8 +41,15 @@ class TrainingResult:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def train_recognizer(texts: Sequence[str], labels: Sequence[str], embedder: Embedder, *,
-                     validation: Sequence[dict] | None = None, heldout_share: float = 0.25, seed: int = 0) -> TrainingResult:
+def train_recognizer(
+    texts: Sequence[str],
+    labels: Sequence[str],
+    embedder: Embedder,
+    *,
+    validation: Sequence[dict] | None = None,
+    heldout_share: float = 0.25,
+    seed: int = 0,
+) -> TrainingResult:
     """Split labels into train and held-out, fit, and measure on held-out and validation sets.
 
     Inputs whose text also appears in ``validation`` are left out of both training and held-out,
@@ -72,11 +79,19 @@ def train_recognizer(texts: Sequence[str], labels: Sequence[str], embedder: Embe
     stratify = [lab for _, lab in rows] if min(counts.values()) >= 2 else None
     train, heldout = train_test_split(rows, test_size=heldout_share, random_state=seed, stratify=stratify)
     model = fit([t for t, _ in train], [lab for _, lab in train], embedder, seed=seed)
-    metrics: dict[str, Any] = {"n_train": len(train), "n_heldout": len(heldout), "n_excluded_overlap": len(texts) - len(rows),
-                               "label_counts": counts, "embedder": embedder.name, "validation": None}
+    metrics: dict[str, Any] = {
+        "n_train": len(train),
+        "n_heldout": len(heldout),
+        "n_excluded_overlap": len(texts) - len(rows),
+        "label_counts": counts,
+        "embedder": embedder.name,
+        "validation": None,
+    }
     metrics["heldout"] = evaluate_model(model, [t for t, _ in heldout], [lab for _, lab in heldout], embedder)
     if validation:
-        metrics["validation"] = evaluate_model(model, [r["text"] for r in validation], [r["label"] for r in validation], embedder)
+        metrics["validation"] = evaluate_model(
+            model, [r["text"] for r in validation], [r["label"] for r in validation], embedder
+        )
     return TrainingResult(model=model, metrics=metrics)
 
 
@@ -92,7 +107,9 @@ def choose_threshold(gold: Sequence[str], scores: np.ndarray, beta: float = BETA
     return best
 
 
-def _oof_pipeline_scores(model_template: TrainedRecognizer, X: np.ndarray, rows: Sequence[LabeledInput], seed: int) -> np.ndarray:
+def _oof_pipeline_scores(
+    model_template: TrainedRecognizer, X: np.ndarray, rows: Sequence[LabeledInput], seed: int
+) -> np.ndarray:
     """Out-of-fold pipeline scores of the train rows (folds never split a group)."""
     from sklearn.model_selection import StratifiedGroupKFold
 
@@ -101,7 +118,13 @@ def _oof_pipeline_scores(model_template: TrainedRecognizer, X: np.ndarray, rows:
     scores = np.zeros(len(rows))
     folds = StratifiedGroupKFold(n_splits=CV_FOLDS, shuffle=True, random_state=seed)
     for train_idx, test_idx in folds.split(X, labels, groups=[f"{r.source}|{r.group}" for r in rows]):
-        m = fit_features(X[train_idx], [labels[i] for i in train_idx], model_template.embedder_name, n_hash=model_template.n_hash, seed=seed)
+        m = fit_features(
+            X[train_idx],
+            [labels[i] for i in train_idx],
+            model_template.embedder_name,
+            n_hash=model_template.n_hash,
+            seed=seed,
+        )
         scores[test_idx] = m.p_global_features(X[test_idx])
     for i, label in enumerate(stage1):  # stage 1 decides where it is sure, as in the running recognizer
         if label is not None:
@@ -117,8 +140,15 @@ def _metrics_by_source(model: TrainedRecognizer, rows: Sequence[LabeledInput], e
     return out
 
 
-def train_default(rows: Sequence[LabeledInput], embedder: Embedder, *, label_set: str, tests: dict[str, Sequence[LabeledInput]] | None = None,
-                  seed: int = 0, n_hash: int = N_HASH) -> TrainingResult:
+def train_default(
+    rows: Sequence[LabeledInput],
+    embedder: Embedder,
+    *,
+    label_set: str,
+    tests: dict[str, Sequence[LabeledInput]] | None = None,
+    seed: int = 0,
+    n_hash: int = N_HASH,
+) -> TrainingResult:
     """Fit on the train split, pick the threshold by grouped CV on it, measure the held-out split and ``tests``.
 
     Raises:
@@ -128,23 +158,39 @@ def train_default(rows: Sequence[LabeledInput], embedder: Embedder, *, label_set
     heldout = [r for r in rows if r.split == "heldout"]
     if not train or not heldout:
         raise InputError(f"the label set needs train and heldout rows; has {len(train)} and {len(heldout)}")
-    template = TrainedRecognizer(embedder_name=embedder.name, classes=[], coef=np.zeros((0, 0)), intercept=np.zeros(0), n_hash=n_hash)
+    template = TrainedRecognizer(
+        embedder_name=embedder.name, classes=[], coef=np.zeros((0, 0)), intercept=np.zeros(0), n_hash=n_hash
+    )
     X = template.features([r.text for r in train], embedder)  # (n_train, n_features)
     oof = _oof_pipeline_scores(template, X, train, seed)
     model = fit_features(X, [r.label for r in train], embedder.name, n_hash=n_hash, seed=seed)
     model.threshold = choose_threshold([r.label for r in train], oof)
-    metrics: dict[str, Any] = {"n_train": len(train), "n_heldout": len(heldout), "embedder": embedder.name, "threshold": model.threshold,
-                               "cv_train": evaluate_scores([r.label for r in train], oof, model.threshold),
-                               "heldout": evaluate_model(model, [r.text for r in heldout], [r.label for r in heldout], embedder),
-                               "heldout_by_source": _metrics_by_source(model, heldout, embedder), "tests": {}}
+    metrics: dict[str, Any] = {
+        "n_train": len(train),
+        "n_heldout": len(heldout),
+        "embedder": embedder.name,
+        "threshold": model.threshold,
+        "cv_train": evaluate_scores([r.label for r in train], oof, model.threshold),
+        "heldout": evaluate_model(model, [r.text for r in heldout], [r.label for r in heldout], embedder),
+        "heldout_by_source": _metrics_by_source(model, heldout, embedder),
+        "tests": {},
+    }
     for name, test in (tests or {}).items():
         metrics["tests"][name] = evaluate_model(model, [r.text for r in test], [r.label for r in test], embedder)
     counts = Counter((r.split, r.label) for r in rows)
     held = metrics["heldout"]["pipeline"]
-    model.provenance = {"label_set": label_set, "label_set_sha256": hashlib.sha256("".join(r.text + r.label + r.split for r in rows).encode()).hexdigest()[:16],
-                        "sources": sorted({r.source for r in train}), "n_train": len(train), "n_heldout": len(heldout),
-                        "counts": {f"{s}/{lab}": n for (s, lab), n in sorted(counts.items())}, "trained_on": date.today().isoformat(),
-                        "threshold_from": f"F{BETA:g} on {CV_FOLDS}-fold grouped out-of-fold scores of the train split",
-                        "features": f"{embedder.name} embedding + cue flags + {n_hash} hashed uni/bigrams",
-                        "heldout": {k: held[k] for k in ("precision", "recall", "f1", "n", "positives")}}
+    model.provenance = {
+        "label_set": label_set,
+        "label_set_sha256": hashlib.sha256("".join(r.text + r.label + r.split for r in rows).encode()).hexdigest()[
+            :16
+        ],
+        "sources": sorted({r.source for r in train}),
+        "n_train": len(train),
+        "n_heldout": len(heldout),
+        "counts": {f"{s}/{lab}": n for (s, lab), n in sorted(counts.items())},
+        "trained_on": date.today().isoformat(),
+        "threshold_from": f"F{BETA:g} on {CV_FOLDS}-fold grouped out-of-fold scores of the train split",
+        "features": f"{embedder.name} embedding + cue flags + {n_hash} hashed uni/bigrams",
+        "heldout": {k: held[k] for k in ("precision", "recall", "f1", "n", "positives")},
+    }
     return TrainingResult(model=model, metrics=metrics)

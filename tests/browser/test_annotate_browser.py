@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from rea_core import RuntimeConfig, Settings
 
 pytestmark = pytest.mark.browser
@@ -26,7 +27,12 @@ def studio(models, tmp_path_factory):
     upgrade(engine)
     texts = ["From now on, answer in lowercase.", "Write a haiku about rain.", "I just got back from a hike."]
     with session_factory(engine)() as s:
-        si.import_rows(s, [ImportRow(t, source="browser-test", context="earlier <b>turn</b>") for t in texts], source="browser", double_share=0.0)
+        si.import_rows(
+            s,
+            [ImportRow(t, source="browser-test", context="earlier <b>turn</b>") for t in texts],
+            source="browser",
+            double_share=0.0,
+        )
     app_engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=db)
     port = _free_port()
     demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True, auth=[("alice", "pw-alice")])
@@ -44,7 +50,9 @@ def test_label_three_items_with_keys_and_undo_one(studio):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         page = browser.new_page(viewport={"width": 1400, "height": 1600})
         page.goto(url)
         page.fill("input[type=text]", "alice")
@@ -59,14 +67,26 @@ def test_label_three_items_with_keys_and_undo_one(studio):
             seen.append(text)
             page.locator("body").click(position={"x": 5, "y": 5})  # focus off any text field
             page.keyboard.press(key)
-            page.wait_for_function(f"!document.querySelector('#annotate-text') || document.querySelector('#annotate-text').innerText !== {text!r}", timeout=30_000)
+            page.wait_for_function(
+                f"!document.querySelector('#annotate-text') || document.querySelector('#annotate-text').innerText !== {text!r}",
+                timeout=30_000,
+            )
         page.wait_for_selector("#annotate-empty", timeout=30_000)
         assert "3 labeled" in page.inner_text("#annotate-progress")
         page.keyboard.press("u")
-        page.wait_for_function(f"document.querySelector('#annotate-text') && document.querySelector('#annotate-text').innerText === {seen[2]!r}", timeout=30_000)
+        page.wait_for_function(
+            f"document.querySelector('#annotate-text') && document.querySelector('#annotate-text').innerText === {seen[2]!r}",
+            timeout=30_000,
+        )
         assert "Undone" in page.inner_text("#annotate-status")
-        page.wait_for_function("document.querySelector('#annotate-progress').innerText.includes('2 labeled')", timeout=30_000)
+        page.wait_for_function(
+            "document.querySelector('#annotate-progress').innerText.includes('2 labeled')", timeout=30_000
+        )
         browser.close()
     with Session() as s:
         rows = {r["text"]: r for r in sr.export_rows(s)}
-    assert [rows[t]["labels"] for t in seen] == [[{"annotator": "alice", "label": "global"}], [{"annotator": "alice", "label": "task"}], []]
+    assert [rows[t]["labels"] for t in seen] == [
+        [{"annotator": "alice", "label": "global"}],
+        [{"annotator": "alice", "label": "task"}],
+        [],
+    ]

@@ -17,9 +17,13 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install Debian's chromium (scripts/test.sh does) or set REA_CHROMIUM")
+        pytest.fail(
+            f"Chromium not found at {CHROMIUM}: install Debian's chromium (scripts/test.sh does) or set REA_CHROMIUM"
+        )
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         yield b
         b.close()
 
@@ -49,7 +53,9 @@ def send(page, text, expected_turns):
 
 
 def bot_count(page, side):
-    return page.eval_on_selector_all(f"#chat-{side} .message-row.bot-row, #chat-{side} [data-testid=\"bot\"]", "els => els.length")
+    return page.eval_on_selector_all(
+        f'#chat-{side} .message-row.bot-row, #chat-{side} [data-testid="bot"]', "els => els.length"
+    )
 
 
 def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
@@ -65,7 +71,10 @@ def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
     box = page.locator("#tau-high input[type=number]")
     box.fill("0")
     box.press("Enter")
-    page.wait_for_function("document.querySelector('#prompt-0').innerText.includes('re-decided at tau_low 0.00, tau_high 0.00')", timeout=30_000)
+    page.wait_for_function(
+        "document.querySelector('#prompt-0').innerText.includes('re-decided at tau_low 0.00, tau_high 0.00')",
+        timeout=30_000,
+    )
     prompt = page.inner_html("#prompt-0")
     assert "rea-omitted" not in prompt and "rea-raw" in prompt  # the decision changed
     assert "rea-recent" in prompt  # the working-memory window is not moved by the sliders
@@ -93,9 +102,14 @@ def test_reply_text_appears_in_a_column_before_the_reply_is_complete(page):
     page.fill("#message textarea", "Write a short story about a lighthouse keeper.")
     page.click("#send")
     # While a reply streams its message ends with a cursor and has no stats line yet.
-    page.wait_for_function(f"(() => {{ const t = {LAST_BOT}(0); return t.includes('▌') && t.replace('▌', '').trim().length > 0; }})()", timeout=180_000)
+    page.wait_for_function(
+        f"(() => {{ const t = {LAST_BOT}(0); return t.includes('▌') && t.replace('▌', '').trim().length > 0; }})()",
+        timeout=180_000,
+    )
     partial = page.evaluate(f"{LAST_BOT}(0)")
     assert "first token" not in partial
-    page.wait_for_function(f"{LAST_BOT}(0).includes('first token') && {LAST_BOT}(1).includes('first token')", timeout=180_000)
+    page.wait_for_function(
+        f"{LAST_BOT}(0).includes('first token') && {LAST_BOT}(1).includes('first token')", timeout=180_000
+    )
     final = page.evaluate(f"{LAST_BOT}(0)")
     assert "▌" not in final and final.startswith(partial.replace("▌", "").strip())

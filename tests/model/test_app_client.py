@@ -135,15 +135,22 @@ def test_inspector_traces_and_stores_marks(client, tmp_path):
     assert "Traced 4 turns" in json.dumps(traced)
     shown = client.predict(3, api_name="/show_turn")
     decisions = [row[2] for row in shown[1]["data"]]
-    assert decisions[0] != "omit"  # "water them" keeps the houseplants (follow-up awareness; the first release omitted it)
+    assert (
+        decisions[0] != "omit"
+    )  # "water them" keeps the houseplants (follow-up awareness; the first release omitted it)
     omitted = decisions.index("omit")
     out = client.predict(3, omitted, "needs the plants", 0.5, 0.7, api_name="/mark_needed")
     assert f"Marked: turn 3 needed omitted exchange {omitted}" in out[0]
     rows = out[1]["data"]
-    assert any(r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 3 and r[4] == omitted and r[6] == "needs the plants" for r in rows)
+    assert any(
+        r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 3 and r[4] == omitted and r[6] == "needs the plants"
+        for r in rows
+    )
     exported = client.predict(api_name="/export_marks")
     path = exported["value"] if isinstance(exported, dict) else exported
-    lines = [json.loads(x) for x in open(path, encoding="utf-8")]  # conversations with "needed": rea eval retrieval's input
+    lines = [
+        json.loads(x) for x in open(path, encoding="utf-8")
+    ]  # conversations with "needed": rea eval retrieval's input
     (case,) = [c for c in lines if c["id"] == "h3-pronoun-needs-omitted-turn"]
     assert case["turns"][3]["user"] == "How often should I water them?" and case["turns"][3]["needed"] == [omitted]
     rechecked = client.predict(0.5, 0.7, api_name="/recheck_marks")
@@ -177,25 +184,34 @@ def test_compare_columns_run_comedy_and_secom(client):
         assert len(t) == 4 and t[2] == "What do I teach?" and t[3].strip()
     assert "comedy: input of the latest reply" in out[PROMPT0] and "compressive memory" in out[PROMPT0]
     assert "User Description:" in out[PROMPT0] and "COMEDY:" in out[PROMPT0]
-    assert "secom: input of the latest reply" in out[PROMPT1] and "SeCom:" in out[PROMPT1] and "rea-memory" in out[PROMPT1]
+    assert (
+        "secom: input of the latest reply" in out[PROMPT1]
+        and "SeCom:" in out[PROMPT1]
+        and "rea-memory" in out[PROMPT1]
+    )
     assert out[ERR0] == "" and out[ERR0 + 1] == ""
 
 
 def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, monkeypatch):
     """Issue 14: the role comes from the current configuration on every call, not from the
     database row refreshed when the Annotate tab loads (gradio_client runs no load events)."""
+    from conftest import _free_port
+
     from annotations import store_items as si
     from annotations import store_review as sr
     from annotations.io import ImportRow
     from app.main import launch
     from app.state import AppEngine
-    from conftest import _free_port
 
     monkeypatch.setenv("REA_AUTH", "alice:pw-alice")
     monkeypatch.setenv("REA_ADJUDICATORS", "alice")
     engine = AppEngine(models=models, database_url=f"sqlite:///{tmp_path / 'auth.db'}")
     with engine.db() as session:
-        si.import_rows(session, [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])], source="t")
+        si.import_rows(
+            session,
+            [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])],
+            source="t",
+        )
     with engine.db() as session:
         si.ensure_annotator(session, "alice", "adjudicator")  # as her last Annotate page load stored it
         (item,) = [d.item_id for d in sr.disagreements(session)]

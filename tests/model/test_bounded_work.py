@@ -7,11 +7,10 @@ import json
 from dataclasses import replace
 
 import numpy as np
-
 import pytest
 
-from app.tabs.compare import handlers
 from app.state import AppEngine
+from app.tabs.compare import handlers
 from rea_core import RuntimeConfig, SeComConfig, Settings
 from rea_core.errors import DataFormatError
 from rea_core.limits import Limits
@@ -20,14 +19,19 @@ from rea_core.memory.episodic import _encode_array
 
 @pytest.fixture(scope="module")
 def engine(models, tmp_path_factory):
-    return AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8), limits=Limits(max_turns=100, max_catch_up=64)),
-                     database_url=f"sqlite:///{tmp_path_factory.mktemp('load') / 'a.db'}")
+    return AppEngine(
+        models=models,
+        settings=Settings(runtime=RuntimeConfig(max_new_tokens=8), limits=Limits(max_turns=100, max_catch_up=64)),
+        database_url=f"sqlite:///{tmp_path_factory.mktemp('load') / 'a.db'}",
+    )
 
 
 def _saved(engine, tmp_path, turns: int) -> dict:
     column = engine.new_column("rea")
     for i in range(turns):
-        handlers.respond_column(engine, column, f"Tell me about topic number {i}.", 0.5, 0.7, reply=f"Topic {i} is interesting.")
+        handlers.respond_column(
+            engine, column, f"Tell me about topic number {i}.", 0.5, 0.7, reply=f"Topic {i} is interesting."
+        )
     assert column.error == ""
     path = handlers.save_columns(engine, [column])
     return json.loads(open(path, encoding="utf-8").read())
@@ -48,7 +52,9 @@ def test_file_without_its_embeddings_is_refused_past_the_catch_up_limit(engine, 
     data = _saved(engine, tmp_path, 2)
     episodes = data["columns"][0]["episodes"]
     episodes["index"] = None
-    episodes["exchanges"] = [dict(episodes["exchanges"][0], turn=i, user=f"question {i}") for i in range(70)]  # latents kept: 70 embeddings missing
+    episodes["exchanges"] = [
+        dict(episodes["exchanges"][0], turn=i, user=f"question {i}") for i in range(70)
+    ]  # latents kept: 70 embeddings missing
     with pytest.raises(DataFormatError, match="column 1: the file lacks 70 embeddings or latents"):
         _load(engine, tmp_path, data)
 
@@ -87,10 +93,17 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
     from rea_core.retrieval.trace import trace_conversation
     from rea_core.types import ReplyForm
 
-    conv = Conversation(id="c", turns=tuple(Turn(user=f"Tell me about topic {i}, the garden.", assistant=f"Topic {i}: plants need water.")
-                                            for i in range(5)))
+    conv = Conversation(
+        id="c",
+        turns=tuple(
+            Turn(user=f"Tell me about topic {i}, the garden.", assistant=f"Topic {i}: plants need water.")
+            for i in range(5)
+        ),
+    )
     strategy = engine.strategy("rea", tau_low=0.0, tau_high=1.0)
-    strategy = strategy.with_config(replace(strategy.config, recent_raw=0, recent_compressed=0))  # every earlier exchange compressed
+    strategy = strategy.with_config(
+        replace(strategy.config, recent_raw=0, recent_compressed=0)
+    )  # every earlier exchange compressed
     fast = trace_conversation(strategy, conv)
     forms = {s.reply_form for t in fast.turns for s in t.plan.segments if s.turn is not None}
     assert forms == {ReplyForm.TEXT_COMPRESSED}
@@ -105,7 +118,12 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
 def test_secom_dense_cache_is_per_session_and_bounded(models):
     from rea_core import build_strategy
 
-    secom = build_strategy("secom", models, SeComConfig(retriever="dense", cache_entries=2, segmenter="embedding", compressor="none", segment_window=2), runtime=RuntimeConfig(max_new_tokens=8))
+    secom = build_strategy(
+        "secom",
+        models,
+        SeComConfig(retriever="dense", cache_entries=2, segmenter="embedding", compressor="none", segment_window=2),
+        runtime=RuntimeConfig(max_new_tokens=8),
+    )
     first, second = secom.new_session(), secom.new_session()
     for i in range(6):
         secom.respond(first, f"Fact {i}: my cat number {i} likes fish.", reply=f"Noted fact {i}.")

@@ -8,14 +8,25 @@ import sys
 
 def run_rea(*args, **kwargs):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "rea_core.cli.main", *args], capture_output=True, text=True, env=env, timeout=600, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "rea_core.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        **kwargs,
+    )
 
 
 def test_replay_json_one_object_per_turn(examples_dir):
-    proc = run_rea("replay", str(examples_dir / "conversations.jsonl"), "--strategy", "rea", "--json", "--max-new-tokens", "16")
+    proc = run_rea(
+        "replay", str(examples_dir / "conversations.jsonl"), "--strategy", "rea", "--json", "--max-new-tokens", "16"
+    )
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
-    convs = [json.loads(line) for line in (examples_dir / "conversations.jsonl").read_text().splitlines() if line.strip()]
+    convs = [
+        json.loads(line) for line in (examples_dir / "conversations.jsonl").read_text().splitlines() if line.strip()
+    ]
     assert len(records) == sum(len(c["turns"]) for c in convs)
     for r in records:
         assert {"turn", "instructions", "scores", "decisions", "prompt_tokens", "reply", "latency_s"} <= set(r)

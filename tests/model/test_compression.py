@@ -7,20 +7,31 @@ import numpy as np
 import pytest
 import torch
 
-from rea_core import build_strategy, REAConfig, Resolution, RuntimeConfig
-from rea_core.types import ReplyForm
+from rea_core import REAConfig, Resolution, RuntimeConfig, build_strategy
 from rea_core.backends import load_generator
 from rea_core.compression import AdapterMismatchError, latent_message, load_codec, save_codec, shipped_codec_dir
 from rea_core.compression.codec import COMPRESS, GENERATE
-from rea_core.training.codec_data import Session
-from rea_core.training.codec import Example, example_loss, make_optimizer, new_codec, preset, train
 from rea_core.reconstruction import render_messages
+from rea_core.training.codec import Example, example_loss, make_optimizer, new_codec, preset, train
+from rea_core.training.codec_data import Session
+from rea_core.types import ReplyForm
 
-SESSION = Session("t-0", "test", "train", (
-    {"user": "My sister Alice moved to Lisbon last spring for a job at a bakery.", "reply": "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastéis de nata."},
-    {"user": "She says the rent is high but the weather is great.", "reply": "That is common in Lisbon: rents have risen a lot, but the mild sunny climate makes up for it for many people."},
-    {"user": "Where did I say she works?", "reply": "You said Alice works at a bakery in Lisbon."},
-))
+SESSION = Session(
+    "t-0",
+    "test",
+    "train",
+    (
+        {
+            "user": "My sister Alice moved to Lisbon last spring for a job at a bakery.",
+            "reply": "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastéis de nata.",
+        },
+        {
+            "user": "She says the rent is high but the weather is great.",
+            "reply": "That is common in Lisbon: rents have risen a lot, but the mild sunny climate makes up for it for many people.",
+        },
+        {"user": "Where did I say she works?", "reply": "You said Alice works at a bakery in Lisbon."},
+    ),
+)
 
 
 def fresh_codec(**overrides):
@@ -36,9 +47,14 @@ def test_generation_loss_trains_both_adapters_and_the_compression_tokens():
     codec = fresh_codec()
     optimizer = make_optimizer(codec, preset("cpu"))
     example = Example(
-        messages=({"role": "user", "content": SESSION.turns[0]["user"]}, {"role": "assistant", "content": latent_message()},
-                  {"role": "user", "content": SESSION.turns[2]["user"]}),
-        latent_replies=(SESSION.turns[0]["reply"],), target=SESSION.turns[2]["reply"], kind="generate",
+        messages=(
+            {"role": "user", "content": SESSION.turns[0]["user"]},
+            {"role": "assistant", "content": latent_message()},
+            {"role": "user", "content": SESSION.turns[2]["user"]},
+        ),
+        latent_replies=(SESSION.turns[0]["reply"],),
+        target=SESSION.turns[2]["reply"],
+        kind="generate",
     )
     for step in range(2):  # lora_B starts at zero, so lora_A only gets a gradient from the second step on
         optimizer.zero_grad(set_to_none=True)
@@ -86,17 +102,38 @@ def test_training_checkpoints_and_resumes(tmp_path):
     first = train(generator, [SESSION], cfg, tmp_path, progress=False)
     assert first["steps"] == 2 and (tmp_path / "checkpoint" / "state.json").is_file()
     assert (tmp_path / "report.html").is_file() and len((tmp_path / "log.jsonl").read_text().splitlines()) == 2
-    again = train(load_generator("packaged"), [SESSION], preset("cpu", batch_size=2, epochs=10, max_steps=3, autoencode_steps=1, save_every=1), tmp_path, progress=False)
-    assert again["steps"] == 3 and len((tmp_path / "log.jsonl").read_text().splitlines()) == 3  # resumed, not restarted
+    again = train(
+        load_generator("packaged"),
+        [SESSION],
+        preset("cpu", batch_size=2, epochs=10, max_steps=3, autoencode_steps=1, save_every=1),
+        tmp_path,
+        progress=False,
+    )
+    assert (
+        again["steps"] == 3 and len((tmp_path / "log.jsonl").read_text().splitlines()) == 3
+    )  # resumed, not restarted
     load_codec(load_generator("packaged"), tmp_path / "codec")
     with pytest.raises(ValueError, match="other settings.*lr"):
-        train(load_generator("packaged"), [SESSION], preset("cpu", lr=1e-3, batch_size=2, epochs=10, max_steps=4, autoencode_steps=1), tmp_path, progress=False)
+        train(
+            load_generator("packaged"),
+            [SESSION],
+            preset("cpu", lr=1e-3, batch_size=2, epochs=10, max_steps=4, autoencode_steps=1),
+            tmp_path,
+            progress=False,
+        )
 
 
 def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
-    assert shipped_codec_dir(models.generator.name) is not None, "the packaged backbone's codec must ship in rea_core/adapters/"
+    assert shipped_codec_dir(models.generator.name) is not None, (
+        "the packaged backbone's codec must ship in rea_core/adapters/"
+    )
     assert models.codec is not None and models.codec.spec.n_latent == 8
-    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, reply_form='latent'), runtime=RuntimeConfig(max_new_tokens=16))  # every exchange compressed, as latents
+    rea = build_strategy(
+        "rea",
+        models,
+        REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0, reply_form="latent"),
+        runtime=RuntimeConfig(max_new_tokens=16),
+    )  # every exchange compressed, as latents
     session = rea.new_session()
     for turn in SESSION.turns[:2]:
         rea.respond(session, turn["user"], reply=turn["reply"])
@@ -121,7 +158,10 @@ def test_shipped_codec_gives_rea_turns_with_8_latent_positions(models):
     from rea_core.methods.secom.compressor import PerplexityCompressor  # SeCom's scoring also sees the plain backbone
 
     text = SESSION.turns[0]["reply"]
-    shared, own = PerplexityCompressor(models.generator)._token_information(text), PerplexityCompressor(plain)._token_information(text)
+    shared, own = (
+        PerplexityCompressor(models.generator)._token_information(text),
+        PerplexityCompressor(plain)._token_information(text),
+    )
     np.testing.assert_allclose(shared[1], own[1], atol=1e-3)
 
 

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from rea_core.errors import DataFormatError, InputError
-from rea_core.recognizer.default import load_default_recognizer, load_label_set, provenance_line
 from rea_core.recognizer import build_recognizer
+from rea_core.recognizer.default import load_default_recognizer, load_label_set, provenance_line
 
 ISSUE_MISSES = [
     "Keep a formal tone with me throughout our conversation.",
@@ -29,14 +29,21 @@ def test_shipped_default_loads_without_a_database_and_records_its_provenance(mon
 
 def test_default_recognizer_catches_the_issue_misses_and_passes_ordinary_inputs(models):
     recognizer = build_recognizer(models.recognizer_model, models.embedder)
-    verdicts = recognizer.recognize_many(ISSUE_MISSES + ["I always forget where I put my keys.", "Write a formal thank-you note to my team."])
+    verdicts = recognizer.recognize_many(
+        ISSUE_MISSES + ["I always forget where I put my keys.", "Write a formal thank-you note to my team."]
+    )
     assert [v.label for v in verdicts] == ["global"] * 6 + ["other", "other"]
     assert all(v.stage == "trained" for v in verdicts)
 
 
 def test_label_set_errors_name_the_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"text": "hi", "label": "global", "split": "train"}) + "\n" + json.dumps({"text": "x", "label": "maybe"}) + "\n")
+    bad.write_text(
+        json.dumps({"text": "hi", "label": "global", "split": "train"})
+        + "\n"
+        + json.dumps({"text": "x", "label": "maybe"})
+        + "\n"
+    )
     with pytest.raises(DataFormatError, match="bad.jsonl:2"):
         load_label_set(bad)
     with pytest.raises(DataFormatError, match="no such"):

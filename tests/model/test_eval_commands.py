@@ -12,7 +12,9 @@ from rea_core.evals.suites import make_adherence_suite
 
 def rea(*args):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    proc = subprocess.run([sys.executable, "-m", "rea_core.cli.main", *args], capture_output=True, text=True, env=env, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rea_core.cli.main", *args], capture_output=True, text=True, env=env, timeout=900
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
@@ -40,15 +42,46 @@ def test_adherence_writes_results_and_resumes(suite, tmp_path):
     assert "resuming, 2 finished" in again.stderr
     assert (out / "records.jsonl").read_text().splitlines() == lines
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    other = subprocess.run([sys.executable, "-m", "rea_core.cli.main", "eval", "adherence", "--data", str(suite), "--out", str(out),
-                            "--limit", "1", "--max-new-tokens", "9"], capture_output=True, text=True, env=env, timeout=900)
+    other = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rea_core.cli.main",
+            "eval",
+            "adherence",
+            "--data",
+            str(suite),
+            "--out",
+            str(out),
+            "--limit",
+            "1",
+            "--max-new-tokens",
+            "9",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert other.returncode == 2 and "holds a run with other settings (config)" in other.stderr
 
 
 def test_ablation_arms_control_instructional_memory(suite, tmp_path):
     out = tmp_path / "abl"
-    rea("eval", "ablations", "--data", str(suite), "--out", str(out), "--limit", "1", "--max-new-tokens", "4",
-        "--arms", "em-only,oracle-im,im-withheld,im-false-positive")
+    rea(
+        "eval",
+        "ablations",
+        "--data",
+        str(suite),
+        "--out",
+        str(out),
+        "--limit",
+        "1",
+        "--max-new-tokens",
+        "4",
+        "--arms",
+        "em-only,oracle-im,im-withheld,im-false-positive",
+    )
     rows = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     by_arm = {r["arm"]: r["records"] for r in rows}
     case = json.loads(suite.read_text().splitlines()[0])
@@ -67,18 +100,36 @@ def test_latency_state_and_sweep_run(suite, tmp_path):
     rea("eval", "state", "--n", "1", "--limit", "2", "--out", str(tmp_path / "state"), "--max-new-tokens", "4")
     st = json.loads((tmp_path / "state" / "results.json").read_text())
     assert any(k.startswith("rea /") for k in st["jga"])
-    rea("eval", "sweep", "--data", str(suite), "--values", "0.5,0.7", "--limit", "1", "--out", str(tmp_path / "sweep"), "--max-new-tokens", "4")
+    rea(
+        "eval",
+        "sweep",
+        "--data",
+        str(suite),
+        "--values",
+        "0.5,0.7",
+        "--limit",
+        "1",
+        "--out",
+        str(tmp_path / "sweep"),
+        "--max-new-tokens",
+        "4",
+    )
     sw = json.loads((tmp_path / "sweep" / "results.json").read_text())
     assert {(c["tau_low"], c["tau_high"]) for c in sw["cells"]} == {(0.5, 0.5), (0.5, 0.7), (0.7, 0.7)}
 
 
 def test_recognizer_eval_runs_on_labeled_jsonl(tmp_path):
     labeled = tmp_path / "labeled.jsonl"
-    labeled.write_text("".join(json.dumps(r) + "\n" for r in [
-        {"text": "From now on, answer in lowercase.", "label": "global"},
-        {"text": "What is the capital of France?", "label": "ordinary"},
-        {"text": "Write a poem about the sea in lowercase.", "label": "task"},
-    ]))
+    labeled.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in [
+                {"text": "From now on, answer in lowercase.", "label": "global"},
+                {"text": "What is the capital of France?", "label": "ordinary"},
+                {"text": "Write a poem about the sea in lowercase.", "label": "task"},
+            ]
+        )
+    )
     rea("eval", "recognizer", "--data", str(labeled), "--out", str(tmp_path / "rec"))
     rec = json.loads((tmp_path / "rec" / "results.json").read_text())
     assert rec["n"] == 3 and rec["positives"] == 1 and rec["recall"] == 1.0

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from rea_core.errors import ModelLoadError
 from rea_core.backends import load_generator
+from rea_core.errors import ModelLoadError
 
 MESSAGES = [{"role": "user", "content": "What is the capital of France?"}]
 
@@ -32,12 +32,16 @@ def test_left_truncation_drops_oldest_tokens(models):
 
 
 def test_choice_logprobs(models):
-    lp = models.generator.choice_logprobs([{"role": "user", "content": "Is water wet? Answer yes or no."}], ["yes", "no"])
+    lp = models.generator.choice_logprobs(
+        [{"role": "user", "content": "Is water wet? Answer yes or no."}], ["yes", "no"]
+    )
     assert len(lp) == 2 and all(math.isfinite(x) and x < 0 for x in lp)
 
 
 def test_embedder_is_unit_norm_and_semantic(models):
-    v = models.embedder.encode(["How do I water a fiddle-leaf fig?", "Houseplant care tips", "The stock market fell today."])
+    v = models.embedder.encode(
+        ["How do I water a fiddle-leaf fig?", "Houseplant care tips", "The stock market fell today."]
+    )
     assert v.shape == (3, 384)
     assert abs(float((v[0] ** 2).sum()) - 1.0) < 1e-4
     assert v[0] @ v[1] > v[0] @ v[2]

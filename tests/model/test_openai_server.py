@@ -10,14 +10,18 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from rea_core import build_strategy, REAConfig, RuntimeConfig, SeComConfig
-from rea_core.errors import CapabilityError, ServingError
-from rea_core.loading import Models
 from transformers_serve import Server  # tests/model/transformers_serve.py, shared with test_query_rewrite.py
 
+from rea_core import REAConfig, RuntimeConfig, SeComConfig, build_strategy
+from rea_core.errors import CapabilityError, ServingError
+from rea_core.loading import Models
+
 ROOT = Path(__file__).resolve().parents[2]
-REA = [sys.executable, "-c", "from rea_core.cli.main import main; main()"]  # this checkout's CLI, not an installed copy
+REA = [
+    sys.executable,
+    "-c",
+    "from rea_core.cli.main import main; main()",
+]  # this checkout's CLI, not an installed copy
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +62,9 @@ def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(serv
 def test_without_a_tokenizer_counts_come_from_server_usage_and_say_so(server, models):
     g = server.generator()
     gen = g.generate([{"role": "user", "content": "Say hello."}], max_new_tokens=8)
-    assert gen.token_source == "server usage" and gen.prompt_tokens == models.generator.prompt_tokens([{"role": "user", "content": "Say hello."}])
+    assert gen.token_source == "server usage" and gen.prompt_tokens == models.generator.prompt_tokens(
+        [{"role": "user", "content": "Say hello."}]
+    )
     assert g.token_source == "estimate" and g.count_tokens("four score and seven") > 0
 
 
@@ -68,15 +74,30 @@ def test_strategies_declare_what_the_server_cannot_provide(server, models):
         build_strategy("secom", remote, SeComConfig(compressor="ppl"))
     with pytest.raises(CapabilityError, match="choice_logprobs.*no logprobs"):
         build_strategy("rea", remote, REAConfig(recognizer_stage2="llm"))
-    secom = build_strategy("secom", remote, runtime=RuntimeConfig(max_new_tokens=8))  # auto: uncompressed units, said in the plan
+    secom = build_strategy(
+        "secom", remote, runtime=RuntimeConfig(max_new_tokens=8)
+    )  # auto: uncompressed units, said in the plan
     result = secom.respond(secom.new_session(), "I adopted a cat named Miso.")
     assert any("not compressed" in note for note in result.plan.notes)
 
 
 def test_cli_chat_streams_rea_and_vanilla_over_the_server(server):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "REA_OPENAI_BASE_URL": server.url, "REA_CODEC": "auto"}
-    out = subprocess.run([*REA, "chat", "--model", f"openai:{server.folder}", "--tokenizer", "packaged", "--max-new-tokens", "16"],
-                         input="What is the capital of France?\n/quit\n", capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "HF_HUB_OFFLINE": "1",
+        "REA_OPENAI_BASE_URL": server.url,
+        "REA_CODEC": "auto",
+    }
+    out = subprocess.run(
+        [*REA, "chat", "--model", f"openai:{server.folder}", "--tokenizer", "packaged", "--max-new-tokens", "16"],
+        input="What is the capital of France?\n/quit\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr
     assert "[rea] " in out.stdout and "[vanilla] " in out.stdout
     assert out.stdout.count("first token") == 2 and "(tokenizer)" not in out.stdout  # exact counts: no source label
@@ -103,9 +124,22 @@ def test_killing_the_server_mid_stream_leaves_the_session_unchanged(server, mode
         with pytest.raises(ServingError, match="cannot reach the model server"):  # down: retried, then one clear error
             rea.respond(session, "Are you there?")
         assert session.to_dict() == before
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "REA_OPENAI_BASE_URL": doomed.url, "REA_OPENAI_MAX_RETRIES": "1"}
-        out = subprocess.run([*REA, "chat", "-s", "vanilla", "--model", f"openai:{doomed.folder}", "--max-new-tokens", "8"],
-                             input="Hello?\n/quit\n", capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "HF_HUB_OFFLINE": "1",
+            "REA_OPENAI_BASE_URL": doomed.url,
+            "REA_OPENAI_MAX_RETRIES": "1",
+        }
+        out = subprocess.run(
+            [*REA, "chat", "-s", "vanilla", "--model", f"openai:{doomed.folder}", "--max-new-tokens", "8"],
+            input="Hello?\n/quit\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=ROOT,
+        )
         errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
         assert out.returncode == 0 and len(errors) == 1 and "cannot reach the model server" in errors[0], out.stderr
         assert "Traceback" not in out.stderr

@@ -10,21 +10,42 @@ import threading
 import numpy as np
 import pytest
 
-from app.tabs.compare import handlers
 from app.state import AppEngine
-from rea_core import build_strategy, REAConfig, RuntimeConfig, Settings
-from rea_core.types import ReplyForm
+from app.tabs.compare import handlers
+from rea_core import REAConfig, RuntimeConfig, Settings, build_strategy
 from rea_core.backends import load_generator
 from rea_core.compression import load_codec, shipped_codec_dir
 from rea_core.compression.background import LATENT_META
-from rea_core.compression.optimize import RECALL_REQUEST, OptimizeConfig, OptimizeWriter, fit_prompt, optimize_latents, reply_nll
+from rea_core.compression.optimize import (
+    RECALL_REQUEST,
+    OptimizeConfig,
+    OptimizeWriter,
+    fit_prompt,
+    optimize_latents,
+    reply_nll,
+)
 from rea_core.memory.episodic import Exchange
 from rea_core.session import ChatSession
+from rea_core.types import ReplyForm
 
 USER = "My sister Alice moved to Lisbon last spring for a job at a bakery."
 REPLY = "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastries."
-TURNS = [(USER, REPLY), ("She says the rent is high but the weather is great.", "Rents in Lisbon have risen a lot, but the mild climate makes up for it.")]
-OPTIMIZE = dict(codec_mode="optimize", latent_fit=OptimizeConfig(max_steps=3), reply_form="latent", tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0)
+TURNS = [
+    (USER, REPLY),
+    (
+        "She says the rent is high but the weather is great.",
+        "Rents in Lisbon have risen a lot, but the mild climate makes up for it.",
+    ),
+]
+OPTIMIZE = dict(
+    codec_mode="optimize",
+    latent_fit=OptimizeConfig(max_steps=3),
+    reply_form="latent",
+    tau_low=0.0,
+    tau_high=1.0,
+    recent_raw=0,
+    recent_compressed=0,
+)
 
 
 def test_optimized_latents_lower_the_reply_nll_below_the_user_only_control(models):
@@ -36,13 +57,17 @@ def test_optimized_latents_lower_the_reply_nll_below_the_user_only_control(model
     fitted = reply_nll(models.codec, USER, REPLY, fit.latents, cfg)
     assert abs(fitted - fit.nll) < 1e-3  # the reported NLL is the one of the returned latents
     assert fitted < control, (fitted, control)
-    assert fitted < reply_nll(models.codec, USER, REPLY, start.latents, cfg)  # the fit, not the slice-mean start, does it
+    assert fitted < reply_nll(
+        models.codec, USER, REPLY, start.latents, cfg
+    )  # the fit, not the slice-mean start, does it
 
 
 def test_recall_layout_fits_latents_read_one_turn_later(models):
     cfg = OptimizeConfig(max_steps=10, layout="recall")
     prompt = fit_prompt(models.codec, USER, cfg)
-    assert prompt.index("</latent><|im_end|>") < prompt.index(RECALL_REQUEST) and prompt.endswith("assistant\n")  # closed turn, then the request
+    assert prompt.index("</latent><|im_end|>") < prompt.index(RECALL_REQUEST) and prompt.endswith(
+        "assistant\n"
+    )  # closed turn, then the request
     assert cfg.key == "optimize-generate-recall" and OptimizeConfig().key == "optimize-generate"
     with pytest.raises(ValueError, match="layout must be one of reply, recall"):
         OptimizeConfig(layout="later")
@@ -60,13 +85,21 @@ def test_optimized_latents_save_and_load_with_the_session(models):
     rea.flush(session)  # a save waits for the whole budget
     for ex in session.episodes.exchanges:
         record = ex.meta[LATENT_META]
-        assert ex.latents.shape == (8, 576) and record["by"] == "optimize-generate" and record["stopped_by"] in ("budget", "accuracy")
-    loaded = ChatSession.from_json(session.to_json()).check_loaded(max_turns=10, max_chars=2000, max_instructions=16, latent_shape=(8, 1, 576))
+        assert (
+            ex.latents.shape == (8, 576)
+            and record["by"] == "optimize-generate"
+            and record["stopped_by"] in ("budget", "accuracy")
+        )
+    loaded = ChatSession.from_json(session.to_json()).check_loaded(
+        max_turns=10, max_chars=2000, max_instructions=16, latent_shape=(8, 1, 576)
+    )
     for a, b in zip(session.episodes.exchanges, loaded.episodes.exchanges):
         np.testing.assert_array_equal(a.latents, b.latents)
         assert a.meta == b.meta
     assert rea.catch_up_cost(loaded) == 0  # nothing to refit
-    encode = build_strategy("rea", models, REAConfig(**{**OPTIMIZE, "codec_mode": "encode"}), runtime=RuntimeConfig(max_new_tokens=8))
+    encode = build_strategy(
+        "rea", models, REAConfig(**{**OPTIMIZE, "codec_mode": "encode"}), runtime=RuntimeConfig(max_new_tokens=8)
+    )
     assert encode.catch_up_cost(loaded) == 2  # the encoder's latents are another thing: rewritten, not reused
 
     # The next turn never waits for a whole fit: a stopped job returns its start, marked unfinished, and continues later.
@@ -75,7 +108,9 @@ def test_optimized_latents_save_and_load_with_the_session(models):
     stop = threading.Event()
     stop.set()
     ex.latents, ex.meta[LATENT_META] = writer.write(ex, stop)
-    assert ex.meta[LATENT_META]["steps"] == 0 and ex.meta[LATENT_META]["stopped_by"] == "interrupted" and writer.needs(ex)
+    assert (
+        ex.meta[LATENT_META]["steps"] == 0 and ex.meta[LATENT_META]["stopped_by"] == "interrupted" and writer.needs(ex)
+    )
     ex.latents, ex.meta[LATENT_META] = writer.write(ex, threading.Event())
     assert ex.meta[LATENT_META]["stopped_by"] in ("budget", "accuracy") and not writer.needs(ex)
 
@@ -84,7 +119,12 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
     shipped = models.codec.measurements
     assert shipped is not None, "the packaged codec ships measurements.json"
     best = max(("latent-encode", "text"), key=lambda k: shipped["forms"][k]["gap_share"])
-    rea = build_strategy("rea", models, REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0), runtime=RuntimeConfig(max_new_tokens=8))
+    rea = build_strategy(
+        "rea",
+        models,
+        REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0),
+        runtime=RuntimeConfig(max_new_tokens=8),
+    )
     assert rea.reply_form.measure == best and rea.uses_latents == (best == "latent-encode")
 
     folder = tmp_path / "codec"  # the same codec with the opposite record
@@ -94,8 +134,12 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
     (folder / "measurements.json").write_text(json.dumps(flipped))
     generator = load_generator("packaged")
     codec = load_codec(generator, folder)
-    other = build_strategy("rea", models.__class__(generator=generator, embedder=models.embedder, codec=codec),
-                           REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0), runtime=RuntimeConfig(max_new_tokens=8))
+    other = build_strategy(
+        "rea",
+        models.__class__(generator=generator, embedder=models.embedder, codec=codec),
+        REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0),
+        runtime=RuntimeConfig(max_new_tokens=8),
+    )
     assert other.reply_form.form == "latent" and other.reply_form.gap_share == 0.9
     session = other.new_session()
     for user, reply in TURNS:
@@ -105,11 +149,20 @@ def test_default_form_follows_the_recorded_measurements(models, tmp_path):
 
 
 def test_app_form_control_switches_the_form_and_the_chip_says_it(models):
-    engine = AppEngine(models=models, settings=Settings(rea=REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0), runtime=RuntimeConfig(max_new_tokens=8)))
+    engine = AppEngine(
+        models=models,
+        settings=Settings(
+            rea=REAConfig(tau_low=0.0, tau_high=1.0, recent_raw=0, recent_compressed=0),
+            runtime=RuntimeConfig(max_new_tokens=8),
+        ),
+    )
     column = engine.new_column("rea")
     for user, reply in TURNS:
         handlers.respond_column(engine, column, user, 0.0, 1.0, reply=reply)
-    for form, chip, reply_form in (("latent", "8 latent vectors", ReplyForm.LATENT), ("text", "text-compressed", ReplyForm.TEXT_COMPRESSED)):
+    for form, chip, reply_form in (
+        ("latent", "8 latent vectors", ReplyForm.LATENT),
+        ("text", "text-compressed", ReplyForm.TEXT_COMPRESSED),
+    ):
         handlers.set_reply_form([column], form)
         handlers.respond_column(engine, column, "Where does Alice work?", 0.0, 1.0, reply="At a bakery.")
         assert column.error == ""

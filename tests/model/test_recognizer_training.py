@@ -18,10 +18,14 @@ def trained(models):
     import json
 
     rows = [json.loads(line) for line in LABELS.read_text().splitlines()]
-    validation = [{"text": "Please reply only in Italian from now on.", "label": "global"},
-                  {"text": "What is the boiling point of water?", "label": "ordinary"},
-                  {"text": "Thanks, that was really helpful!", "label": "ordinary"}]
-    return train_recognizer([r["text"] for r in rows], [r["label"] for r in rows], models.embedder, validation=validation)
+    validation = [
+        {"text": "Please reply only in Italian from now on.", "label": "global"},
+        {"text": "What is the boiling point of water?", "label": "ordinary"},
+        {"text": "Thanks, that was really helpful!", "label": "ordinary"},
+    ]
+    return train_recognizer(
+        [r["text"] for r in rows], [r["label"] for r in rows], models.embedder, validation=validation
+    )
 
 
 def test_training_reports_metrics_and_leaves_out_validation_texts(trained):
@@ -41,17 +45,20 @@ def test_trained_stage_two_decides_cue_bearing_inputs(trained, models, tmp_path)
     verdict = recognizer.recognize("Always keep your answers under twenty words.")
     assert verdict.stage == "trained" and verdict.label == "global" and verdict.score > 0.5
     assert recognizer.recognize("What's the weather like?").stage == "rules"
-    assert InstructionRecognizer(None).recognize("Always keep your answers under twenty words.").stage == "rules"  # default unchanged
+    assert (
+        InstructionRecognizer(None).recognize("Always keep your answers under twenty words.").stage == "rules"
+    )  # default unchanged
     assert loaded.p_global(["Never use emojis in your replies."], models.embedder)[0] == pytest.approx(
-        trained.model.p_global(["Never use emojis in your replies."], models.embedder)[0])
+        trained.model.p_global(["Never use emojis in your replies."], models.embedder)[0]
+    )
 
 
 def test_locked_database_keeps_the_label_pending_in_the_annotate_handler(tmp_path):
     from annotations import store_items as si
     from annotations.io import ImportRow
-    from app.tabs.annotate import handlers as ah
     from app.annotate_auth import Identity
     from app.state import AppEngine
+    from app.tabs.annotate import handlers as ah
 
     db = tmp_path / "ui.db"
     engine = AppEngine(models=None, database_url=f"sqlite:///{db}")

@@ -8,20 +8,25 @@ from dataclasses import replace
 import pytest
 
 from rea_core import REAConfig, Resolution, RuntimeConfig, Settings
-from rea_core.methods.rea.config import default_thresholds
 from rea_core.evals import retrieval as R
+from rea_core.methods.rea.config import default_thresholds
 from rea_core.methods.rea.strategy import REAStrategy
 
 HISTORY = [
     ("Give me three names for a coffee shop by the sea.", "1. Tide & Bean 2. Harbor Roast 3. Saltwater Cafe"),
     ("How many moons does Mars have?", "Mars has two moons, Phobos and Deimos."),
     ("Any tips for sleeping better?", "Keep a regular schedule, avoid screens late and keep the room cool."),
-    ("What is a good stretch for the lower back?", "Try the child's pose: kneel, sit back on your heels and reach forward."),
+    (
+        "What is a good stretch for the lower back?",
+        "Try the child's pose: kneel, sit back on your heels and reach forward.",
+    ),
 ]
 
 
 def strategy(models, **overrides) -> REAStrategy:
-    return REAStrategy(models.generator, models.embedder, REAConfig(**overrides), runtime=RuntimeConfig(), recognizer=None, codec=None)
+    return REAStrategy(
+        models.generator, models.embedder, REAConfig(**overrides), runtime=RuntimeConfig(), recognizer=None, codec=None
+    )
 
 
 def decisions_for(s: REAStrategy, query: str, history=HISTORY):
@@ -34,7 +39,10 @@ def decisions_for(s: REAStrategy, query: str, history=HISTORY):
 
 @pytest.mark.parametrize("scorer", ["hybrid", "exchange", "minilm", "sentence"])
 def test_each_scorer_keeps_the_exchange_a_direct_question_needs(models, scorer):
-    decisions = decisions_for(strategy(models, scorer=scorer, recent_raw=0, recent_compressed=0, referent_top_k=0), "Which moons orbit Mars, Phobos and what else?")
+    decisions = decisions_for(
+        strategy(models, scorer=scorer, recent_raw=0, recent_compressed=0, referent_top_k=0),
+        "Which moons orbit Mars, Phobos and what else?",
+    )
     best = max(decisions, key=lambda d: d.score)
     assert best.turn == 1 and best.resolution is not Resolution.OMIT
     assert decisions[0].resolution is Resolution.OMIT  # the coffee-shop names are not needed here
@@ -56,17 +64,33 @@ def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
     url = f"sqlite:///{tmp_path / 'marks.db'}"
     upgrade(url)
     Session = session_factory(create_db_engine(url))
-    turns = [{"user": u, "assistant": r} for u, r in HISTORY] + [{"user": "Make them sound more playful.", "assistant": "Sure!"}]
+    turns = [{"user": u, "assistant": r} for u, r in HISTORY] + [
+        {"user": "Make them sound more playful.", "assistant": "Sure!"}
+    ]
     with Session() as session:
-        add_failure_mark(session, annotator="ana", conversation_id="cafe", query_turn=4, exchange_turn=0, query_text=turns[4]["user"],
-                         exchange_user=turns[0]["user"], exchange_reply=turns[0]["assistant"], score=0.1, tau_low=0.5, tau_high=0.7,
-                         source="test.jsonl", context=json.dumps(turns))
+        add_failure_mark(
+            session,
+            annotator="ana",
+            conversation_id="cafe",
+            query_turn=4,
+            exchange_turn=0,
+            query_text=turns[4]["user"],
+            exchange_user=turns[0]["user"],
+            exchange_reply=turns[0]["assistant"],
+            score=0.1,
+            tau_low=0.5,
+            tau_high=0.7,
+            source="test.jsonl",
+            context=json.dumps(turns),
+        )
         out = tmp_path / "marks.jsonl"
         assert export_failure_marks_jsonl(session, out) == 1
     (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert row["turns"][4]["needed"] == [0] and row["id"] == "cafe"
     cases = R.load_needed_jsonl(out)
-    results = R.evaluate(models, Settings(), cases, ["rea", "rea-first-release", "recency"], tmp_path / "run", dataset="marks")
+    results = R.evaluate(
+        models, Settings(), cases, ["rea", "rea-first-release", "recency"], tmp_path / "run", dataset="marks"
+    )
     assert results["policies"]["rea"]["all_kept"] == 1.0
     assert results["policies"]["rea-first-release"]["all_kept"] == 0.0  # the miss that was marked
     assert (tmp_path / "run" / "report.html").exists()
@@ -99,7 +123,12 @@ def test_the_sliders_never_move_the_working_memory_window(models):
     last = s.respond(session, "What is a good breakfast before a run?", reply="Oats and a banana.")
     for lo, hi in ((0.0, 0.0), (0.2, 0.36), (0.6, 0.9), (1.0, 1.0)):
         _, decisions = s.redecide(session, last, tau_low=lo, tau_high=hi)
-        assert [(d.turn, d.resolution, d.reason) for d in decisions[-2:]] == [(2, Resolution.RAW, Reason.RECENT), (3, Resolution.RAW, Reason.RECENT)]
+        assert [(d.turn, d.resolution, d.reason) for d in decisions[-2:]] == [
+            (2, Resolution.RAW, Reason.RECENT),
+            (3, Resolution.RAW, Reason.RECENT),
+        ]
         assert decisions[1].resolution is not Resolution.OMIT  # the band before the window
         if lo == 1.0:
-            assert decisions[0].resolution is Resolution.OMIT and decisions[0].reason is Reason.SCORE  # outside: the thresholds decide
+            assert (
+                decisions[0].resolution is Resolution.OMIT and decisions[0].reason is Reason.SCORE
+            )  # outside: the thresholds decide

@@ -9,10 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from rea_core import build_strategy, RuntimeConfig
+from rea_core import RuntimeConfig, build_strategy
 from rea_core.types import InstructionEntry
 
-CASES = [json.loads(line) for line in (Path(__file__).resolve().parents[2] / "rea_core" / "data" / "revocation_set.jsonl").read_text().splitlines() if line.strip()]
+CASES = [
+    json.loads(line)
+    for line in (Path(__file__).resolve().parents[2] / "rea_core" / "data" / "revocation_set.jsonl")
+    .read_text()
+    .splitlines()
+    if line.strip()
+]
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from app.tabs.compare import handlers
 from app.state import AppEngine
+from app.tabs.compare import handlers
 from rea_core import RuntimeConfig, Settings
 from rea_core.session import load_sessions
 
@@ -18,13 +18,33 @@ INSTRUCTION = "From now on, answer in lowercase."
 
 @pytest.fixture(scope="module")
 def engine(models, tmp_path_factory):
-    return AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=f"sqlite:///{tmp_path_factory.mktemp('save') / 'a.db'}")
+    return AppEngine(
+        models=models,
+        settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)),
+        database_url=f"sqlite:///{tmp_path_factory.mktemp('save') / 'a.db'}",
+    )
 
 
 def chat(*args, stdin: str):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    proc = subprocess.run([sys.executable, "-m", "rea_core.cli.main", "chat", "--strategy", "rea,vanilla", "--max-new-tokens", "8", *args],
-                          input=stdin, capture_output=True, text=True, env=env, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rea_core.cli.main",
+            "chat",
+            "--strategy",
+            "rea,vanilla",
+            "--max-new-tokens",
+            "8",
+            *args,
+        ],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -37,7 +57,9 @@ def test_a_chat_saved_by_the_cli_loads_in_the_app(engine, tmp_path):
     assert [c.strategy for c in columns] == ["rea", "vanilla"]
     for column in columns:
         assert column.session.n_turns == 2 and "Biscuit" in column.session.episodes.exchanges[1].user
-        assert engine.strategy(column.strategy).catch_up_cost(column.session) == 0  # flushed: embeddings and latents are in the file
+        assert (
+            engine.strategy(column.strategy).catch_up_cost(column.session) == 0
+        )  # flushed: embeddings and latents are in the file
     assert columns[0].session.instructions.texts() == [INSTRUCTION]
 
 

@@ -7,8 +7,7 @@ Replayed turns (``reply=...``) keep these fast: the memory work (segmenting, com
 
 from dataclasses import replace
 
-
-from rea_core import build_strategy, COMEDYConfig, RuntimeConfig, SeComConfig
+from rea_core import COMEDYConfig, RuntimeConfig, SeComConfig, build_strategy
 from rea_core.methods.secom.compressor import PerplexityCompressor
 from rea_core.methods.secom.segmenter import TopicSegmenter, validate_spans
 from rea_core.session import ChatSession
@@ -32,7 +31,9 @@ def replay(strategy, turns):
 
 
 def test_secom_segments_cover_every_turn_once_in_order(models):
-    secom = build_strategy("secom", models, SeComConfig(segmenter="embedding", segment_window=3), runtime=RuntimeConfig(max_new_tokens=16))
+    secom = build_strategy(
+        "secom", models, SeComConfig(segmenter="embedding", segment_window=3), runtime=RuntimeConfig(max_new_tokens=16)
+    )
     session, _ = replay(secom, TURNS)
     units = secom.units(session)
     spans = [(u["start"], u["end"]) for u in units]
@@ -61,17 +62,34 @@ def test_llm_segmenter_parses_or_falls_back_with_a_note(models):
 
 
 def test_compressed_units_are_shorter_and_keep_named_entities(models):
-    text = ("[user]: My sister Mei and I are flying to Kyoto on April 3rd, and we booked the Hotel Granvia near the station.\n"
-            "[agent]: That is a lovely plan! In early April the cherry blossoms at Maruyama Park and along the Philosopher's Path "
-            "are usually at their best, so you should try to go there early in the morning before it gets very crowded.")
+    text = (
+        "[user]: My sister Mei and I are flying to Kyoto on April 3rd, and we booked the Hotel Granvia near the station.\n"
+        "[agent]: That is a lovely plan! In early April the cherry blossoms at Maruyama Park and along the Philosopher's Path "
+        "are usually at their best, so you should try to go there early in the morning before it gets very crowded."
+    )
     out = PerplexityCompressor(models.generator, rate=0.75).compress(text)
     assert out.tokens < out.original_tokens and out.tokens <= 0.85 * out.original_tokens
-    for entity in ("Mei", "Kyoto", "April", "3rd", "Hotel", "Granvia", "Maruyama", "Park", "Philosopher's", "Path", "[user]:", "[agent]:"):
+    for entity in (
+        "Mei",
+        "Kyoto",
+        "April",
+        "3rd",
+        "Hotel",
+        "Granvia",
+        "Maruyama",
+        "Park",
+        "Philosopher's",
+        "Path",
+        "[user]:",
+        "[agent]:",
+    ):
         assert entity in out.text
 
 
 def test_comedy_memory_has_three_parts_after_two_sessions(models):
-    comedy = build_strategy("comedy", models, COMEDYConfig(session_turns=2, memory_tokens=48), runtime=RuntimeConfig(max_new_tokens=16))
+    comedy = build_strategy(
+        "comedy", models, COMEDYConfig(session_turns=2, memory_tokens=48), runtime=RuntimeConfig(max_new_tokens=16)
+    )
     session, _ = replay(comedy, TURNS[:5])
     memory = session.memory
     assert [(s["start"], s["end"]) for s in memory["sessions"]] == [(0, 1), (2, 3)] and memory["session_start"] == 4
@@ -89,7 +107,9 @@ def test_comedy_parse_failure_falls_back_and_says_so(models):
     from app.views.prompt import render_prompt_view
 
     # 8 new tokens cannot hold "User Description: ...###Relationship Description: ...###Event Description: ..."
-    comedy = build_strategy("comedy", models, COMEDYConfig(session_turns=2, memory_tokens=8), runtime=RuntimeConfig(max_new_tokens=8))
+    comedy = build_strategy(
+        "comedy", models, COMEDYConfig(session_turns=2, memory_tokens=8), runtime=RuntimeConfig(max_new_tokens=8)
+    )
     session, _ = replay(comedy, TURNS[:2])
     assert session.memory["compressive"]["method"] == "rule"
     result = comedy.respond(session, "Do you remember my trip?")  # generated: the chat goes on
@@ -98,7 +118,10 @@ def test_comedy_parse_failure_falls_back_and_says_so(models):
 
 
 def test_save_load_and_undo_keep_strategy_memory(models, tmp_path):
-    for name, config in (("secom", SeComConfig(segmenter="embedding", segment_window=2)), ("comedy", COMEDYConfig(session_turns=2, memory_tokens=16))):
+    for name, config in (
+        ("secom", SeComConfig(segmenter="embedding", segment_window=2)),
+        ("comedy", COMEDYConfig(session_turns=2, memory_tokens=16)),
+    ):
         strategy = build_strategy(name, models, config)
         session, _ = replay(strategy, TURNS[:4])
         loaded = ChatSession.load(session.save(tmp_path / f"{name}.json"))

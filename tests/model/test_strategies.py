@@ -3,17 +3,18 @@
 from dataclasses import replace
 
 import numpy as np
-
-
 import pytest
 
-from rea_core import build_strategy, ChatSession, REAConfig, Resolution, RuntimeConfig
+from rea_core import ChatSession, REAConfig, Resolution, RuntimeConfig, build_strategy
 from rea_core.errors import InputError
 from rea_core.types import SegmentKind
 
 HISTORY = [
     ("From now on, answer in lowercase.", "ok, i will answer in lowercase."),
-    ("I have a fiddle-leaf fig and a snake plant at home.", "Nice! Fiddle-leaf figs like bright indirect light; snake plants tolerate shade."),
+    (
+        "I have a fiddle-leaf fig and a snake plant at home.",
+        "Nice! Fiddle-leaf figs like bright indirect light; snake plants tolerate shade.",
+    ),
     ("What's the best way to learn Spanish?", "Practice daily, speak with native speakers and use spaced repetition."),
 ]
 
@@ -77,7 +78,9 @@ def test_scores_follow_hcr_thresholds(rea, models):
     scores = rea.score(session, "Tell me more about my fiddle-leaf fig and snake plant.")
     lo = float(scores.max()) - 1e-6
     exchanges = session.episodes.exchanges
-    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0))  # thresholds alone: no window, no likely referents
+    rea = rea.with_config(
+        replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0)
+    )  # thresholds alone: no window, no likely referents
     _, decisions = rea.replan("q", exchanges, [], scores, (lo, lo))
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
     _, decisions = rea.replan("q", exchanges, [], scores, (1.0, 1.0))
@@ -142,7 +145,9 @@ def test_damaged_session_file_is_a_clear_error(tmp_path):
 
 
 def test_redecide_uses_cached_scores_and_undo_restores(rea):
-    rea = rea.with_config(replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0))  # thresholds alone decide here
+    rea = rea.with_config(
+        replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0)
+    )  # thresholds alone decide here
     session = rea.new_session()
     replay(rea, session)
     last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
@@ -156,15 +161,32 @@ def test_redecide_uses_cached_scores_and_undo_restores(rea):
     assert session.n_turns == 3 and session.episodes.n_embedded == 3 and len(session.log) == 3
     assert session.instructions.texts() == ["From now on, answer in lowercase."]
     stricter = rea.with_config(rea.config.with_thresholds(0.9, 0.95))
-    assert stricter.generator is rea.generator and stricter.config.tau_low == 0.9 and rea.config.tau_low == REAConfig().tau_low  # unchanged
+    assert (
+        stricter.generator is rea.generator
+        and stricter.config.tau_low == 0.9
+        and rea.config.tau_low == REAConfig().tau_low
+    )  # unchanged
 
 
 def test_trace_finds_the_h3_style_omission(rea, examples_dir):
     from rea_core import load_conversations
     from rea_core.retrieval.trace import trace_conversation
 
-    (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"]
-    first_release = rea.with_config(replace(rea.config, scorer="minilm", tau_low=0.5, tau_high=0.7, recent_raw=0, recent_compressed=0, referent_top_k=0, follow_up_prior=0.0))
+    (conv,) = [
+        c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"
+    ]
+    first_release = rea.with_config(
+        replace(
+            rea.config,
+            scorer="minilm",
+            tau_low=0.5,
+            tau_high=0.7,
+            recent_raw=0,
+            recent_compressed=0,
+            referent_top_k=0,
+            follow_up_prior=0.0,
+        )
+    )
     trace = trace_conversation(first_release, conv)
     last = trace.turns[-1]
     assert last.user == "How often should I water them?" and not last.generated and last.reply == ""

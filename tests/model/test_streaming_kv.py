@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import build_strategy, RuntimeConfig, Settings
+from rea_core import RuntimeConfig, Settings, build_strategy
 from rea_core.backends.hf import HFGenerator
 from rea_core.backends.kv_cache import CacheLimits
 from rea_core.loading import Models
@@ -49,7 +49,9 @@ def test_greedy_replies_identical_with_and_without_kv_reuse(models, name):
     assert all(r.generation.reused_tokens == 0 for r in plain)
     reused = [r.generation.reused_tokens for r in cached]
     assert reused[0] == 0 and "full prefill" in cached[0].generation.cache_note
-    assert sum(r > 0 for r in reused[1:]) >= 7, reused  # later turns reuse a prefix (system prompt, IM, earlier exchanges)
+    assert sum(r > 0 for r in reused[1:]) >= 7, (
+        reused
+    )  # later turns reuse a prefix (system prompt, IM, earlier exchanges)
     assert all(r.generation.cache_bytes > 0 for r in cached)
     assert all(r.generation.ttft_s is not None and r.generation.ttft_s <= r.generation.wall_s for r in cached)
 
@@ -72,7 +74,11 @@ def vanilla_stats(result) -> str:
 
 def test_cache_is_bounded_by_sessions_and_bytes(models):
     g = sibling(models, cache_limits=CacheLimits(max_sessions=2, max_bytes=64 * 2**20))
-    vanilla = build_strategy("vanilla", Models(generator=g, embedder=models.embedder), runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=True))
+    vanilla = build_strategy(
+        "vanilla",
+        Models(generator=g, embedder=models.embedder),
+        runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=True),
+    )
     sessions = [vanilla.new_session() for _ in range(3)]
     for i, s in enumerate(sessions):
         vanilla.respond(s, f"Say the number {i}.")
@@ -81,7 +87,11 @@ def test_cache_is_bounded_by_sessions_and_bytes(models):
     assert set(usage) == {vanilla.cache_key(s) for s in sessions[1:]}  # one entry per session, keyed by session
     one = max(usage.values())
     tight = sibling(models, cache_limits=CacheLimits(max_sessions=8, max_bytes=one + one // 2))
-    v2 = build_strategy("vanilla", Models(generator=tight, embedder=models.embedder), runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=True))
+    v2 = build_strategy(
+        "vanilla",
+        Models(generator=tight, embedder=models.embedder),
+        runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=True),
+    )
     for i in range(3):
         v2.respond(v2.new_session(), f"Say the number {i}.")
     assert sum(tight.prefix_cache.usage().values()) <= one + one // 2 and len(tight.prefix_cache) == 1
@@ -112,8 +122,8 @@ def test_stream_pieces_make_the_reply_and_a_stopped_reply_changes_nothing(models
 def test_app_streams_both_columns_and_stop_keeps_the_conversation(models):
     import threading
 
-    from app.tabs.compare import handlers
     from app.state import AppEngine
+    from app.tabs.compare import handlers
 
     engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=48, kv_reuse=True)))
     columns = [engine.new_column("rea"), engine.new_column("vanilla")]

@@ -4,19 +4,34 @@ import pytest
 
 from annotations import create_db_engine, session_factory, store_items, triage, upgrade
 from annotations.io import ImportRow
+from rea_core import RuntimeConfig, Settings
 from rea_core.recognizer import OTHER, InstructionRecognizer, build_recognizer, rule_stage
 from rea_core.recognizer.trained import fit
-from rea_core import RuntimeConfig, Settings
 
 GATE_STOPPED_GLOBAL = "Detective mode."  # no cue of any gate family, yet a standing wish
 
 # What an adjudicator labels in the studio before "Train recognizer": terse persona switches are global.
-STUDIO_LABELS = [("Pirate mode.", "global"), ("Cowboy mode.", "global"), ("Robot mode.", "global"), ("Wizard mode.", "global"),
-                 ("Butler mode.", "global"), ("Knight mode.", "global"), ("What is the capital of Peru?", "ordinary"),
-                 ("Good morning!", "ordinary"), ("How far is the moon?", "ordinary"), ("Who wrote Hamlet?", "ordinary"),
-                 ("Thanks a lot!", "ordinary"), ("Why is the sky blue?", "ordinary"), ("Write a poem about rain.", "task"),
-                 ("Write a poem about the sea.", "task"), ("Write a story about a cat.", "task"), ("Write a haiku about snow.", "task")]
-FALSE_ALARM = "Write a poem called 'For the rest of our chat'."  # stage 1 stores it: a persistence marker and a directive
+STUDIO_LABELS = [
+    ("Pirate mode.", "global"),
+    ("Cowboy mode.", "global"),
+    ("Robot mode.", "global"),
+    ("Wizard mode.", "global"),
+    ("Butler mode.", "global"),
+    ("Knight mode.", "global"),
+    ("What is the capital of Peru?", "ordinary"),
+    ("Good morning!", "ordinary"),
+    ("How far is the moon?", "ordinary"),
+    ("Who wrote Hamlet?", "ordinary"),
+    ("Thanks a lot!", "ordinary"),
+    ("Why is the sky blue?", "ordinary"),
+    ("Write a poem about rain.", "task"),
+    ("Write a poem about the sea.", "task"),
+    ("Write a story about a cat.", "task"),
+    ("Write a haiku about snow.", "task"),
+]
+FALSE_ALARM = (
+    "Write a poem called 'For the rest of our chat'."  # stage 1 stores it: a persistence marker and a directive
+)
 
 
 @pytest.fixture()
@@ -25,9 +40,20 @@ def db(tmp_path):
     upgrade(engine)
     Session = session_factory(engine)
     with Session() as s:
-        store_items.import_rows(s, [ImportRow(t) for t in (
-            "What is the capital of Chile?", "Good evening!", GATE_STOPPED_GLOBAL,
-            FALSE_ALARM, "Always answer in French.")], source="t")
+        store_items.import_rows(
+            s,
+            [
+                ImportRow(t)
+                for t in (
+                    "What is the capital of Chile?",
+                    "Good evening!",
+                    GATE_STOPPED_GLOBAL,
+                    FALSE_ALARM,
+                    "Always answer in French.",
+                )
+            ],
+            source="t",
+        )
     return Session
 
 
@@ -46,9 +72,15 @@ def test_likely_missed_queue_surfaces_a_gate_rejected_global(db, studio_version)
     assert rule_stage(GATE_STOPPED_GLOBAL)[0] == OTHER  # stage 1 stops it: REA would never store it
     with db() as s:
         found = triage.next_in_mode(s, "alice", triage.MISSED, studio_version)
-    assert found is not None and found.item.text == GATE_STOPPED_GLOBAL and found.p_global >= studio_version.trained.threshold
+    assert (
+        found is not None
+        and found.item.text == GATE_STOPPED_GLOBAL
+        and found.p_global >= studio_version.trained.threshold
+    )
     with db() as s:
-        assert [t.item.text for t in triage.likely_missed(store_items.open_items(s, "alice"), studio_version)] == [GATE_STOPPED_GLOBAL]
+        assert [t.item.text for t in triage.likely_missed(store_items.open_items(s, "alice"), studio_version)] == [
+            GATE_STOPPED_GLOBAL
+        ]
     with db() as s:  # once labeled, it leaves the queue
         store_items.record_label(s, "alice", found.item.id, "global")
     with db() as s:
@@ -63,10 +95,18 @@ def test_likely_false_alarm_queue_surfaces_a_stored_input_that_looks_like_a_task
 
 
 def test_caught_misses_and_metrics_by_source(recognizer):
-    globals_ = ["Keep a formal tone with me throughout our conversation.", "From now on, answer in lowercase.", "Call me Sam."]
+    globals_ = [
+        "Keep a formal tone with me throughout our conversation.",
+        "From now on, answer in lowercase.",
+        "Call me Sam.",
+    ]
     missed, caught = triage.caught_misses(InstructionRecognizer(None), recognizer, globals_)
     assert (missed, caught) == (2, 2)  # rules alone store only the "from now on" one
-    rows = [(globals_[0], "global", "fresh"), ("I always forget my keys.", "ordinary", "fresh"), ("Call me Sam.", "global", "hand")]
+    rows = [
+        (globals_[0], "global", "fresh"),
+        ("I always forget my keys.", "ordinary", "fresh"),
+        ("Call me Sam.", "global", "hand"),
+    ]
     m = triage.metrics_by_source(recognizer, rows)
     assert m["fresh"]["recall"] == 1.0 and m["fresh"]["precision"] == 1.0 and m["hand"]["n"] == 1
     with pytest.raises(ValueError, match="trained stage 2"):
@@ -75,15 +115,21 @@ def test_caught_misses_and_metrics_by_source(recognizer):
 
 def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_input(models, tmp_path):
     """Issue 11: the numbers the Review tab shows come from the recognizer the app runs, input by input."""
-    from app.tabs.review import handlers as review_handlers
-    from app.state import AppEngine
     from annotations.training import train_from_store, validation_rows
+    from app.state import AppEngine
+    from app.tabs.review import handlers as review_handlers
     from rea_core.recognizer import GLOBAL
     from rea_core.recognizer.metrics import decision_threshold, recognizer_scores
 
-    engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=f"sqlite:///{tmp_path / 'review.db'}")
+    engine = AppEngine(
+        models=models,
+        settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)),
+        database_url=f"sqlite:///{tmp_path / 'review.db'}",
+    )
     with engine.db() as s:
-        store_items.import_rows(s, [ImportRow(t, labels=[("alice", lab)]) for t, lab in STUDIO_LABELS], source="studio")
+        store_items.import_rows(
+            s, [ImportRow(t, labels=[("alice", lab)]) for t, lab in STUDIO_LABELS], source="studio"
+        )
     version = train_from_store(engine.db, models.embedder, created_by="alice")
     assert review_handlers.apply_active(engine) == f"version {version.id}"
     app_recognizer = engine.strategy("rea").recognizer
@@ -95,5 +141,9 @@ def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_in
     assert predicted_by_metrics == predicted_by_app
     (tn, fp), (fn, tp) = version.metrics["validation"]["pipeline"]["confusion"]  # the version table's numbers
     is_global = [g == GLOBAL for g in gold]
-    assert tp == sum(p and g for p, g in zip(predicted_by_app, is_global)) and fp == sum(p and not g for p, g in zip(predicted_by_app, is_global))
-    assert fn == sum(g and not p for p, g in zip(predicted_by_app, is_global)) and tn == sum(not p and not g for p, g in zip(predicted_by_app, is_global))
+    assert tp == sum(p and g for p, g in zip(predicted_by_app, is_global)) and fp == sum(
+        p and not g for p, g in zip(predicted_by_app, is_global)
+    )
+    assert fn == sum(g and not p for p, g in zip(predicted_by_app, is_global)) and tn == sum(
+        not p and not g for p, g in zip(predicted_by_app, is_global)
+    )

@@ -34,8 +34,22 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.log = open(tmp / f"serve-{self.port}.log", "w")
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error"}
-        self.proc = subprocess.Popen([str(BIN / "transformers"), "serve", self.folder, "--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu"],
-                                     stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        self.proc = subprocess.Popen(
+            [
+                str(BIN / "transformers"),
+                "serve",
+                self.folder,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--device",
+                "cpu",
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
         deadline = time.time() + 180
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -50,7 +64,9 @@ class Server:
         raise RuntimeError("transformers serve did not become healthy within 180 s")
 
     def generator(self, **kwargs) -> OpenAIGenerator:
-        return OpenAIGenerator(self.folder, base_url=self.url, **{"timeout_s": 60, "max_retries": 1, "backoff_s": 0.2, **kwargs})
+        return OpenAIGenerator(
+            self.folder, base_url=self.url, **{"timeout_s": 60, "max_retries": 1, "backoff_s": 0.2, **kwargs}
+        )
 
     def stop(self) -> None:
         if self.proc.poll() is None:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from rea_core import build_strategy, RuntimeConfig
+from rea_core import RuntimeConfig, build_strategy
 from rea_core.types import SegmentKind
 
 pytestmark = pytest.mark.slow

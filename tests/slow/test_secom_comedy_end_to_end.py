@@ -4,7 +4,7 @@ BM25; COMEDY sessions closing mid-conversation)."""
 
 import pytest
 
-from rea_core import build_strategy, COMEDYConfig, RuntimeConfig, SeComConfig
+from rea_core import COMEDYConfig, RuntimeConfig, SeComConfig, build_strategy
 
 pytestmark = pytest.mark.slow
 
@@ -22,10 +22,13 @@ CONVERSATION = [
 ]
 
 
-@pytest.mark.parametrize("name, config", [
-    ("secom", SeComConfig(segment_window=4)),
-    ("comedy", COMEDYConfig(session_turns=4, memory_tokens=64)),
-])
+@pytest.mark.parametrize(
+    "name, config",
+    [
+        ("secom", SeComConfig(segment_window=4)),
+        ("comedy", COMEDYConfig(session_turns=4, memory_tokens=64)),
+    ],
+)
 def test_ten_turns_end_to_end(models, name, config):
     strategy = build_strategy(name, models, config, runtime=RuntimeConfig(max_new_tokens=24))
     session = strategy.new_session()

@@ -88,12 +88,18 @@ def test_migrations_match_models_and_downgrade(db_url):
 
 def test_import_deduplicates_and_attaches_labels(Session):
     with Session() as s:
-        r = si.import_rows(s, rows("Always answer in French.", "always   answer in FRENCH.", "Hi there!"), source="a.jsonl")
+        r = si.import_rows(
+            s, rows("Always answer in French.", "always   answer in FRENCH.", "Hi there!"), source="a.jsonl"
+        )
         assert (r.n_new_items, r.n_duplicates) == (2, 1)
-        again = si.import_rows(s, [ImportRow("Hi there!", labels=[("ann", "ordinary")])], source="b.jsonl", annotator="ann")
+        again = si.import_rows(
+            s, [ImportRow("Hi there!", labels=[("ann", "ordinary")])], source="b.jsonl", annotator="ann"
+        )
         assert (again.n_new_items, again.n_labels) == (0, 1)
         assert si.count_items(s) == 2
-        assert [x["labels"] for x in sr.export_rows(s) if x["text"] == "Hi there!"] == [[{"annotator": "ann", "label": "ordinary"}]]
+        assert [x["labels"] for x in sr.export_rows(s) if x["text"] == "Hi there!"] == [
+            [{"annotator": "ann", "label": "ordinary"}]
+        ]
 
 
 def test_bad_line_is_named_and_nothing_of_the_file_is_imported(Session, tmp_path):
@@ -138,7 +144,9 @@ def test_queue_unlabeled_first_then_least_sure_and_double_share(Session):
     with Session() as s:
         si.import_rows(s, rows(*(f"text {i}" for i in range(200))), source="share", double_share=0.2)
         n_double = sum(1 for r in sr.export_rows(s) if r["text"].startswith("text "))
-        share = s.execute(text("SELECT AVG(CASE WHEN double THEN 1.0 ELSE 0.0 END) FROM items WHERE text LIKE 'text %'")).scalar_one()
+        share = s.execute(
+            text("SELECT AVG(CASE WHEN double THEN 1.0 ELSE 0.0 END) FROM items WHERE text LIKE 'text %'")
+        ).scalar_one()
     assert n_double == 200 and 0.1 < float(share) < 0.3
 
 
@@ -179,9 +187,21 @@ def test_adjudication_needs_the_role_and_wins_over_majority(Session):
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
 def test_export_import_round_trip(Session, db_url, tmp_path, fmt):
     with Session() as s:
-        si.import_rows(s, [ImportRow("From now on, use metric units.", source="hw", context="turn 1", labels=[("a", "global"), ("b", "global")]),
-                           ImportRow("Write a limerick, no commas.", source="hw", labels=[("a", "task"), ("b", "ordinary")]),
-                           ImportRow("What's up?", source="chat", labels=[("a", "ordinary")]), ImportRow("unlabeled one", source="x")], source="rt")
+        si.import_rows(
+            s,
+            [
+                ImportRow(
+                    "From now on, use metric units.",
+                    source="hw",
+                    context="turn 1",
+                    labels=[("a", "global"), ("b", "global")],
+                ),
+                ImportRow("Write a limerick, no commas.", source="hw", labels=[("a", "task"), ("b", "ordinary")]),
+                ImportRow("What's up?", source="chat", labels=[("a", "ordinary")]),
+                ImportRow("unlabeled one", source="x"),
+            ],
+            source="rt",
+        )
         si.ensure_annotator(s, "boss", "adjudicator")
         sr.adjudicate(s, sr.disagreements(s)[0].item_id, "task", "boss")
         before = sr.export_rows(s)
@@ -220,7 +240,9 @@ def test_export_loads_with_datasets_or_pandas(Session, tmp_path):
         assert pd.read_parquet(tmp_path / "e.parquet")["final_label"].tolist() == ["global"]
         return
     for fmt, builder in (("jsonl", "json"), ("csv", "csv"), ("parquet", "parquet")):
-        ds = datasets.load_dataset(builder, data_files=str(tmp_path / f"e.{fmt}"), cache_dir=str(tmp_path / "hf"))["train"]
+        ds = datasets.load_dataset(builder, data_files=str(tmp_path / f"e.{fmt}"), cache_dir=str(tmp_path / "hf"))[
+            "train"
+        ]
         assert ds[0]["final_label"] == "global" and ds[0]["text"] == "Always be brief."
 
 
@@ -233,6 +255,7 @@ def test_concurrent_labeling_from_threads_loses_nothing(Session):
         with Session() as s:
             for i in ids:
                 si.record_label(s, f"t{worker}", i, ("global", "task", "ordinary")[(i + worker) % 3])
+
     with ThreadPoolExecutor(6) as pool:
         list(pool.map(work, range(6)))
     with Session() as s:
@@ -259,13 +282,18 @@ def test_concurrent_labeling_from_processes_loses_nothing(Session, db_url):
     with Session() as s:
         si.import_rows(s, rows(*(f"p item {i}" for i in range(25))), source="p")
         ids = ",".join(str(i) for i, _ in sr.item_texts(s))
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, db_url, f"proc{n}", ids], stderr=subprocess.PIPE, text=True) for n in range(4)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WORKER, db_url, f"proc{n}", ids], stderr=subprocess.PIPE, text=True)
+        for n in range(4)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     with Session() as s:
         assert s.execute(text("SELECT COUNT(*) FROM label_events")).scalar_one() == 4 * 25 * 2
-        assert s.execute(text("SELECT COUNT(*) FROM current_labels")).scalar_one() == 5 * 25  # one per annotator and item
+        assert (
+            s.execute(text("SELECT COUNT(*) FROM current_labels")).scalar_one() == 5 * 25
+        )  # one per annotator and item
 
 
 def test_locked_sqlite_raises_store_error_and_saves_nothing(tmp_path):
@@ -309,8 +337,18 @@ def test_cohen_kappa_hand_computed():
 
 def test_fleiss_kappa_hand_computed():
     # Fleiss (1971) worked example as on Wikipedia: 10 subjects, 14 raters, 5 categories -> 0.210
-    table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-             [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    table = [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
     items = [{str(j): n for j, n in enumerate(row)} for row in table]
     assert fleiss_kappa(items) == pytest.approx(0.2099, abs=1e-4)
     # Two raters on every item: Fleiss reduces to Scott's pi. a=[g,g,t,o], b=[g,t,t,o]:
@@ -323,9 +361,20 @@ def test_fleiss_kappa_hand_computed():
 def test_kappa_from_the_store_matches_hand_computation(Session):
     with Session() as s:
         pairs = [("g", "g"), ("g", "t"), ("t", "t"), ("o", "o")]
-        si.import_rows(s, [ImportRow(f"k{i}", labels=[("a", {"g": "global", "t": "task", "o": "ordinary"}[x]),
-                                                      ("b", {"g": "global", "t": "task", "o": "ordinary"}[y])])
-                           for i, (x, y) in enumerate(pairs)], source="k")
+        si.import_rows(
+            s,
+            [
+                ImportRow(
+                    f"k{i}",
+                    labels=[
+                        ("a", {"g": "global", "t": "task", "o": "ordinary"}[x]),
+                        ("b", {"g": "global", "t": "task", "o": "ordinary"}[y]),
+                    ],
+                )
+                for i, (x, y) in enumerate(pairs)
+            ],
+            source="k",
+        )
         stats = sr.agreement_stats(s)
     # a = g g t o, b = g t t o: p_o = 3/4, p_e = (2*1 + 1*2 + 1*1)/16 = 5/16 -> (12/16 - 5/16)/(11/16) = 7/11
     ((a, b, n, k),) = stats.pairs

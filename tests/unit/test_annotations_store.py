@@ -89,9 +89,13 @@ def test_upgrade_creates_table_matching_model_and_is_idempotent(engine):
     assert unique["column_names"] == ["annotator", "conversation_id", "query_turn", "exchange_turn"]
     assert [ix["column_names"] for ix in inspector.get_indexes(TABLE)] == [["conversation_id"]]
     with engine.connect() as connection:
-        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0003"]  # head: 0003 added the marks' conversation context
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [
+            "0003"
+        ]  # head: 0003 added the marks' conversation context
         # The hand-written migration and the model describe the same schema.
-        assert compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}), Base.metadata) == []
+        assert (
+            compare_metadata(MigrationContext.configure(connection, opts={"compare_type": True}), Base.metadata) == []
+        )
 
 
 def test_upgrade_from_url_works_from_any_cwd(db_url, tmp_path, monkeypatch):

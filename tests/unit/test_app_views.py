@@ -15,12 +15,20 @@ XSS = "<img src=x onerror=alert(1)>"
 def plan_with(user_texts, resolutions, query=XSS, instructions=(XSS,)):
     exchanges = [Exchange(i, u, f"reply {i} {XSS}") for i, u in enumerate(user_texts)]
     decisions = [Decision(i, 0.1 * i, r) for i, r in enumerate(resolutions)]
-    return build_prompt_plan(query=query, exchanges=exchanges, decisions=decisions, instructions=instructions,
-                             count_tokens=lambda t: len(t.split()), system_prompt="sys")
+    return build_prompt_plan(
+        query=query,
+        exchanges=exchanges,
+        decisions=decisions,
+        instructions=instructions,
+        count_tokens=lambda t: len(t.split()),
+        system_prompt="sys",
+    )
 
 
 def test_every_text_is_escaped():
-    html = render_prompt_view(plan_with([XSS, XSS, XSS], [Resolution.RAW, Resolution.COMPRESSED, Resolution.OMIT]), prompt_tokens=99)
+    html = render_prompt_view(
+        plan_with([XSS, XSS, XSS], [Resolution.RAW, Resolution.COMPRESSED, Resolution.OMIT]), prompt_tokens=99
+    )
     assert "<img" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert 'title="reply 1 &lt;img src=x onerror=alert(1)&gt;"' in html  # the chip's hover text
@@ -29,7 +37,17 @@ def test_every_text_is_escaped():
 def test_blocks_in_order_with_omitted_runs_collapsed():
     plan = plan_with(["a", "b", "c", "d"], [Resolution.OMIT, Resolution.OMIT, Resolution.COMPRESSED, Resolution.OMIT])
     html = render_prompt_view(plan, prompt_tokens=50, truncated_tokens=7)
-    order = [html.index(k) for k in ("rea-system", "rea-instructions", "2 omitted exchanges · turns 0, 1", "rea-compressed", "1 omitted exchange · turns 3", "rea-query")]
+    order = [
+        html.index(k)
+        for k in (
+            "rea-system",
+            "rea-instructions",
+            "2 omitted exchanges · turns 0, 1",
+            "rea-compressed",
+            "1 omitted exchange · turns 3",
+            "rea-query",
+        )
+    ]
     assert order == sorted(order)
     assert "text-compressed" in html and "7 oldest tokens cut" in html
 
@@ -60,8 +78,16 @@ def test_prompt_view_says_where_token_counts_come_from():
 def test_stats_line_reports_first_token_and_kv_reuse():
     from app.views.memory import stats_line
 
-    entry = {"prompt_tokens": 120, "latency_s": 2.5, "ttft_s": 0.4, "decisions": {"raw": 2, "compressed": 1, "omit": 3},
-             "reused_tokens": 100, "cache_bytes": 3 * 2**20, "token_source": "server usage", "cache_note": "window slid"}
+    entry = {
+        "prompt_tokens": 120,
+        "latency_s": 2.5,
+        "ttft_s": 0.4,
+        "decisions": {"raw": 2, "compressed": 1, "omit": 3},
+        "reused_tokens": 100,
+        "cache_bytes": 3 * 2**20,
+        "token_source": "server usage",
+        "cache_note": "window slid",
+    }
     line = stats_line(entry)
     assert "prompt 120 tok (server usage)" in line and "first token 0.40 s" in line and "total 2.50 s" in line
     assert "KV reused 100/120 tok, cache 3.0 MB" in line and "window slid" in line
@@ -74,11 +100,17 @@ def test_the_window_is_its_own_recent_block_with_its_token_count_and_rules_are_n
     exchanges = [Exchange(i, f"question {i}", f"answer {i} {XSS}") for i in range(6)]
     decisions = plan_context(list(range(6)), [0.1, 0.05, 0.02, 0.03, 0.01, 0.02], tau_low=0.5, tau_high=0.7)
     decisions = keep_best(keep_window(decisions, [4, 4], raw_tokens=100, band=1), 1)
-    plan = build_prompt_plan(query="and now?", exchanges=exchanges, decisions=decisions, instructions=(), count_tokens=lambda t: len(t.split()))
+    plan = build_prompt_plan(
+        query="and now?",
+        exchanges=exchanges,
+        decisions=decisions,
+        instructions=(),
+        count_tokens=lambda t: len(t.split()),
+    )
     html = render_prompt_view(plan, prompt_tokens=40)
     window_tokens = sum(s.tokens for s in plan.exchanges() if s.reason is Reason.RECENT)
     assert window_tokens == 14  # turns 4 and 5: 2 words of user text + 5 of reply each
-    assert f"recent · working memory · turns 4-5</span><span class=\"rea-tok\">{window_tokens} tok" in html
+    assert f'recent · working memory · turns 4-5</span><span class="rea-tok">{window_tokens} tok' in html
     assert html.index("rea-recent") < html.index("rea-query")
     assert "kept by rule: recent band" in html  # turn 3, just before the window
     assert "kept by rule: likely referent" in html  # turn 0, the best-scored omitted exchange

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import gradio as gr
 import pytest
+from test_annotation_studio import _postgres_url
 
 from annotations import store_items as si
 from annotations import store_review as sr
 from annotations.io import ImportRow
 from app import annotate_auth as auth
+from app.state import AppEngine
 from app.tabs.inspect import handlers as ih
 from app.tabs.review import handlers as rh
-from app.state import AppEngine
 from rea_core import REAError
 from rea_core.retrieval.trace import RetrievalTrace, TurnTrace
 from rea_core.types import Decision, PromptPlan, Resolution
-from test_annotation_studio import _postgres_url
 
 SIGN_IN_VARS = ("REA_AUTH", "REA_AUTH_FILE", "REA_ADJUDICATORS", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID")
 
@@ -38,7 +38,11 @@ def engine(request, tmp_path, monkeypatch):
 
 def _disagreement(engine) -> int:
     with engine.db() as session:
-        si.import_rows(session, [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])], source="test")
+        si.import_rows(
+            session,
+            [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])],
+            source="test",
+        )
     with engine.db() as session:
         (d,) = sr.disagreements(session)
     return d.item_id
@@ -71,13 +75,26 @@ def test_adjudicator_added_in_configuration_may_adjudicate_before_any_page_load(
     with engine.db() as session:
         si.ensure_annotator(session, "dana", "annotator")  # stored when she was an annotator
     monkeypatch.setenv("REA_ADJUDICATORS", "dana")
-    assert "adjudicated as ordinary" in rh.adjudicate(engine, auth.identity(gr.Request(username="dana"), None), item, "ordinary")
+    assert "adjudicated as ordinary" in rh.adjudicate(
+        engine, auth.identity(gr.Request(username="dana"), None), item, "ordinary"
+    )
 
 
 def _trace() -> tuple[str, RetrievalTrace]:
     plan = PromptPlan(segments=())
-    turns = tuple(TurnTrace(turn=t, user=f"user {t}", reply="", generated=False, plan=plan, recognition=None, instructions=(),
-                            decisions=tuple(Decision(j, 0.1, Resolution.OMIT) for j in range(t))) for t in range(3))
+    turns = tuple(
+        TurnTrace(
+            turn=t,
+            user=f"user {t}",
+            reply="",
+            generated=False,
+            plan=plan,
+            recognition=None,
+            instructions=(),
+            decisions=tuple(Decision(j, 0.1, Resolution.OMIT) for j in range(t)),
+        )
+        for t in range(3)
+    )
     return "conv.jsonl", RetrievalTrace(conversation_id="c1", turns=turns)
 
 
@@ -114,9 +131,29 @@ def test_anonymous_marks_allowed_without_sign_in(engine):
 def test_nul_characters_in_marks_are_not_sent_to_the_database(engine):
     """PostgreSQL refuses NUL in text; a note or a loaded conversation's text may carry one."""
     plan = PromptPlan(segments=())
-    turns = tuple(TurnTrace(turn=t, user=f"user\x00 {t}", reply="a\x00b", generated=False, plan=plan, recognition=None, instructions=(),
-                            decisions=tuple(Decision(j, 0.1, Resolution.OMIT) for j in range(t))) for t in range(2))
-    ih.mark_needed(engine, ("f.jsonl", RetrievalTrace(conversation_id="c", turns=turns)), 1, 0, "note\x00" + "x" * 5000, 0.5, 0.7, annotator="anonymous")
+    turns = tuple(
+        TurnTrace(
+            turn=t,
+            user=f"user\x00 {t}",
+            reply="a\x00b",
+            generated=False,
+            plan=plan,
+            recognition=None,
+            instructions=(),
+            decisions=tuple(Decision(j, 0.1, Resolution.OMIT) for j in range(t)),
+        )
+        for t in range(2)
+    )
+    ih.mark_needed(
+        engine,
+        ("f.jsonl", RetrievalTrace(conversation_id="c", turns=turns)),
+        1,
+        0,
+        "note\x00" + "x" * 5000,
+        0.5,
+        0.7,
+        annotator="anonymous",
+    )
     (row,) = _marks(engine)
     assert row[6] == ("note" + "x" * 5000)[:2000]
 
@@ -149,15 +186,20 @@ def test_visitors_never_see_the_database_host(monkeypatch):
     with pytest.raises(ih.MarkError) as caught:
         ih.marks_rows(engine)
     message = str(caught.value)
-    assert "127.0.0.1" not in message and "labels_db" not in message and "s3cret" not in message and "rea" not in message.split()
+    assert (
+        "127.0.0.1" not in message
+        and "labels_db" not in message
+        and "s3cret" not in message
+        and "rea" not in message.split()
+    )
     assert isinstance(caught.value.__cause__, StoreError) and "127.0.0.1" in str(caught.value.__cause__)
     assert "s3cret" not in str(caught.value.__cause__)
 
 
 def test_a_failed_store_call_says_what_failed_in_every_tab():
     """Issue 11: one guard for all tabs; a failed stats load no longer reads as a label that was not saved."""
-    from app.tabs.annotate import handlers as ah
     from app.store_guard import StoreUnavailable
+    from app.tabs.annotate import handlers as ah
 
     engine = AppEngine(models=None, database_url="postgresql+psycopg://rea:s3cret@127.0.0.1:1/labels_db")
     with pytest.raises(StoreUnavailable, match="^Stats not loaded: the annotations database is") as caught:

@@ -14,8 +14,11 @@ from rea_core.evals.suites import CONFLICTS, KINDS, WORDING, comply, make_adhere
 
 CHECKS = {k.name: [Check(c["instruction_id"], c["kwargs"]) for c in k.checks] for k in KINDS}
 # Every set of kinds the suite can hold in force at once: one alone, or a wording kind with a framing kind.
-IN_FORCE = [{k} for k in CHECKS] + [{w, f} for w, f in itertools.product(sorted(WORDING), sorted(set(CHECKS) - WORDING))
-                                    if frozenset((w, f)) not in CONFLICTS]
+IN_FORCE = [{k} for k in CHECKS] + [
+    {w, f}
+    for w, f in itertools.product(sorted(WORDING), sorted(set(CHECKS) - WORDING))
+    if frozenset((w, f)) not in CONFLICTS
+]
 SAMPLES = [
     "Sure, here it is.",
     "ok",
@@ -47,8 +50,13 @@ def test_comply_examples_and_errors():
     assert comply("Sure, here it is.", {"no_comma", "title"}) == "<<Answer>>\nSure here it is."
     assert comply("Sure, here it is.", set()) == "Sure, here it is."
     assert comply("One. Two. Three. Four.", {"bullets"}) == "* One.\n* Two. Three.\n* Four."
-    assert json.loads(comply('He said "hi"\nthen left.', {"json", "uppercase"})) == {"ANSWER": "HE SAID 'HI' THEN LEFT. I HOPE THIS IS USEFUL TO YOU."}
-    assert comply("Fine.", {"first_letter"}) == "Right. Fine." and comply("Really fine.", {"first_letter"}) == "Really fine."
+    assert json.loads(comply('He said "hi"\nthen left.', {"json", "uppercase"})) == {
+        "ANSWER": "HE SAID 'HI' THEN LEFT. I HOPE THIS IS USEFUL TO YOU."
+    }
+    assert (
+        comply("Fine.", {"first_letter"}) == "Right. Fine."
+        and comply("Really fine.", {"first_letter"}) == "Really fine."
+    )
     with pytest.raises(ValueError, match="unknown instruction kinds"):
         comply("x", {"shouting"})
 
@@ -63,7 +71,9 @@ def test_compliant_suite_passes_every_check_in_force(tmp_path):
     checked = rewritten = 0
     for case, raw, plain in zip(cases, suite, default):
         assert raw["compliant_history"] is True and "compliant_history" not in plain
-        assert raw["global_instructions"] == plain["global_instructions"] and raw["probe_turns"] == plain["probe_turns"]
+        assert (
+            raw["global_instructions"] == plain["global_instructions"] and raw["probe_turns"] == plain["probe_turns"]
+        )
         for j, (turn, before) in enumerate(zip(case.conversation.turns, plain["turns"])):
             assert turn.user == before["user"]
             active = [g for g in case.instructions if g.active_at(j)]
@@ -79,7 +89,10 @@ def test_compliant_suite_passes_every_check_in_force(tmp_path):
 def test_default_suite_is_unchanged():
     suite = make_adherence_suite(n=6, turns=24, seed=0)
     # Instruction kinds, their turns and the probes of seed 0, as generated before compliant histories existed.
-    assert [(tuple((g["kind"], g["turn"], g.get("until_turn")) for g in c["global_instructions"]), tuple(c["probe_turns"])) for c in suite] == [
+    assert [
+        (tuple((g["kind"], g["turn"], g.get("until_turn")) for g in c["global_instructions"]), tuple(c["probe_turns"]))
+        for c in suite
+    ] == [
         ((("json", 0, 18), ("word_limit", 7, None)), (2, 5, 10, 15, 20)),
         ((("word_limit", 1, 21), ("bullets", 10, None)), (3, 6, 11, 16)),
         ((("no_comma", 0, 20), ("bullets", 10, None)), (2, 5, 15)),
@@ -90,14 +103,34 @@ def test_default_suite_is_unchanged():
     cases = [adherence.parse_case(c, c["id"]) for c in suite]
     assert all("compliant_history" not in c for c in suite)
     assert {t["assistant"] for c in suite for t in c["turns"] if "assistant" in t} >= {"Understood.", "Okay."}
-    failing_replies = [t.assistant for c in cases for j, t in enumerate(c.conversation.turns) if t.assistant is not None
-                       and not all(ch.passed(t.assistant) for g in c.instructions if g.active_at(j) for ch in g.checks)]
+    failing_replies = [
+        t.assistant
+        for c in cases
+        for j, t in enumerate(c.conversation.turns)
+        if t.assistant is not None
+        and not all(ch.passed(t.assistant) for g in c.instructions if g.active_at(j) for ch in g.checks)
+    ]
     assert len(failing_replies) > 20  # the plain history mostly ignores the instructions
 
 
 def test_cli_flag(tmp_path):
     out = tmp_path / "suite.jsonl"
-    result = CliRunner().invoke(app, ["data", "make-adherence", "--n", "2", "--turns", "12", "--seed", "1", "--compliant-history", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "data",
+            "make-adherence",
+            "--n",
+            "2",
+            "--turns",
+            "12",
+            "--seed",
+            "1",
+            "--compliant-history",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "wrote 2 conversations with compliant histories" in result.output
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

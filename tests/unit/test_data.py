@@ -13,7 +13,9 @@ def write(tmp_path, lines):
 
 
 def test_valid_file(tmp_path):
-    path = write(tmp_path, [json.dumps({"id": "a", "turns": [{"user": "hi", "assistant": "hello"}, {"user": "bye"}]}), ""])
+    path = write(
+        tmp_path, [json.dumps({"id": "a", "turns": [{"user": "hi", "assistant": "hello"}, {"user": "bye"}]}), ""]
+    )
     (conv,) = load_conversations(path)
     assert conv.id == "a" and conv.turns[0].assistant == "hello" and conv.turns[1].assistant is None
 

@@ -7,9 +7,9 @@ import pytest
 from rea_core.errors import DataFormatError
 from rea_core.evals import adherence, state
 from rea_core.evals.checks import Check, known_instruction_ids
+from rea_core.evals.suites import CONFLICTS, KINDS, make_adherence_suite
 from rea_core.recognizer.default import load_label_set
 from rea_core.recognizer.metrics import evaluate_scores
-from rea_core.evals.suites import CONFLICTS, KINDS, make_adherence_suite
 
 
 def test_ifeval_checkers_run_offline():
@@ -24,11 +24,14 @@ def test_ifeval_checkers_run_offline():
     assert len(known_instruction_ids()) >= 20
 
 
-@pytest.mark.parametrize("check, message", [
-    (Check("made:up"), "unknown instruction id"),
-    (Check("length_constraints:number_sentences", {"num_sentences": 2}), "punkt"),
-    (Check("startend:first_letter"), "needs kwargs"),
-])
+@pytest.mark.parametrize(
+    "check, message",
+    [
+        (Check("made:up"), "unknown instruction id"),
+        (Check("length_constraints:number_sentences", {"num_sentences": 2}), "punkt"),
+        (Check("startend:first_letter"), "needs kwargs"),
+    ],
+)
 def test_bad_checks(check, message):
     with pytest.raises(ValueError, match=message):
         check.validate()
@@ -47,17 +50,33 @@ def write(tmp_path, rows):
     return path
 
 
-GOOD = {"id": "c1", "turns": [{"user": "From now on, answer in lowercase.", "assistant": "ok"}, {"user": "hi", "assistant": "hello"}, {"user": "q?"}],
-        "global_instructions": [{"turn": 0, "checks": [{"instruction_id": "change_case:english_lowercase", "kwargs": {}}]}], "probe_turns": [2]}
+GOOD = {
+    "id": "c1",
+    "turns": [
+        {"user": "From now on, answer in lowercase.", "assistant": "ok"},
+        {"user": "hi", "assistant": "hello"},
+        {"user": "q?"},
+    ],
+    "global_instructions": [
+        {"turn": 0, "checks": [{"instruction_id": "change_case:english_lowercase", "kwargs": {}}]}
+    ],
+    "probe_turns": [2],
+}
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d["global_instructions"][0]["checks"][0].update(instruction_id="nope:x"), "line 2|a.jsonl:2: global_instructions\\[0\\]: unknown instruction id"),
-    (lambda d: d.update(probe_turns=[7]), "a.jsonl:2: probe turn 7 is past the end"),
-    (lambda d: d.update(probe_turns=[1]), "probe turn 1 carries an assistant reply"),
-    (lambda d: d.pop("global_instructions"), '"global_instructions" must be a non-empty list'),
-    (lambda d: d["global_instructions"][0].update(until_turn=0), "until_turn must be a turn after"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (
+            lambda d: d["global_instructions"][0]["checks"][0].update(instruction_id="nope:x"),
+            "line 2|a.jsonl:2: global_instructions\\[0\\]: unknown instruction id",
+        ),
+        (lambda d: d.update(probe_turns=[7]), "a.jsonl:2: probe turn 7 is past the end"),
+        (lambda d: d.update(probe_turns=[1]), "probe turn 1 carries an assistant reply"),
+        (lambda d: d.pop("global_instructions"), '"global_instructions" must be a non-empty list'),
+        (lambda d: d["global_instructions"][0].update(until_turn=0), "until_turn must be a turn after"),
+    ],
+)
 def test_adherence_file_errors_name_the_line(tmp_path, mutate, message):
     bad = json.loads(json.dumps(GOOD))
     bad["id"] = "c2"
@@ -72,7 +91,12 @@ def test_active_instructions_and_metrics(tmp_path):
     assert not g.active_at(0) and g.active_at(2)
     records = [
         {"instructions": [{"depth": 2, "passed": True}], "passed": True, "prompt_tokens": 10, "latency_s": 1.0},
-        {"instructions": [{"depth": 12, "passed": False}, {"depth": 3, "passed": True}], "passed": False, "prompt_tokens": 30, "latency_s": 2.0},
+        {
+            "instructions": [{"depth": 12, "passed": False}, {"depth": 3, "passed": True}],
+            "passed": False,
+            "prompt_tokens": 30,
+            "latency_s": 2.0,
+        },
         {"instructions": [], "passed": True, "prompt_tokens": 5, "latency_s": 1.0},  # nothing in force: not a probe
     ]
     m = adherence.metrics(records)

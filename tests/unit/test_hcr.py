@@ -30,7 +30,11 @@ def test_equal_thresholds_never_compress():
 
 
 def test_extreme_thresholds():
-    assert resolutions([-0.2, 0.0, 0.99], lo=0.0, hi=1.0) == [Resolution.OMIT, Resolution.COMPRESSED, Resolution.COMPRESSED]
+    assert resolutions([-0.2, 0.0, 0.99], lo=0.0, hi=1.0) == [
+        Resolution.OMIT,
+        Resolution.COMPRESSED,
+        Resolution.COMPRESSED,
+    ]
     assert resolutions([1.0], lo=0.0, hi=1.0) == [Resolution.RAW]
 
 
@@ -65,7 +69,10 @@ def test_bad_thresholds_are_rejected_clearly(lo, hi, message):
 def test_config_rejects_misordered_thresholds():
     with pytest.raises(ThresholdError):
         REAConfig(tau_low=0.9, tau_high=0.1)
-    assert (REAConfig(scorer="latent").tau_low, REAConfig(scorer="latent").tau_high) == (0.5, 0.7)  # the paper's, kept where nothing was calibrated
+    assert (REAConfig(scorer="latent").tau_low, REAConfig(scorer="latent").tau_high) == (
+        0.5,
+        0.7,
+    )  # the paper's, kept where nothing was calibrated
 
 
 def test_mismatched_lengths():
@@ -108,7 +115,9 @@ def test_a_score_above_the_band_floor_keeps_its_own_reason():
     from rea_core import Reason
 
     decided = _window_case(0.5, 0.7)
-    assert decided[3].resolution is Resolution.RAW and decided[3].reason is Reason.SCORE  # 0.8 clears tau_high: raw by its score
+    assert (
+        decided[3].resolution is Resolution.RAW and decided[3].reason is Reason.SCORE
+    )  # 0.8 clears tau_high: raw by its score
     assert decided[2].reason is Reason.RECENT_BAND
 
 
@@ -119,4 +128,8 @@ def test_a_history_shorter_than_the_window_is_all_in_it():
     words = lambda text: len(text.split())  # noqa: E731  (a token count: one a word)
     two = [Exchange(0, "one two", "three"), Exchange(1, "four", "five six")]
     assert recent_tokens(two, 3, words) == [3, 3]  # both, oldest first (not only the latest)
-    assert recent_tokens(two, 1, words) == [3] and recent_tokens(two, 0, words) == [] and recent_tokens([], 3, words) == []
+    assert (
+        recent_tokens(two, 1, words) == [3]
+        and recent_tokens(two, 0, words) == []
+        and recent_tokens([], 3, words) == []
+    )

@@ -51,7 +51,11 @@ def test_round_trip():
 def test_referent_by_shared_words_or_the_latest_when_none_is_named():
     from rea_core.memory.instructional import referent
 
-    texts = ["From now on, answer in lowercase.", "Always reply like a pirate would.", "Use metric units in every answer."]
+    texts = [
+        "From now on, answer in lowercase.",
+        "Always reply like a pirate would.",
+        "Use metric units in every answer.",
+    ]
     assert referent("forget what I said about lowercase", texts) == 0
     assert referent("Stop talking like a pirate.", texts) == 1
     assert referent("You can stop doing that.", texts) == 2  # no words of its own: the latest

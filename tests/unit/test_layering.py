@@ -64,7 +64,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
             if nxt not in edges:
                 continue
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := dfs(nxt)):
                 return cycle
         stack.pop()
@@ -78,8 +78,12 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
 
 
 def test_the_library_never_imports_the_app_or_the_annotation_store():
-    offenders = sorted(f"{name} imports {dep}" for name, deps in graph().items() for dep in deps
-                       if dep.split(".")[0] in ("app", "annotations"))
+    offenders = sorted(
+        f"{name} imports {dep}"
+        for name, deps in graph().items()
+        for dep in deps
+        if dep.split(".")[0] in ("app", "annotations")
+    )
     assert offenders == []
 
 
@@ -87,14 +91,18 @@ def test_the_library_has_no_import_cycle():
     edges = graph()
     internal = {name: {d for d in deps if d in edges and d != name} for name, deps in edges.items()}
     # The top-level package only re-exports the public API; modules inside it never import it.
-    assert not [name for name, deps in internal.items() if "rea_core" in deps], "a module imports the top-level rea_core package"
+    assert not [name for name, deps in internal.items() if "rea_core" in deps], (
+        "a module imports the top-level rea_core package"
+    )
     assert find_cycle(internal) is None, " -> ".join(find_cycle(internal) or [])
 
 
 def test_the_checks_see_lazy_imports_and_cycles(tmp_path):
     """The checker itself: lazy and type-checking imports are found, and a two-module cycle is reported."""
     module = tmp_path / "m.py"
-    module.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hidden\n\ndef f():\n    from app.main import launch\n")
+    module.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hidden\n\ndef f():\n    from app.main import launch\n"
+    )
     assert imports(module, "m", set()) == {"typing", "hidden", "app.main"}
     assert find_cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
@@ -102,6 +110,10 @@ def test_the_checks_see_lazy_imports_and_cycles(tmp_path):
 
 def test_only_the_settings_module_reads_the_environment():
     """Every setting is read once, in rea_core/settings.py; everything else receives values."""
-    offenders = sorted(name for name, path in modules().items()
-                       if name != "rea_core.settings" and ("os.environ" in (text := path.read_text(encoding="utf-8")) or "getenv" in text))
+    offenders = sorted(
+        name
+        for name, path in modules().items()
+        if name != "rea_core.settings"
+        and ("os.environ" in (text := path.read_text(encoding="utf-8")) or "getenv" in text)
+    )
     assert offenders == []

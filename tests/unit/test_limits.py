@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from rea_core import load_conversations, REAError, Settings
+from rea_core import REAError, Settings, load_conversations
 from rea_core.errors import DataFormatError
 from rea_core.limits import Limits, LRUCache
 from rea_core.memory.episodic import _encode_array
@@ -25,7 +25,13 @@ def test_limits_from_env_and_bad_values():
         Settings.from_env({"REA_QUEUE_SIZE": "many"})
     with pytest.raises(REAError, match="REA_MAX_TURNS must be positive"):
         Settings.from_env({"REA_MAX_TURNS": "0"})
-    assert {row[0] for row in Limits.table()} >= {"REA_MAX_UPLOAD_MB", "REA_MAX_TURNS", "REA_QUEUE_SIZE", "REA_HEATMAP_ROWS", "REA_TEMP_TTL_S"}
+    assert {row[0] for row in Limits.table()} >= {
+        "REA_MAX_UPLOAD_MB",
+        "REA_MAX_TURNS",
+        "REA_QUEUE_SIZE",
+        "REA_HEATMAP_ROWS",
+        "REA_TEMP_TTL_S",
+    }
 
 
 def test_oversize_file_refused_before_reading(tmp_path):
@@ -37,7 +43,12 @@ def test_oversize_file_refused_before_reading(tmp_path):
 
 def _conversation_file(tmp_path, turns):
     path = tmp_path / "conv.jsonl"
-    path.write_text(json.dumps({"id": "ok", "turns": [{"user": "hello"}]}) + "\n" + json.dumps({"id": "long", "turns": turns}) + "\n")
+    path.write_text(
+        json.dumps({"id": "ok", "turns": [{"user": "hello"}]})
+        + "\n"
+        + json.dumps({"id": "long", "turns": turns})
+        + "\n"
+    )
     return path
 
 
@@ -47,7 +58,9 @@ def test_loaded_conversation_turns_and_chars_limited_naming_the_line(tmp_path):
     with pytest.raises(DataFormatError, match=r"conv\.jsonl:2: 800 turns, over the limit of 799"):
         load_conversations(path, max_turns=799)
     path = _conversation_file(tmp_path, [{"user": "hi", "assistant": "x" * 101}])
-    with pytest.raises(DataFormatError, match=r"conv\.jsonl:2: turn 0 \"assistant\" has 101 characters, over the limit of 100"):
+    with pytest.raises(
+        DataFormatError, match=r"conv\.jsonl:2: turn 0 \"assistant\" has 101 characters, over the limit of 100"
+    ):
         load_conversations(path, max_chars=100)
 
 
@@ -58,9 +71,21 @@ def _trace(n_turns: int) -> RetrievalTrace:
     turns = []
     for t in range(n_turns):
         scores = rng.random(t)
-        decisions = tuple(Decision(j, float(s), Resolution.RAW if s >= 0.7 else Resolution.OMIT) for j, s in enumerate(scores))
-        turns.append(TurnTrace(turn=t, user=f"question number {t} about the garden and the plants " * 2, reply="", generated=False,
-                               decisions=decisions, instructions=(), plan=plan, recognition=None))
+        decisions = tuple(
+            Decision(j, float(s), Resolution.RAW if s >= 0.7 else Resolution.OMIT) for j, s in enumerate(scores)
+        )
+        turns.append(
+            TurnTrace(
+                turn=t,
+                user=f"question number {t} about the garden and the plants " * 2,
+                reply="",
+                generated=False,
+                decisions=decisions,
+                instructions=(),
+                plan=plan,
+                recognition=None,
+            )
+        )
     return RetrievalTrace(conversation_id="long", turns=tuple(turns))
 
 
@@ -120,9 +145,9 @@ def test_loaded_session_latents_of_wrong_shape_refused():
 
 
 def test_loaded_session_turns_chars_and_indices_limited():
-    with pytest.raises(DataFormatError, match="turn 0: \"reply\" has 101 characters"):
+    with pytest.raises(DataFormatError, match='turn 0: "reply" has 101 characters'):
         _check(_saved_session(reply="x" * 101))
-    with pytest.raises(DataFormatError, match="turn 0: its \"turn\" field says 5"):
+    with pytest.raises(DataFormatError, match='turn 0: its "turn" field says 5'):
         _check(_saved_session(turn=5))
     with pytest.raises(DataFormatError, match="over the limit of 0"):
         _check(_saved_session(), max_turns=0)
@@ -153,7 +178,7 @@ def test_readme_limits_table_lists_every_limit():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("### Settings"):readme.index("## Evaluations")]
+    table = readme[readme.index("### Settings") : readme.index("## Evaluations")]
     for env, _, default in Limits.table():
         assert f"| `{env}` |" in table and f"| {default:g} |" in table, env
 
@@ -173,8 +198,8 @@ def test_duty_cycle_pauses_in_proportion_to_work():
 
 
 def test_loaded_log_fields_are_escaped_and_manual_instructions_limited():
-    from app.tabs.compare import handlers
     from app.state import ColumnState
+    from app.tabs.compare import handlers
 
     session = ChatSession(strategy="vanilla")
     session.episodes.append("hello", "hi there")

@@ -41,10 +41,13 @@ def _value(rng: random.Random, depth: int = 0):
     if kind == "nul":
         return "a\x00b"
     if kind == "bigint":
-        return 10 ** 20
+        return 10**20
     if kind == "list":
         return [_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
-    return {rng.choice(["text", "user", "turns", "id", "labels", "label", "x"]): _value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
+    return {
+        rng.choice(["text", "user", "turns", "id", "labels", "label", "x"]): _value(rng, depth + 1)
+        for _ in range(rng.randint(0, 3))
+    }
 
 
 def _mutate(rng: random.Random, doc):
@@ -75,7 +78,7 @@ def _line_bytes(rng: random.Random, valid: dict) -> bytes:
     elif choice < 0.75:
         text = json.dumps(_value(rng))
     elif choice < 0.85:
-        return json.dumps(valid).encode() [:-2] + rng.choice([b"\xff\xfe", b"\xc3", b"\x80"]) + b'"}'  # not UTF-8
+        return json.dumps(valid).encode()[:-2] + rng.choice([b"\xff\xfe", b"\xc3", b"\x80"]) + b'"}'  # not UTF-8
     elif choice < 0.92:
         text = "[" * rng.choice([10, 5_000, 50_000])
     else:
@@ -83,9 +86,18 @@ def _line_bytes(rng: random.Random, valid: dict) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-VALID_CONVERSATION = {"id": "c", "turns": [{"user": "From now on, answer in French.", "assistant": "D'accord."}, {"user": "And now?"}]}
-VALID_ROW = {"text": "Answer in French from now on.", "source": "s", "context": "ctx", "labels": [{"annotator": "bob", "label": "global"}],
-             "adjudicated": "global", "adjudicator": "alice"}
+VALID_CONVERSATION = {
+    "id": "c",
+    "turns": [{"user": "From now on, answer in French.", "assistant": "D'accord."}, {"user": "And now?"}],
+}
+VALID_ROW = {
+    "text": "Answer in French from now on.",
+    "source": "s",
+    "context": "ctx",
+    "labels": [{"annotator": "bob", "label": "global"}],
+    "adjudicated": "global",
+    "adjudicator": "alice",
+}
 
 
 def test_conversation_loader_fuzz(tmp_path):
@@ -100,7 +112,11 @@ def test_conversation_loader_fuzz(tmp_path):
             assert str(exc) and "Traceback" not in str(exc)
             outcomes["refused"] += 1
         else:
-            assert all(isinstance(t.user, str) and t.user.strip() and len(t.user) <= 32_000 for c in conversations for t in c.turns)
+            assert all(
+                isinstance(t.user, str) and t.user.strip() and len(t.user) <= 32_000
+                for c in conversations
+                for t in c.turns
+            )
             outcomes["ok"] += 1
     assert outcomes["refused"] > CASES // 2 and outcomes["ok"] > 0
 
@@ -115,7 +131,9 @@ def test_saved_session_fuzz():
     for _ in range(CASES):
         data = _mutate(rng, json.loads(json.dumps(base)))
         try:
-            ChatSession.from_dict(data).check_loaded(max_turns=2000, max_chars=32_000, max_instructions=16, embed_dim=None, latent_shape=None)
+            ChatSession.from_dict(data).check_loaded(
+                max_turns=2000, max_chars=32_000, max_instructions=16, embed_dim=None, latent_shape=None
+            )
         except DataFormatError:
             refused += 1
     assert refused > CASES // 4
@@ -138,8 +156,15 @@ def test_import_reader_fuzz_never_writes_half_a_file(tmp_path, store):
         if suffix == ".jsonl":
             path.write_bytes(b"\n".join(_line_bytes(rng, VALID_ROW) for _ in range(rng.randint(1, 3))))
         else:
-            cells = [str(_value(rng))[: rng.choice([10, 200_000])].replace("\x00", rng.choice(["\x00", ""])) for _ in range(2)]
-            path.write_text("text,labels\n" + "\n".join(f'"{c}"' if rng.random() < 0.5 else c for c in cells) + "\n", encoding="utf-8", errors="surrogatepass")
+            cells = [
+                str(_value(rng))[: rng.choice([10, 200_000])].replace("\x00", rng.choice(["\x00", ""]))
+                for _ in range(2)
+            ]
+            path.write_text(
+                "text,labels\n" + "\n".join(f'"{c}"' if rng.random() < 0.5 else c for c in cells) + "\n",
+                encoding="utf-8",
+                errors="surrogatepass",
+            )
         with store() as session:
             before = session.query(Item).count()
         try:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from rea_core.recognizer.gate import gate_cues
 from rea_core.recognizer import OTHER, REVOKE, rule_stage
+from rea_core.recognizer.gate import gate_cues
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,8 +61,15 @@ def test_gate_names_the_families_that_fired():
     assert "open_close" in gate_cues("Please sign off each message with '- your assistant'.")
 
 
-@pytest.mark.parametrize("path", ["rea_core/data/recognizer_validation.jsonl", "examples/annotations/recognizer_train_labels.jsonl",
-                                  "rea_core/data/recognizer_fresh_test.jsonl", "rea_core/data/recognizer_train.jsonl"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "rea_core/data/recognizer_validation.jsonl",
+        "examples/annotations/recognizer_train_labels.jsonl",
+        "rea_core/data/recognizer_fresh_test.jsonl",
+        "rea_core/data/recognizer_train.jsonl",
+    ],
+)
 def test_gate_pass_rate_of_globals_on_every_labeled_set(path):
     rows = [json.loads(line) for line in (ROOT / path).read_text(encoding="utf-8").splitlines() if line.strip()]
     globals_ = [r["text"] for r in rows if r["label"] == "global"]
@@ -70,10 +77,17 @@ def test_gate_pass_rate_of_globals_on_every_labeled_set(path):
     assert globals_ and 1 - len(stopped) / len(globals_) >= 0.98, stopped
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("actually, use capitals again", True), ("Go back to writing in English.", True), ("Actually, reply in English again.", True),
-    ("Write it again but shorter.", False), ("Can you say that again?", False), ("Use capitals.", False),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("actually, use capitals again", True),
+        ("Go back to writing in English.", True),
+        ("Actually, reply in English again.", True),
+        ("Write it again but shorter.", False),
+        ("Can you say that again?", False),
+        ("Use capitals.", False),
+    ],
+)
 def test_replacement_needs_a_cue_and_a_directive_and_is_not_a_redo(text, expected):
     from rea_core.recognizer import is_replacement
 

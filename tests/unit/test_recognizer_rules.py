@@ -1,7 +1,6 @@
 import pytest
 
-from rea_core.recognizer import InstructionRecognizer
-from rea_core.recognizer import GLOBAL, OTHER, REVOKE, rule_stage
+from rea_core.recognizer import GLOBAL, OTHER, REVOKE, InstructionRecognizer, rule_stage
 
 
 @pytest.mark.parametrize(
@@ -53,7 +52,12 @@ def test_inputs_without_cues_are_ordinary_by_rules(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["You can stop answering in lowercase now.", "Stop starting your replies with r.", "Please ignore my earlier instructions.", "You no longer need to use JSON."],
+    [
+        "You can stop answering in lowercase now.",
+        "Stop starting your replies with r.",
+        "Please ignore my earlier instructions.",
+        "You no longer need to use JSON.",
+    ],
 )
 def test_revocations(text):
     assert rule_stage(text)[0] == REVOKE

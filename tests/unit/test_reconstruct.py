@@ -63,11 +63,19 @@ def test_compressed_exchange_with_latents_becomes_a_latent_slot():
 
     from rea_core.reconstruction import LATENT_REPLY, latent_turns
 
-    exchanges = [Exchange(0, "Tell me about the Moon.", "It orbits Earth.", latents=np.zeros((8, 4), np.float32)),
-                 Exchange(1, "And Mars?", "Red planet.")]  # not compressed yet: text stand-in
+    exchanges = [
+        Exchange(0, "Tell me about the Moon.", "It orbits Earth.", latents=np.zeros((8, 4), np.float32)),
+        Exchange(1, "And Mars?", "Red planet."),
+    ]  # not compressed yet: text stand-in
     decisions = [Decision(0, 0.6, Resolution.COMPRESSED), Decision(1, 0.6, Resolution.COMPRESSED)]
-    p = build_prompt_plan(query="Which is closer?", exchanges=exchanges, decisions=decisions, instructions=[],
-                          count_tokens=count_words, use_latents=True)
+    p = build_prompt_plan(
+        query="Which is closer?",
+        exchanges=exchanges,
+        decisions=decisions,
+        instructions=[],
+        count_tokens=count_words,
+        use_latents=True,
+    )
     latent, fallback = p.exchanges()
     assert latent.reply_form is ReplyForm.LATENT and latent.latent_vectors == 8 and latent.reply == ""
     assert latent.tokens == count_words("Tell me about the Moon.") + count_words("<latent></latent>") + 8
@@ -75,18 +83,35 @@ def test_compressed_exchange_with_latents_becomes_a_latent_slot():
     msgs = render_messages(p)
     assert msgs[1] == {"role": "assistant", "content": LATENT_REPLY}
     assert latent_turns(p) == [0]
-    off = build_prompt_plan(query="q", exchanges=exchanges, decisions=decisions, instructions=[], count_tokens=count_words)
+    off = build_prompt_plan(
+        query="q", exchanges=exchanges, decisions=decisions, instructions=[], count_tokens=count_words
+    )
     assert [s.reply_form for s in off.exchanges()] == [ReplyForm.TEXT_COMPRESSED] * 2  # codec switched off
 
 
 def test_im_restated_next_to_the_query_and_extractive_compression():
-    moon = Exchange(1, "Tell me about the Moon.", "The Moon is bright. It is 384,400 km away from Earth. Tides follow it. " + " ".join(["word"] * 30))
-    p = build_prompt_plan(query="How far away is the Moon from Earth?", exchanges=[EXCHANGES[0], moon, EXCHANGES[2]], decisions=DECISIONS,
-                          instructions=["From now on, answer in lowercase."], count_tokens=count_words, system_prompt="You are helpful.",
-                          text_compress_words=8, text_compression="extractive", im_placement="query")
+    moon = Exchange(
+        1,
+        "Tell me about the Moon.",
+        "The Moon is bright. It is 384,400 km away from Earth. Tides follow it. " + " ".join(["word"] * 30),
+    )
+    p = build_prompt_plan(
+        query="How far away is the Moon from Earth?",
+        exchanges=[EXCHANGES[0], moon, EXCHANGES[2]],
+        decisions=DECISIONS,
+        instructions=["From now on, answer in lowercase."],
+        count_tokens=count_words,
+        system_prompt="You are helpful.",
+        text_compress_words=8,
+        text_compression="extractive",
+        im_placement="query",
+    )
     messages = render_messages(p)
     assert "From now on, answer in lowercase." in messages[0]["content"]  # still the system prefix
-    assert messages[-1]["content"].endswith("How far is it?") is False and "answer in lowercase" in messages[-1]["content"]
+    assert (
+        messages[-1]["content"].endswith("How far is it?") is False
+        and "answer in lowercase" in messages[-1]["content"]
+    )
     assert messages[-1]["content"].endswith("How far away is the Moon from Earth?")
     compressed = next(s for s in p.exchanges() if s.resolution is Resolution.COMPRESSED)
     assert "384,400 km away from Earth" in compressed.reply and "bright" not in compressed.reply

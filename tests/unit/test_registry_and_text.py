@@ -1,6 +1,6 @@
 import pytest
 
-from rea_core import available_strategies, Strategy
+from rea_core import Strategy, available_strategies
 from rea_core.errors import InputError, UnknownStrategyError
 from rea_core.methods import get_strategy, register_strategy
 from rea_core.text import chunk_sentences, text_compress, validate_message

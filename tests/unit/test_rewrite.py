@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from rea_core import REAConfig, Settings
-from rea_core.errors import ServingError
 from rea_core.cli.main import app
+from rea_core.errors import ServingError
 from rea_core.memory.episodic import Exchange
 from rea_core.retrieval.rewrite import MAX_REWRITE_CHARS, Rewrite, clean_rewrite, rewrite_messages, rewrite_query
 
@@ -55,10 +55,16 @@ def test_long_messages_are_clipped_in_the_prompt():
         ("Make the sea poem shorter.", "Make the sea poem shorter."),
         ('"Make the sea poem shorter."', "Make the sea poem shorter."),
         ("Rewritten: Make the sea poem shorter.\nHere is why ...", "Make the sea poem shorter."),
-        ('**Standalone question:** "Which coffee shop name suits a 24-year-old?"', "Which coffee shop name suits a 24-year-old?"),
+        (
+            '**Standalone question:** "Which coffee shop name suits a 24-year-old?"',
+            "Which coffee shop name suits a 24-year-old?",
+        ),
         ("Standalone version:\n\n  How often should I repot the fig?", "How often should I repot the fig?"),
         ("```\nTranslate the recipe into Japanese.\n```", "Translate the recipe into Japanese."),
-        ("Query-based retrieval: how does it work?", "Query-based retrieval: how does it work?"),  # a word, not a label
+        (
+            "Query-based retrieval: how does it work?",
+            "Query-based retrieval: how does it work?",
+        ),  # a word, not a label
         ("Tell me about 'Tide' and 'Grind'", "Tell me about 'Tide' and 'Grind'"),  # inner quotes stay
     ],
 )
@@ -72,23 +78,36 @@ def test_empty_or_overlong_output_is_rejected(output):
 
 
 @pytest.mark.parametrize(
-    "exc", [ServingError("cannot reach the model server"), ConnectionRefusedError("refused"), TimeoutError("no answer in 60 s")]
+    "exc",
+    [
+        ServingError("cannot reach the model server"),
+        ConnectionRefusedError("refused"),
+        TimeoutError("no answer in 60 s"),
+    ],
 )
 def test_a_failing_generator_falls_back_to_the_original_query(exc, caplog):
     server = FailingServer(exc)
     with caplog.at_level(logging.WARNING, logger="rea_core.retrieval.rewrite"):
         result = rewrite_query(server, EXCHANGES, "make it shorter", turns=3)
     assert server.calls == 1
-    assert result == Rewrite(original="make it shorter", text="make it shorter", rewritten=False, error=result.error, seconds=result.seconds)
+    assert result == Rewrite(
+        original="make it shorter", text="make it shorter", rewritten=False, error=result.error, seconds=result.seconds
+    )
     assert type(exc).__name__ in result.error and str(exc) in result.error and result.seconds >= 0
     assert "query rewrite failed" in caplog.text
 
 
 def test_nothing_to_resolve_makes_no_model_call():
     server = FailingServer(ServingError("must not be called"))
-    for exchanges, query, turns in (([], "make it shorter", 3), (EXCHANGES, "make it shorter", 0), (EXCHANGES, "long " * 400, 3)):
+    for exchanges, query, turns in (
+        ([], "make it shorter", 3),
+        (EXCHANGES, "make it shorter", 0),
+        (EXCHANGES, "long " * 400, 3),
+    ):
         result = rewrite_query(server, exchanges, query, turns=turns)
-        assert not result.rewritten and result.error is None and result.text == result.original and result.seconds == 0.0
+        assert (
+            not result.rewritten and result.error is None and result.text == result.original and result.seconds == 0.0
+        )
     assert server.calls == 0
 
 
@@ -101,7 +120,9 @@ def test_settings_default_off_validate_and_come_from_the_environment(monkeypatch
     monkeypatch.setenv("REA_QUERY_REWRITE", "true")
     monkeypatch.setenv("REA_REWRITE_TURNS", "5")
     assert Settings.from_env().rea.query_rewrite is True and Settings.from_env().rea.rewrite_turns == 5
-    assert Settings.from_env(rea={"query_rewrite": False}).rea.query_rewrite is False  # --no-query-rewrite beats the environment
+    assert (
+        Settings.from_env(rea={"query_rewrite": False}).rea.query_rewrite is False
+    )  # --no-query-rewrite beats the environment
     for raw, value in (("1", True), ("0", False), ("FALSE", False), ("on", True)):
         monkeypatch.setenv("REA_QUERY_REWRITE", raw)
         assert Settings.from_env().rea.query_rewrite is value
@@ -117,4 +138,8 @@ def test_cli_takes_the_flag_and_reports_a_bad_environment_value_before_loading_a
     assert "--query-rewrite" in runner.invoke(app, ["chat", "--help"]).output
     monkeypatch.setenv("REA_QUERY_REWRITE", "maybe")
     result = runner.invoke(app, ["replay", str(path), "--query-rewrite", "--model", str(tmp_path / "missing-model")])
-    assert result.exit_code == 2 and "REA_QUERY_REWRITE must be 1 or 0" in result.output and "Traceback" not in result.output
+    assert (
+        result.exit_code == 2
+        and "REA_QUERY_REWRITE must be 1 or 0" in result.output
+        and "Traceback" not in result.output
+    )

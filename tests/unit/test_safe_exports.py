@@ -12,15 +12,35 @@ from annotations import store_items as si
 from annotations import store_review as sr
 from annotations.io import ImportRow, neutralize_cell, read_rows, restore_cell, write_export
 
-DANGEROUS = ["=HYPERLINK(\"http://evil\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)", "\t=1", "\r=1", "'=already quoted"]
+DANGEROUS = [
+    '=HYPERLINK("http://evil","x")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)",
+    "\t=1",
+    "\r=1",
+    "'=already quoted",
+]
 SAFE = ["plain text", "a=b", "it's", "''double quote start"]
 
 
 def _rows():
     texts = DANGEROUS + SAFE
-    return [{"id": i, "text": t, "source": "=src()", "context": "@ctx", "labels": [{"annotator": "-bob", "label": "global"}],
-             "n_labels": 1, "majority": "global", "adjudicated": None, "adjudicator": None, "final_label": "global"}
-            for i, t in enumerate(texts, 1)]
+    return [
+        {
+            "id": i,
+            "text": t,
+            "source": "=src()",
+            "context": "@ctx",
+            "labels": [{"annotator": "-bob", "label": "global"}],
+            "n_labels": 1,
+            "majority": "global",
+            "adjudicated": None,
+            "adjudicator": None,
+            "final_label": "global",
+        }
+        for i, t in enumerate(texts, 1)
+    ]
 
 
 def test_neutralize_and_restore_are_inverse():
@@ -36,7 +56,7 @@ def test_csv_injection_cells_neutralized(tmp_path):
     with open(path, encoding="utf-8", newline="") as handle:
         cells = [cell for row in csv.reader(handle) for cell in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
-    assert "'=HYPERLINK(\"http://evil\",\"x\")" in cells and "'@ctx" in cells and "'=src()" in cells
+    assert '\'=HYPERLINK("http://evil","x")' in cells and "'@ctx" in cells and "'=src()" in cells
 
 
 def test_jsonl_and_parquet_stay_exact(tmp_path):

@@ -23,7 +23,9 @@ def test_matches_pairwise_loop_for_one_and_many_query_units():
     starts = np.cumsum([0] + counts[:-1])
     for m in (1, 3):
         q = unit_rows(rng, m)
-        np.testing.assert_allclose(max_pairwise_cosine(q, units, starts), naive(q, units, counts), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            max_pairwise_cosine(q, units, starts), naive(q, units, counts), rtol=1e-5, atol=1e-6
+        )
 
 
 def test_identical_unit_scores_one():
@@ -35,4 +37,6 @@ def test_identical_unit_scores_one():
 
 
 def test_no_exchanges():
-    assert max_pairwise_cosine(np.ones(4, dtype=np.float32), np.zeros((0, 4), np.float32), np.array([], dtype=np.int64)).shape == (0,)
+    assert max_pairwise_cosine(
+        np.ones(4, dtype=np.float32), np.zeros((0, 4), np.float32), np.array([], dtype=np.int64)
+    ).shape == (0,)

@@ -16,11 +16,17 @@ from rea_core.methods.comedy.memory import (
     rule_compressive,
     rule_session_memory,
 )
-from rea_core.methods.secom.compressor import is_forced, select_words
-from rea_core.methods.secom.segmenter import SegmentParseError, boundaries, embedding_segments, format_turns, parse_segments
-from rea_core.methods.secom.retriever import bm25_scores, dense_scores, select_top_k
-from rea_core.session import ChatSession
 from rea_core.methods.registry import available_strategies
+from rea_core.methods.secom.compressor import is_forced, select_words
+from rea_core.methods.secom.retriever import bm25_scores, dense_scores, select_top_k
+from rea_core.methods.secom.segmenter import (
+    SegmentParseError,
+    boundaries,
+    embedding_segments,
+    format_turns,
+    parse_segments,
+)
+from rea_core.session import ChatSession
 from rea_core.types import PromptPlan, Resolution, Segment, SegmentKind
 
 # -- WindowDiff and Pk ---------------------------------------------------------------------------
@@ -74,18 +80,28 @@ def test_metric_and_gold_input_errors(tmp_path):
 def test_parse_segments_formats():
     assert parse_segments("0-2\n3-3\n4-6", 0, 6) == [(0, 2), (3, 3), (4, 6)]
     assert parse_segments("Segment 1: turns 5 to 6\nSegment 2: 7", 5, 7) == [(5, 6), (7, 7)]
-    js = json.dumps({"segments": [{"start_exchange_number": 2, "end_exchange_number": 3}, {"start_exchange_number": 4, "end_exchange_number": 4}]})
+    js = json.dumps(
+        {
+            "segments": [
+                {"start_exchange_number": 2, "end_exchange_number": 3},
+                {"start_exchange_number": 4, "end_exchange_number": 4},
+            ]
+        }
+    )
     assert parse_segments(js, 2, 4) == [(2, 3), (4, 4)]
     assert parse_segments("0-1\n2-3\n4-9\n10-12", 0, 3) == [(0, 1), (2, 3)]  # runs past the end: cut at the last turn
 
 
-@pytest.mark.parametrize("answer, why", [
-    ("I think the topics are travel and pets.", "no segment"),
-    ("0-1\n3-4", "gap"),
-    ("0-2\n2-4", "gap or overlap"),
-    ("0-2", "end at turn 2"),
-    ("1-4", "start at turn 0"),
-])
+@pytest.mark.parametrize(
+    "answer, why",
+    [
+        ("I think the topics are travel and pets.", "no segment"),
+        ("0-1\n3-4", "gap"),
+        ("0-2\n2-4", "gap or overlap"),
+        ("0-2", "end at turn 2"),
+        ("1-4", "start at turn 0"),
+    ],
+)
 def test_parse_segments_rejects(answer, why):
     with pytest.raises(SegmentParseError, match=why):
         parse_segments(answer, 0, 4)
@@ -135,8 +151,14 @@ def test_select_words_keeps_entities_and_meets_rate():
 
 
 def test_session_memory_parse_and_rule():
-    assert parse_session_memory("[User likes green tea|Assistant suggests a tea shop|ok]") == ["User likes green tea", "Assistant suggests a tea shop"]
-    assert parse_session_memory("Memory: User moved to Denver | User owns a dog named Biscuit") == ["User moved to Denver", "User owns a dog named Biscuit"]
+    assert parse_session_memory("[User likes green tea|Assistant suggests a tea shop|ok]") == [
+        "User likes green tea",
+        "Assistant suggests a tea shop",
+    ]
+    assert parse_session_memory("Memory: User moved to Denver | User owns a dog named Biscuit") == [
+        "User moved to Denver",
+        "User owns a dog named Biscuit",
+    ]
     for bad in ("No valid information.", "ok", ""):
         with pytest.raises(MemoryParseError):
             parse_session_memory(bad)
@@ -148,15 +170,28 @@ def test_session_memory_parse_and_rule():
 
 
 def test_compressive_parse_and_rule_have_three_parts():
-    parsed = parse_compressive("{User Description: The user likes tea###Relationship Description: friendly and warm###Event Description: they planned a trip}")
-    assert parsed == {"user": "The user likes tea", "relationship": "friendly and warm", "events": "they planned a trip"}
+    parsed = parse_compressive(
+        "{User Description: The user likes tea###Relationship Description: friendly and warm###Event Description: they planned a trip}"
+    )
+    assert parsed == {
+        "user": "The user likes tea",
+        "relationship": "friendly and warm",
+        "events": "they planned a trip",
+    }
     for bad in ("just one part", "a###b", "User Description: x###Relationship Description: ###Event Description: y z"):
         with pytest.raises(MemoryParseError):
             parse_compressive(bad)
-    sessions = [rule_session_memory([("I am a nurse in Lyon.", "That is a demanding job.")]), ["User plans a trip to Rome"]]
+    sessions = [
+        rule_session_memory([("I am a nurse in Lyon.", "That is a demanding job.")]),
+        ["User plans a trip to Rome"],
+    ]
     rule = rule_compressive(sessions, 3)
     assert set(rule) == {"user", "relationship", "events"} and all(v.strip() for v in rule.values())
-    assert "nurse in Lyon" in rule["user"] and "2 sessions (3 turns)" in rule["relationship"] and "Session 2" in rule["events"]
+    assert (
+        "nurse in Lyon" in rule["user"]
+        and "2 sessions (3 turns)" in rule["relationship"]
+        and "Session 2" in rule["events"]
+    )
     text = render_compressive(rule)
     assert text.splitlines()[0].startswith("User Description:") and "Event Description:" in text
     assert rule_compressive([], 0)["user"]  # never empty
@@ -165,11 +200,20 @@ def test_compressive_parse_and_rule_have_three_parts():
 # -- config, registry, session, view -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [
-    dict(secom_segmenter="gpt4"), dict(secom_compressor="zip"), dict(secom_retriever="tfidf"),
-    dict(secom_compress_rate=0.0), dict(secom_compress_rate=1.5), dict(secom_top_k=0),
-    dict(secom_segment_window=1), dict(comedy_session_turns=0), dict(secom_boundary_threshold=2.0),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(secom_segmenter="gpt4"),
+        dict(secom_compressor="zip"),
+        dict(secom_retriever="tfidf"),
+        dict(secom_compress_rate=0.0),
+        dict(secom_compress_rate=1.5),
+        dict(secom_top_k=0),
+        dict(secom_segment_window=1),
+        dict(comedy_session_turns=0),
+        dict(secom_boundary_threshold=2.0),
+    ],
+)
 def test_config_rejects(bad):
     with pytest.raises(ValueError):
         Settings.from_dict(bad)  # the flat names of saved configs map into Settings.secom / .comedy
@@ -196,17 +240,35 @@ def test_prompt_view_shows_memory_and_notes_escaped():
     from rea_core.reconstruction import render_messages
 
     xss = "<img src=x onerror=alert(1)>"
-    plan = PromptPlan(segments=(
-        Segment(kind=SegmentKind.SYSTEM, tokens=3, text="sys"),
-        Segment(kind=SegmentKind.MEMORY, tokens=5, text=f"[user]: {xss}", resolution=Resolution.COMPRESSED, label="segment 0 · turns 0-1", source_reply=xss),
-        Segment(kind=SegmentKind.MEMORY, tokens=0, text="[user]: unrelated", resolution=Resolution.OMIT, label="segment 1 · turns 2-2"),
-        Segment(kind=SegmentKind.QUERY, tokens=2, text="q"),
-    ), notes=(f"LLM segmenter output did not parse {xss}",))
+    plan = PromptPlan(
+        segments=(
+            Segment(kind=SegmentKind.SYSTEM, tokens=3, text="sys"),
+            Segment(
+                kind=SegmentKind.MEMORY,
+                tokens=5,
+                text=f"[user]: {xss}",
+                resolution=Resolution.COMPRESSED,
+                label="segment 0 · turns 0-1",
+                source_reply=xss,
+            ),
+            Segment(
+                kind=SegmentKind.MEMORY,
+                tokens=0,
+                text="[user]: unrelated",
+                resolution=Resolution.OMIT,
+                label="segment 1 · turns 2-2",
+            ),
+            Segment(kind=SegmentKind.QUERY, tokens=2, text="q"),
+        ),
+        notes=(f"LLM segmenter output did not parse {xss}",),
+    )
     html = render_prompt_view(plan, title="secom")
     assert "<img" not in html and "&lt;img" in html
     assert "rea-memory" in html and "segment 0 · turns 0-1" in html and "1 memory unit not retrieved" in html
     assert "rea-notes" in html and "did not parse" in html
     messages = render_messages(plan)
-    assert messages[0]["role"] == "system" and xss in messages[0]["content"] and "unrelated" not in messages[0]["content"]
+    assert (
+        messages[0]["role"] == "system" and xss in messages[0]["content"] and "unrelated" not in messages[0]["content"]
+    )
     assert messages[-1] == {"role": "user", "content": "q"}
     assert plan.to_dict()["notes"] and plan.to_dict()["segments"][1]["turns"] == []

@@ -56,14 +56,22 @@ def sign_in(engine: AppEngine, who: Identity) -> None:
 def item_html(item, score: float | None) -> str:
     if item is None:
         return "<div class='rea-annotate-item' id='annotate-empty'><b>Nothing left to label.</b> Thank you! New items arrive with imports.</div>"
-    context = f"<details open><summary>conversation context</summary><pre class='rea-annotate-context'>{html.escape(item.context)}</pre></details>" if item.context else ""
+    context = (
+        f"<details open><summary>conversation context</summary><pre class='rea-annotate-context'>{html.escape(item.context)}</pre></details>"
+        if item.context
+        else ""
+    )
     shown = "n/a" if score is None else f"{score:.2f}"
-    return (f"<div class='rea-annotate-item' data-item-id='{item.id}'><div class='rea-annotate-meta'>item {item.id} · source "
-            f"{html.escape(item.source)} · recognizer P(global) {shown}</div>"
-            f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>")
+    return (
+        f"<div class='rea-annotate-item' data-item-id='{item.id}'><div class='rea-annotate-meta'>item {item.id} · source "
+        f"{html.escape(item.source)} · recognizer P(global) {shown}</div>"
+        f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>"
+    )
 
 
-def next_view(engine: AppEngine, who: Identity, item_id: int | None = None, mode: str = "default") -> tuple[Shown | None, str, str]:
+def next_view(
+    engine: AppEngine, who: Identity, item_id: int | None = None, mode: str = "default"
+) -> tuple[Shown | None, str, str]:
     """(state, item HTML, progress Markdown) for the annotator's next item (or a given one, after undo).
 
     ``mode`` is a queue mode of ``annotations.triage``: "default", "likely missed" (stage 1
@@ -93,10 +101,14 @@ def next_view(engine: AppEngine, who: Identity, item_id: int | None = None, mode
     except ValueError as exc:  # no trained stage 2 to triage with
         raise REAError(str(exc)) from exc
     shown = None if item is None else Shown(item.id, time.monotonic(), item.score)
-    progress = (f"**{html.escape(who.name)}** ({who.role}): {p.mine} labeled, {p.my_left} left in your queue · "
-                f"team: {p.team_done} / {p.team_total} labels")
+    progress = (
+        f"**{html.escape(who.name)}** ({who.role}): {p.mine} labeled, {p.my_left} left in your queue · "
+        f"team: {p.team_done} / {p.team_total} labels"
+    )
     if mode != "default":
-        progress += f" · queue: **{mode}**" + (f" ({html.escape(reason)})" if reason else " (nothing left in this mode)")
+        progress += f" · queue: **{mode}**" + (
+            f" ({html.escape(reason)})" if reason else " (nothing left in this mode)"
+        )
     return shown, item_html(item, item.score if item else None), progress
 
 
@@ -111,8 +123,15 @@ def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str 
             if value == "skip":
                 store_items.record_skip(session, who.name, shown.item_id, seconds=seconds)
             else:
-                store_items.record_label(session, who.name, shown.item_id, value, seconds=seconds, shown_score=shown.score,
-                                         note=storable(note, NOTE_MAX_CHARS))
+                store_items.record_label(
+                    session,
+                    who.name,
+                    shown.item_id,
+                    value,
+                    seconds=seconds,
+                    shown_score=shown.score,
+                    note=storable(note, NOTE_MAX_CHARS),
+                )
 
     guard(run, "skip not saved" if value == "skip" else "label not saved", LabelNotSaved)
     return f"Saved: item {shown.item_id} → {value} ({seconds:.1f} s)."

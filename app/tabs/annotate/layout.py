@@ -24,13 +24,19 @@ def build_annotate_tab(engine: AppEngine):
     who_md = gr.Markdown(elem_id="annotate-who")
     with gr.Accordion("Guideline", open=False):
         gr.Markdown(ah.guideline())
-    mode = gr.Radio(["default", "likely missed", "likely false alarm"], value="default", label="queue",
-                    info="likely missed: stage 1 stopped it but the trained classifier says global; likely false alarm: stored as global but looks task or ordinary",
-                    elem_id="annotate-mode")
+    mode = gr.Radio(
+        ["default", "likely missed", "likely false alarm"],
+        value="default",
+        label="queue",
+        info="likely missed: stage 1 stopped it but the trained classifier says global; likely false alarm: stored as global but looks task or ordinary",
+        elem_id="annotate-mode",
+    )
     item = gr.HTML(elem_id="annotate-item")
     with gr.Row():
-        buttons = {value: gr.Button(text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary")
-                   for value, text in BUTTONS}
+        buttons = {
+            value: gr.Button(text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary")
+            for value, text in BUTTONS
+        }
         undo_btn = gr.Button("u · Undo", elem_id="annotate-undo")
     note = gr.Textbox(label="note (optional, saved with the label)", elem_id="annotate-note")
     status = gr.Markdown(elem_id="annotate-status")
@@ -49,7 +55,13 @@ def build_annotate_tab(engine: AppEngine):
             state, html, prog = ah.next_view(engine, who)
         except StoreUnavailable as exc:
             return {status: f"**Database error:** {exc}", who_md: f"Signed in as **{who.name}**."}
-        return {shown: state, item: html, progress: prog, status: "", who_md: f"Signed in as **{who.name}** ({who.role})."}
+        return {
+            shown: state,
+            item: html,
+            progress: prog,
+            status: "",
+            who_md: f"Signed in as **{who.name}** ({who.role}).",
+        }
 
     def act(value: str, state, text: str, queue: str, request: gr.Request, profile: gr.OAuthProfile | None):
         who = auth.identity(request, profile)  # checked on every write, on the server
@@ -85,6 +97,7 @@ def build_annotate_tab(engine: AppEngine):
     def handler_for(value: str):
         def handler(state, text, queue, request: gr.Request, profile: gr.OAuthProfile | None):
             return act(value, state, text, queue, request, profile)
+
         return handler
 
     def change_mode(queue: str, request: gr.Request, profile: gr.OAuthProfile | None):
@@ -98,9 +111,24 @@ def build_annotate_tab(engine: AppEngine):
         return {shown: state, item: html, progress: prog, status: ""}
 
     for value, button in buttons.items():
-        button.click(handler_for(value), inputs=[shown, note, mode], outputs=outputs + [note], api_name=f"annotate_{value}", trigger_mode="once",
-                     api_visibility="undocumented")  # acts on the item this page shows: UI only, still checked per call
-    mode.input(change_mode, inputs=[mode], outputs=outputs, api_name="annotate_mode", concurrency_id="model", concurrency_limit=engine.concurrency,
-               api_visibility="undocumented")
-    undo_btn.click(do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once", api_visibility="undocumented")
+        button.click(
+            handler_for(value),
+            inputs=[shown, note, mode],
+            outputs=outputs + [note],
+            api_name=f"annotate_{value}",
+            trigger_mode="once",
+            api_visibility="undocumented",
+        )  # acts on the item this page shows: UI only, still checked per call
+    mode.input(
+        change_mode,
+        inputs=[mode],
+        outputs=outputs,
+        api_name="annotate_mode",
+        concurrency_id="model",
+        concurrency_limit=engine.concurrency,
+        api_visibility="undocumented",
+    )
+    undo_btn.click(
+        do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once", api_visibility="undocumented"
+    )
     return on_load, outputs

@@ -11,10 +11,10 @@ from html import escape
 from pathlib import Path
 from typing import Iterator
 
-from rea_core import load_conversations, REAError
+from rea_core import REAError, load_conversations
 from rea_core.errors import DataFormatError
-from rea_core.text import validate_message
 from rea_core.session import save_sessions, sessions_from_data
+from rea_core.text import validate_message
 
 from ...state import AppEngine, ColumnState
 from ...views.charts import retrieval_chart
@@ -32,7 +32,9 @@ def check_message(engine: AppEngine, text: str) -> str:
     return validate_message(text, engine.runtime.max_message_chars)
 
 
-def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: float, tau_high: float, *, reply: str | None = None) -> None:
+def respond_column(
+    engine: AppEngine, column: ColumnState, text: str, tau_low: float, tau_high: float, *, reply: str | None = None
+) -> None:
     """One turn in one column. A failure is shown in the column; the conversation stays as it was."""
     strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
     try:
@@ -42,11 +44,21 @@ def respond_column(engine: AppEngine, column: ColumnState, text: str, tau_low: f
     except REAError as exc:
         column.error = str(exc)
     except Exception as exc:  # a failing model call must not lose the conversation
-        column.error = f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+        column.error = (
+            f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+        )
 
 
-def stream_columns(engine: AppEngine, columns: list[ColumnState], text: str, tau_low: float, tau_high: float, stop: threading.Event,
-                   *, every_s: float = 0.1) -> Iterator[list[str | None]]:
+def stream_columns(
+    engine: AppEngine,
+    columns: list[ColumnState],
+    text: str,
+    tau_low: float,
+    tau_high: float,
+    stop: threading.Event,
+    *,
+    every_s: float = 0.1,
+) -> Iterator[list[str | None]]:
     """Both columns answer ``text`` at once, each on its own thread (their tokens interleave under the
     model lock); yields each column's reply so far (None once it ended) at most every ``every_s``.
 
@@ -74,12 +86,17 @@ def stream_columns(engine: AppEngine, columns: list[ColumnState], text: str, tau
         except REAError as exc:
             column.error = str(exc)
         except Exception as exc:  # a failing model call must not lose the conversation
-            column.error = f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+            column.error = (
+                f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
+            )
         finally:
             partial[side] = None
             changed.set()
 
-    threads = [threading.Thread(target=run, args=(side, column), name=f"rea-column-{side}", daemon=True) for side, column in enumerate(columns)]
+    threads = [
+        threading.Thread(target=run, args=(side, column), name=f"rea-column-{side}", daemon=True)
+        for side, column in enumerate(columns)
+    ]
     for t in threads:
         t.start()
     try:
@@ -110,7 +127,9 @@ def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_
     column.last = None
     respond_column(engine, column, text, tau_low, tau_high)
     if column.error:
-        column.error += " The re-answered turn was taken back before this attempt and is no longer in the conversation."
+        column.error += (
+            " The re-answered turn was taken back before this attempt and is no longer in the conversation."
+        )
 
 
 def end_session_column(engine: AppEngine, column: ColumnState) -> str:
@@ -143,7 +162,9 @@ def chat_messages(column: ColumnState, pending: str | None = None, partial: str 
     log = {entry["turn"]: entry for entry in column.session.log}
     for ex in column.session.episodes.exchanges:
         messages.append({"role": "user", "content": escape(ex.user, quote=False)})
-        stats = f"\n\n*{escape(stats_line(log[ex.turn]), quote=False)}*" if ex.turn in log else ""  # a loaded log is visitor input
+        stats = (
+            f"\n\n*{escape(stats_line(log[ex.turn]), quote=False)}*" if ex.turn in log else ""
+        )  # a loaded log is visitor input
         messages.append({"role": "assistant", "content": escape(ex.reply, quote=False) + stats})
     if pending:
         messages.append({"role": "user", "content": escape(pending, quote=False)})
@@ -163,18 +184,38 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     error = f'<div class="rea-error">⚠ {escape(column.error)}</div>' if column.error else ""
     last = column.last
     if last is None:
-        return render_prompt_view(None), retrieval_chart((), [], tau_low=tau_low, tau_high=tau_high), im_table(column.session.instructions, enabled=uses_im), error
+        return (
+            render_prompt_view(None),
+            retrieval_chart((), [], tau_low=tau_low, tau_high=tau_high),
+            im_table(column.session.instructions, enabled=uses_im),
+            error,
+        )
     plan, decisions = last.plan, last.decisions
     if column.last_thresholds != (tau_low, tau_high):  # re-decide only when the thresholds moved
         plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
     if plan is last.plan:  # exactly what was sent
         source = last.generation.token_source if last.generation else strategy.generator.token_source
-        view = render_prompt_view(plan, prompt_tokens=last.prompt_tokens, truncated_tokens=last.truncated_tokens, title=f"{column.strategy}: input of the latest reply",
-                                  token_source=source)
+        view = render_prompt_view(
+            plan,
+            prompt_tokens=last.prompt_tokens,
+            truncated_tokens=last.truncated_tokens,
+            title=f"{column.strategy}: input of the latest reply",
+            token_source=source,
+        )
     else:
-        view = render_prompt_view(plan, title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)",
-                                  token_source=strategy.generator.token_source)
-    chart = retrieval_chart(decisions, column.session.episodes.exchanges, tau_low=tau_low, tau_high=tau_high, query=plan.query, score_label=strategy.score_label)
+        view = render_prompt_view(
+            plan,
+            title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)",
+            token_source=strategy.generator.token_source,
+        )
+    chart = retrieval_chart(
+        decisions,
+        column.session.episodes.exchanges,
+        tau_low=tau_low,
+        tau_high=tau_high,
+        query=plan.query,
+        score_label=strategy.score_label,
+    )
     return view, chart, im_table(column.session.instructions, enabled=uses_im), error
 
 
@@ -201,7 +242,9 @@ def im_add(column: ColumnState, text: str, *, max_chars: int) -> str:
         validate_message(text, max_chars)  # the limit a typed message meets
     except REAError as exc:
         return f"Not added: {exc}"
-    added = column.session.instructions.add(InstructionEntry(text=text, turn=-1, source="user", stage="manual", score=1.0))
+    added = column.session.instructions.add(
+        InstructionEntry(text=text, turn=-1, source="user", stage="manual", score=1.0)
+    )
     return "Added." if added else "Already in Instructional Memory."
 
 
@@ -255,14 +298,21 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
         if s.strategy not in names:
             raise DataFormatError(f"{name}: unknown strategy {str(s.strategy)[:80]!r}")
         try:
-            s.check_loaded(max_turns=limits.max_turns, max_chars=engine.runtime.max_message_chars, max_instructions=engine.config.im_capacity,
-                           embed_dim=engine.models.embedder.dim, latent_shape=engine.latent_shape())
+            s.check_loaded(
+                max_turns=limits.max_turns,
+                max_chars=engine.runtime.max_message_chars,
+                max_instructions=engine.config.im_capacity,
+                embed_dim=engine.models.embedder.dim,
+                latent_shape=engine.latent_shape(),
+            )
         except DataFormatError as exc:
             raise DataFormatError(f"{name}, column {side + 1}: {exc}") from exc
         cost = engine.strategy(s.strategy).catch_up_cost(s)  # would run under the shared model lock at the next Send
         if cost > limits.max_catch_up:
-            raise DataFormatError(f"{name}, column {side + 1}: the file lacks {cost} embeddings or latents, over the {limits.max_catch_up} "
-                                  "a loaded conversation may need (REA_MAX_CATCH_UP); save it from an app with the same models")
+            raise DataFormatError(
+                f"{name}, column {side + 1}: the file lacks {cost} embeddings or latents, over the {limits.max_catch_up} "
+                "a loaded conversation may need (REA_MAX_CATCH_UP); save it from an app with the same models"
+            )
     return [ColumnState(strategy=s.strategy, session=s) for s in sessions]
 
 
@@ -275,4 +325,3 @@ def load_demo(engine: AppEngine, columns: list[ColumnState], tau_low: float, tau
         for turn in demo.turns:  # turns without a reply (the instruction, the last question) are generated
             respond_column(engine, column, turn.user, tau_low, tau_high, reply=turn.assistant)
     return fresh
-

@@ -95,12 +95,18 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note
     """Create the tab's components (in page order) and return them; no events yet."""
     columns = gr.State(None)
     pending = gr.State(None)
-    form = gr.Radio([("measured best", "auto"), ("latent vectors", "latent"), ("text-compressed", "text")], value="auto",
-                    label="REA's compressed replies (from the next reply on)", elem_id="reply-form")
+    form = gr.Radio(
+        [("measured best", "auto"), ("latent vectors", "latent"), ("text-compressed", "text")],
+        value="auto",
+        label="REA's compressed replies (from the next reply on)",
+        elem_id="reply-form",
+    )
     with gr.Row(equal_height=False):
         sides = [lay_out_column(engine, side) for side in SIDES]
     with gr.Row():
-        message = gr.Textbox(placeholder="Message both columns (Enter to send)", show_label=False, scale=6, elem_id="message")
+        message = gr.Textbox(
+            placeholder="Message both columns (Enter to send)", show_label=False, scale=6, elem_id="message"
+        )
         send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
         stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop")
     with gr.Row():
@@ -111,17 +117,37 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note
         save = gr.Button("Save conversation", elem_id="save")
         load = gr.UploadButton("Load conversation", file_types=[".json"], elem_id="load")
     saved = gr.File(label="saved conversation", visible=False, elem_id="saved-file")
-    return CompareUI(columns=columns, pending=pending, form=form, sides=sides, message=message, send=send, stop=stop, reset=reset,
-                     load_demo=load_demo, reanswer=reanswer, new_session=new_session, save=save, load=load, saved=saved,
-                     tau_low=tau_low, tau_high=tau_high, tau_note=tau_note)
+    return CompareUI(
+        columns=columns,
+        pending=pending,
+        form=form,
+        sides=sides,
+        message=message,
+        send=send,
+        stop=stop,
+        reset=reset,
+        load_demo=load_demo,
+        reanswer=reanswer,
+        new_session=new_session,
+        save=save,
+        load=load,
+        saved=saved,
+        tau_low=tau_low,
+        tau_high=tau_high,
+        tau_note=tau_note,
+    )
 
 
 def lay_out_column(engine: AppEngine, side: int) -> ColumnUI:
     """One chat column: strategy picker, conversation, prompt view, retrieval chart, IM panel."""
     with gr.Column(elem_id=f"column-{side}"):
-        strategy = gr.Dropdown(engine.strategy_names(), value=DEFAULT_STRATEGIES[side], label="strategy", elem_id=f"strategy-{side}")
+        strategy = gr.Dropdown(
+            engine.strategy_names(), value=DEFAULT_STRATEGIES[side], label="strategy", elem_id=f"strategy-{side}"
+        )
         error = gr.HTML(elem_id=f"error-{side}")
-        chat = gr.Chatbot(label="conversation", height=380, elem_id=f"chat-{side}", feedback_options=None, sanitize_html=True)
+        chat = gr.Chatbot(
+            label="conversation", height=380, elem_id=f"chat-{side}", feedback_options=None, sanitize_html=True
+        )
         with gr.Accordion("Prompt structure (what the generator received)", open=True):
             prompt = gr.HTML(elem_id=f"prompt-{side}")
         with gr.Accordion("Retrieval scores of the latest query", open=True):
@@ -135,8 +161,19 @@ def lay_out_column(engine: AppEngine, side: int) -> ColumnUI:
                 im_pos = gr.Number(label="# to remove", precision=0, scale=3)
                 im_remove = gr.Button("Remove", scale=1)
             im_msg = gr.Markdown()
-    return ColumnUI(strategy=strategy, error=error, chat=chat, prompt=prompt, chart=chart, im=im, im_text=im_text, im_add=im_add,
-                    im_pos=im_pos, im_remove=im_remove, im_msg=im_msg)
+    return ColumnUI(
+        strategy=strategy,
+        error=error,
+        chat=chat,
+        prompt=prompt,
+        chart=chart,
+        im=im,
+        im_text=im_text,
+        im_add=im_add,
+        im_pos=im_pos,
+        im_remove=im_remove,
+        im_msg=im_msg,
+    )
 
 
 # -- what every event returns ----------------------------------------------------------------------
@@ -147,17 +184,29 @@ def ensure_columns(engine: AppEngine, columns: list[ColumnState] | None) -> list
     return columns if columns is not None else [engine.new_column(name) for name in DEFAULT_STRATEGIES]
 
 
-def render_views(ui: CompareUI, engine: AppEngine, columns, tau_low: float, tau_high: float, message_pending: str | None = None) -> dict:
+def render_views(
+    ui: CompareUI, engine: AppEngine, columns, tau_low: float, tau_high: float, message_pending: str | None = None
+) -> dict:
     """Both columns' chat, prompt view, chart, IM panel and error at the given thresholds."""
     columns = ensure_columns(engine, columns)
     out = {}
     for side, column in zip(ui.sides, columns):
         prompt, chart, im, error = handlers.column_views(engine, column, tau_low, tau_high)
-        out.update({side.chat: handlers.chat_messages(column, message_pending), side.prompt: prompt, side.chart: chart, side.im: im, side.error: error})
+        out.update(
+            {
+                side.chat: handlers.chat_messages(column, message_pending),
+                side.prompt: prompt,
+                side.chart: chart,
+                side.im: im,
+                side.error: error,
+            }
+        )
     return out
 
 
-def stored_with_views(ui: CompareUI, engine: AppEngine, columns: list[ColumnState], tau_low: float, tau_high: float) -> dict:
+def stored_with_views(
+    ui: CompareUI, engine: AppEngine, columns: list[ColumnState], tau_low: float, tau_high: float
+) -> dict:
     """Keep ``columns`` as the session's and redraw them: the usual answer of an event that changed them."""
     return {ui.columns: columns, **render_views(ui, engine, columns, tau_low, tau_high)}
 
@@ -199,7 +248,11 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
             stopper = engine.stop_event(session_id(request))
             try:
                 for partial in handlers.stream_columns(engine, columns, message, lo, hi, stopper):
-                    update = {ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s]) for s in SIDES if partial[s] is not None}
+                    update = {
+                        ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
+                        for s in SIDES
+                        if partial[s] is not None
+                    }
                     if update:  # an empty dict would read as one positional value
                         yield update
             finally:
@@ -209,10 +262,20 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
     def stop_replies(request: gr.Request):
         engine.request_stop(session_id(request))
 
-    gr.on([ui.message.submit, ui.send.click], accept, inputs=[ui.message, ui.columns], outputs=[ui.pending, ui.message, ui.columns, *ui.each("chat")],
-          queue=False, api_name="accept_message").then(
-        generate, inputs=[ui.pending, ui.columns, *ui.thresholds, ui.form], outputs=[ui.columns, ui.pending, *ui.view_outputs],
-        api_name="generate_replies", **model_queue(engine))
+    gr.on(
+        [ui.message.submit, ui.send.click],
+        accept,
+        inputs=[ui.message, ui.columns],
+        outputs=[ui.pending, ui.message, ui.columns, *ui.each("chat")],
+        queue=False,
+        api_name="accept_message",
+    ).then(
+        generate,
+        inputs=[ui.pending, ui.columns, *ui.thresholds, ui.form],
+        outputs=[ui.columns, ui.pending, *ui.view_outputs],
+        api_name="generate_replies",
+        **model_queue(engine),
+    )
     gr.on([ui.stop.click], stop_replies, inputs=None, outputs=None, queue=False, api_name="stop")
 
 
@@ -228,7 +291,9 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
         return stored_with_views(ui, engine, columns, lo, hi)
 
     def demo_both(columns, lo, hi):
-        return stored_with_views(ui, engine, handlers.load_demo(engine, ensure_columns(engine, columns), lo, hi), lo, hi)
+        return stored_with_views(
+            ui, engine, handlers.load_demo(engine, ensure_columns(engine, columns), lo, hi), lo, hi
+        )
 
     def end_sessions(columns, lo, hi):
         columns = ensure_columns(engine, columns)
@@ -238,11 +303,27 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
         return stored_with_views(ui, engine, columns, lo, hi)
 
     def reset_both(columns, lo, hi):
-        return stored_with_views(ui, engine, [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)], lo, hi)
+        return stored_with_views(
+            ui, engine, [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)], lo, hi
+        )
 
-    gr.on([ui.reanswer.click], reanswer_both, inputs=[*inputs, ui.form], outputs=outputs, api_name="reanswer", **model_queue(engine))
+    gr.on(
+        [ui.reanswer.click],
+        reanswer_both,
+        inputs=[*inputs, ui.form],
+        outputs=outputs,
+        api_name="reanswer",
+        **model_queue(engine),
+    )
     gr.on([ui.load_demo.click], demo_both, inputs=inputs, outputs=outputs, api_name="load_demo", **model_queue(engine))
-    gr.on([ui.new_session.click], end_sessions, inputs=inputs, outputs=outputs, api_name="new_session", **model_queue(engine))
+    gr.on(
+        [ui.new_session.click],
+        end_sessions,
+        inputs=inputs,
+        outputs=outputs,
+        api_name="new_session",
+        **model_queue(engine),
+    )
     gr.on([ui.reset.click], reset_both, inputs=inputs, outputs=outputs, api_name="reset")
 
 
@@ -271,14 +352,31 @@ def wire_view_settings(ui: CompareUI, engine: AppEngine) -> None:
 
         return handler
 
-    ui.form.change(change_form, inputs=[ui.form, ui.columns, *ui.thresholds], outputs=[ui.columns, *ui.view_outputs],
-                   api_name="set_reply_form", api_visibility="undocumented")
+    ui.form.change(
+        change_form,
+        inputs=[ui.form, ui.columns, *ui.thresholds],
+        outputs=[ui.columns, *ui.view_outputs],
+        api_name="set_reply_form",
+        api_visibility="undocumented",
+    )
     for slider, moved in ((ui.tau_low, "low"), (ui.tau_high, "high")):
-        slider.change(thresholds_moved(moved), inputs=[*ui.thresholds, ui.columns], outputs=[*ui.thresholds, ui.tau_note, *ui.view_outputs],
-                      trigger_mode="always_last", concurrency_limit=None, api_name=f"set_tau_{moved}", api_visibility="undocumented")
+        slider.change(
+            thresholds_moved(moved),
+            inputs=[*ui.thresholds, ui.columns],
+            outputs=[*ui.thresholds, ui.tau_note, *ui.view_outputs],
+            trigger_mode="always_last",
+            concurrency_limit=None,
+            api_name=f"set_tau_{moved}",
+            api_visibility="undocumented",
+        )
     for side, column_ui in zip(SIDES, ui.sides):
-        column_ui.strategy.change(strategy_changed(side), inputs=[column_ui.strategy, ui.columns, *ui.thresholds], outputs=[ui.columns, *ui.view_outputs],
-                                  api_name=f"set_strategy_{side}", api_visibility="undocumented")
+        column_ui.strategy.change(
+            strategy_changed(side),
+            inputs=[column_ui.strategy, ui.columns, *ui.thresholds],
+            outputs=[ui.columns, *ui.view_outputs],
+            api_name=f"set_strategy_{side}",
+            api_visibility="undocumented",
+        )
 
 
 def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
@@ -297,10 +395,20 @@ def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
 
     for side, column_ui in zip(SIDES, ui.sides):
         outputs = [ui.columns, column_ui.im_msg, *ui.view_outputs]
-        column_ui.im_add.click(edit(side, add_instruction), inputs=[column_ui.im_text, ui.columns, *ui.thresholds], outputs=outputs,
-                               api_name=f"im_add_{side}", api_visibility="private")
-        column_ui.im_remove.click(edit(side, handlers.im_remove), inputs=[column_ui.im_pos, ui.columns, *ui.thresholds], outputs=outputs,
-                                  api_name=f"im_remove_{side}", api_visibility="private")
+        column_ui.im_add.click(
+            edit(side, add_instruction),
+            inputs=[column_ui.im_text, ui.columns, *ui.thresholds],
+            outputs=outputs,
+            api_name=f"im_add_{side}",
+            api_visibility="private",
+        )
+        column_ui.im_remove.click(
+            edit(side, handlers.im_remove),
+            inputs=[column_ui.im_pos, ui.columns, *ui.thresholds],
+            outputs=outputs,
+            api_name=f"im_remove_{side}",
+            api_visibility="private",
+        )
 
 
 def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
@@ -318,8 +426,16 @@ def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
         columns = list(ensure_columns(engine, columns))
         for side, column in zip(SIDES, loaded):
             columns[side] = column
-        return {**stored_with_views(ui, engine, columns, lo, hi), **{ui.sides[s].strategy: columns[s].strategy for s in SIDES}}
+        return {
+            **stored_with_views(ui, engine, columns, lo, hi),
+            **{ui.sides[s].strategy: columns[s].strategy for s in SIDES},
+        }
 
     gr.on([ui.save.click], save_both, inputs=[ui.columns], outputs=[ui.saved], api_name="save_conversation")
-    gr.on([ui.load.upload], load_both, inputs=[ui.load, ui.columns, *ui.thresholds], outputs=[ui.columns, *ui.each("strategy"), *ui.view_outputs],
-          api_name="load_conversation")
+    gr.on(
+        [ui.load.upload],
+        load_both,
+        inputs=[ui.load, ui.columns, *ui.thresholds],
+        outputs=[ui.columns, *ui.each("strategy"), *ui.view_outputs],
+        api_name="load_conversation",
+    )

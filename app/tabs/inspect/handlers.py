@@ -26,7 +26,17 @@ def _store():
     return marks
 
 
-def mark_needed(engine: AppEngine, traced, query_turn: int, exchange_turn: int, note: str, tau_low: float, tau_high: float, *, annotator: str | None) -> str:
+def mark_needed(
+    engine: AppEngine,
+    traced,
+    query_turn: int,
+    exchange_turn: int,
+    note: str,
+    tau_low: float,
+    tau_high: float,
+    *,
+    annotator: str | None,
+) -> str:
     """Store one mark under ``annotator`` (``annotate_auth.mark_author``: None means refused).
 
     Indices come from the request, so they are checked here, not trusted from the page.
@@ -71,7 +81,15 @@ def marks_rows(engine: AppEngine) -> list[list]:
     def read():
         with engine.db() as session:
             return [
-                [m.id, m.annotator, m.conversation_id, m.query_turn, m.exchange_turn, None if m.score is None else round(m.score, 3), m.note]
+                [
+                    m.id,
+                    m.annotator,
+                    m.conversation_id,
+                    m.query_turn,
+                    m.exchange_turn,
+                    None if m.score is None else round(m.score, 3),
+                    m.note,
+                ]
                 for m in _store().list_failure_marks(session)
             ]
 
@@ -106,6 +124,8 @@ def recheck_marks(engine: AppEngine, tau_low: float, tau_high: float) -> str:
     records = [r for case in cases for r in rea_records(strategy, case)]
     fixed = sum(r["all_kept"] for r in records)
     cfg = strategy.config
-    return (f"Current policy ({cfg.scorer} scorer, tau_low {tau_low:.2f}, tau_high {tau_high:.2f}) keeps every needed exchange for "
-            f"**{fixed} of {len(records)}** marked queries ({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
-            f"keeping {sum(r['kept_share'] for r in records) / len(records):.0%} of their history on average.")
+    return (
+        f"Current policy ({cfg.scorer} scorer, tau_low {tau_low:.2f}, tau_high {tau_high:.2f}) keeps every needed exchange for "
+        f"**{fixed} of {len(records)}** marked queries ({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
+        f"keeping {sum(r['kept_share'] for r in records) / len(records):.0%} of their history on average."
+    )

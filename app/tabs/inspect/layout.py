@@ -9,9 +9,9 @@ from pathlib import Path
 
 import gradio as gr
 
-from rea_core import load_conversations, REAError
-from rea_core.retrieval.trace import trace_conversation
+from rea_core import REAError, load_conversations
 from rea_core.limits import DutyCycle
+from rea_core.retrieval.trace import trace_conversation
 
 from ... import annotate_auth as auth
 from ...state import AppEngine
@@ -49,7 +49,9 @@ class InspectUI:
     tau_high: gr.Slider
 
 
-def build_inspect_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> tuple[Callable, list[gr.Dataframe]]:
+def build_inspect_tab(
+    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
+) -> tuple[Callable, list[gr.Dataframe]]:
     """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``: the marks table,
     filled for signed-in people on each page load."""
     ui = lay_out(engine, tau_low, tau_high)
@@ -65,7 +67,9 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> Inspe
     trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
 
     with gr.Row():
-        example = gr.Dropdown(ih.bundled_files(engine), label="bundled example file", value=None, elem_id="inspect-example")
+        example = gr.Dropdown(
+            ih.bundled_files(engine), label="bundled example file", value=None, elem_id="inspect-example"
+        )
         upload = gr.File(label="or upload a conversation JSONL", file_types=[".jsonl"], elem_id="inspect-upload")
     with gr.Row():
         conversation = gr.Dropdown([], label="conversation", elem_id="inspect-conversation")
@@ -73,41 +77,82 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> Inspe
     status = gr.Markdown(elem_id="inspect-status")
     turn = gr.Slider(0, 1, value=0, step=1, label="query turn", elem_id="inspect-turn")
     heatmap = gr.Plot(show_label=False, elem_id="inspect-heatmap")
-    decisions = gr.Dataframe(headers=["exchange turn", "score", "decision", "why", "user text"], label="decisions at this turn", interactive=False)
+    decisions = gr.Dataframe(
+        headers=["exchange turn", "score", "decision", "why", "user text"],
+        label="decisions at this turn",
+        interactive=False,
+    )
     with gr.Accordion("Prompt at this turn", open=False):
         prompt = gr.HTML(elem_id="inspect-prompt")
     with gr.Row():
         needed = gr.Dropdown([], label="omitted exchange that was needed", elem_id="inspect-needed")
         note = gr.Textbox(label="note (optional)")
         mark = gr.Button("Mark as needed", elem_id="inspect-mark")
-    marks = gr.Dataframe(headers=MARK_COLUMNS, label="retrieval-failure marks", interactive=False, elem_id="inspect-marks")
+    marks = gr.Dataframe(
+        headers=MARK_COLUMNS, label="retrieval-failure marks", interactive=False, elem_id="inspect-marks"
+    )
     with gr.Row():
         export = gr.Button("Export marks (JSONL)")
         recheck = gr.Button("Re-check marks with the current policy", elem_id="inspect-recheck")
         exported = gr.File(label="marks", visible=False)
     recheck_result = gr.Markdown(elem_id="inspect-recheck-result")
-    return InspectUI(conversations=conversations, trace=trace, example=example, upload=upload, conversation=conversation, run=run,
-                     status=status, turn=turn, heatmap=heatmap, decisions=decisions, prompt=prompt, needed=needed, note=note, mark=mark,
-                     marks=marks, export=export, recheck=recheck, exported=exported, recheck_result=recheck_result,
-                     tau_low=tau_low, tau_high=tau_high)
+    return InspectUI(
+        conversations=conversations,
+        trace=trace,
+        example=example,
+        upload=upload,
+        conversation=conversation,
+        run=run,
+        status=status,
+        turn=turn,
+        heatmap=heatmap,
+        decisions=decisions,
+        prompt=prompt,
+        needed=needed,
+        note=note,
+        mark=mark,
+        marks=marks,
+        export=export,
+        recheck=recheck,
+        exported=exported,
+        recheck_result=recheck_result,
+        tau_low=tau_low,
+        tau_high=tau_high,
+    )
 
 
 def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     """Pick a file and a conversation, trace it (one trace at a time, paced), then step through its turns."""
+
     def pick_source(name: str | None, file, *, source: str):
-        path = (engine.examples_dir / name) if source == "example" and name else (Path(file if isinstance(file, str) else file.name) if file else None)
+        path = (
+            (engine.examples_dir / name)
+            if source == "example" and name
+            else (Path(file if isinstance(file, str) else file.name) if file else None)
+        )
         if path is None:
             return {ui.status: ""}
         if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
-            return {ui.status: "Pick one of the bundled example files.", ui.conversation: gr.Dropdown(choices=[], value=None)}
+            return {
+                ui.status: "Pick one of the bundled example files.",
+                ui.conversation: gr.Dropdown(choices=[], value=None),
+            }
         try:
             engine.limits.check_file_size(path)
-            convs = load_conversations(path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns)
+            convs = load_conversations(
+                path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns
+            )
         except REAError as exc:
-            return {ui.status: f"**Cannot load {path.name}:** {exc}", ui.conversation: gr.Dropdown(choices=[], value=None)}
+            return {
+                ui.status: f"**Cannot load {path.name}:** {exc}",
+                ui.conversation: gr.Dropdown(choices=[], value=None),
+            }
         ids = [c.id for c in convs]
-        return {ui.conversations: (path.name, convs), ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
-                ui.status: f"{len(ids)} conversation(s) in {path.name}."}
+        return {
+            ui.conversations: (path.name, convs),
+            ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
+            ui.status: f"{len(ids)} conversation(s) in {path.name}.",
+        }
 
     def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
         if not loaded or not conv_id:
@@ -128,8 +173,12 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         except REAError as exc:
             return {ui.status: f"**Trace failed:** {exc}"}
         last = len(result.turns) - 1
-        return {ui.trace: (source, result), ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
-                ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.", **show_turn(last, (source, result))}
+        return {
+            ui.trace: (source, result),
+            ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
+            ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
+            **show_turn(last, (source, result)),
+        }
 
     def show_turn(index, traced):
         if not traced:
@@ -138,29 +187,72 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         index = max(0, min(int(index), len(result.turns) - 1))
         t = result.turns[index]
         users = [x.user for x in result.turns]
-        rows = [[d.turn, round(d.score, 3) if d.score is not None else None, d.resolution.value,
-                 d.reason.label, users[d.turn]] for d in t.decisions]
+        rows = [
+            [
+                d.turn,
+                round(d.score, 3) if d.score is not None else None,
+                d.resolution.value,
+                d.reason.label,
+                users[d.turn],
+            ]
+            for d in t.decisions
+        ]
         omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
-        return {ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), ui.decisions: rows,
-                ui.prompt: render_prompt_view(t.plan, title=f"turn {index}"), ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None)}
+        return {
+            ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows),
+            ui.decisions: rows,
+            ui.prompt: render_prompt_view(t.plan, title=f"turn {index}"),
+            ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
+        }
 
-    ui.example.change(lambda n: pick_source(n, None, source="example"), inputs=[ui.example], outputs=[ui.conversations, ui.conversation, ui.status], api_name="inspect_example")
-    ui.upload.upload(lambda f: pick_source(None, f, source="upload"), inputs=[ui.upload], outputs=[ui.conversations, ui.conversation, ui.status], api_name="inspect_upload")
-    ui.run.click(run_trace, inputs=[ui.conversation, ui.conversations, ui.tau_low, ui.tau_high],
-                 outputs=[ui.trace, ui.turn, ui.status, ui.heatmap, ui.decisions, ui.prompt, ui.needed],
-                 concurrency_id="trace", concurrency_limit=1, api_name="trace")  # one trace at a time, beside (not in) the chat queue
-    ui.turn.change(show_turn, inputs=[ui.turn, ui.trace], outputs=[ui.heatmap, ui.decisions, ui.prompt, ui.needed], trigger_mode="always_last",
-                   api_name="show_turn", api_visibility="undocumented")
+    ui.example.change(
+        lambda n: pick_source(n, None, source="example"),
+        inputs=[ui.example],
+        outputs=[ui.conversations, ui.conversation, ui.status],
+        api_name="inspect_example",
+    )
+    ui.upload.upload(
+        lambda f: pick_source(None, f, source="upload"),
+        inputs=[ui.upload],
+        outputs=[ui.conversations, ui.conversation, ui.status],
+        api_name="inspect_upload",
+    )
+    ui.run.click(
+        run_trace,
+        inputs=[ui.conversation, ui.conversations, ui.tau_low, ui.tau_high],
+        outputs=[ui.trace, ui.turn, ui.status, ui.heatmap, ui.decisions, ui.prompt, ui.needed],
+        concurrency_id="trace",
+        concurrency_limit=1,
+        api_name="trace",
+    )  # one trace at a time, beside (not in) the chat queue
+    ui.turn.change(
+        show_turn,
+        inputs=[ui.turn, ui.trace],
+        outputs=[ui.heatmap, ui.decisions, ui.prompt, ui.needed],
+        trigger_mode="always_last",
+        api_name="show_turn",
+        api_visibility="undocumented",
+    )
 
 
 def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
     """Mark an omitted exchange as needed, export the marks, re-check them with the current policy;
     returns the page-load function that fills the marks table."""
+
     def add_mark(index, exchange_turn, text, traced, lo, hi, request: gr.Request, profile: gr.OAuthProfile | None):
         if not traced or exchange_turn is None:
             return {ui.status: "Trace a conversation and pick an omitted exchange first."}
         try:
-            message = ih.mark_needed(engine, traced, int(index), int(exchange_turn), text or "", lo, hi, annotator=auth.mark_author(request, profile))
+            message = ih.mark_needed(
+                engine,
+                traced,
+                int(index),
+                int(exchange_turn),
+                text or "",
+                lo,
+                hi,
+                annotator=auth.mark_author(request, profile),
+            )
         except REAError as exc:
             return {ui.status: f"**Not saved:** {exc}"}
         return {ui.status: message, ui.marks: ih.marks_rows(engine)}
@@ -191,8 +283,19 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
             gr.Warning(str(exc))
             return []
 
-    ui.mark.click(add_mark, inputs=[ui.turn, ui.needed, ui.note, ui.trace, ui.tau_low, ui.tau_high], outputs=[ui.status, ui.marks], api_name="mark_needed")
+    ui.mark.click(
+        add_mark,
+        inputs=[ui.turn, ui.needed, ui.note, ui.trace, ui.tau_low, ui.tau_high],
+        outputs=[ui.status, ui.marks],
+        api_name="mark_needed",
+    )
     ui.export.click(export_marks, outputs=[ui.exported], api_name="export_marks")
-    ui.recheck.click(recheck_marks, inputs=[ui.tau_low, ui.tau_high], outputs=[ui.recheck_result], concurrency_id="model", concurrency_limit=engine.concurrency,
-                     api_name="recheck_marks")
+    ui.recheck.click(
+        recheck_marks,
+        inputs=[ui.tau_low, ui.tau_high],
+        outputs=[ui.recheck_result],
+        concurrency_id="model",
+        concurrency_limit=engine.concurrency,
+        api_name="recheck_marks",
+    )
     return list_marks

@@ -24,10 +24,17 @@ def stats_markdown(engine: AppEngine) -> str:
             return store_review.agreement_stats(session)
 
     s = guard(run, "stats not loaded")
-    lines = [f"**{s.n_items}** items · **{s.n_labeled}** labeled · **{s.n_adjudicated}** adjudicated",
-             "", "labels given: " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.label_counts.items())) or "none"),
-             "", "final labels (adjudicated or majority): " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.final_counts.items())) or "none"),
-             "", f"Fleiss' kappa: **{_fmt(s.fleiss)}** on {s.fleiss_items} items with 2+ labels", ""]
+    lines = [
+        f"**{s.n_items}** items · **{s.n_labeled}** labeled · **{s.n_adjudicated}** adjudicated",
+        "",
+        "labels given: " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.label_counts.items())) or "none"),
+        "",
+        "final labels (adjudicated or majority): "
+        + (", ".join(f"{k} **{v}**" for k, v in sorted(s.final_counts.items())) or "none"),
+        "",
+        f"Fleiss' kappa: **{_fmt(s.fleiss)}** on {s.fleiss_items} items with 2+ labels",
+        "",
+    ]
     if s.pairs:
         lines += ["| annotator A | annotator B | shared items | Cohen's kappa |", "| --- | --- | --- | --- |"]
         lines += [f"| {html.escape(a)} | {html.escape(b)} | {n} | {_fmt(k)} |" for a, b, n, k in s.pairs]
@@ -44,7 +51,10 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
         with engine.db() as session:
             return store_review.disagreements(session, include_adjudicated=True)
 
-    return [[d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""] for d in guard(run, "disagreements not loaded")]
+    return [
+        [d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""]
+        for d in guard(run, "disagreements not loaded")
+    ]
 
 
 def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
@@ -127,11 +137,15 @@ def train(engine: AppEngine, who: Identity) -> str:
         with engine.db() as session:
             return [t for t, lab, _ in store_review.labeled_rows(session) if lab == "global"]
 
-    version = guard(lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name), "recognizer not trained")
+    version = guard(
+        lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name), "recognizer not trained"
+    )
     apply_active(engine)
     missed, caught = triage.caught_misses(before, recognizer, guard(labeled, "labels not loaded"))
-    return (f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use. "
-            f"Of the {missed} labeled global inputs the previous recognizer missed, it catches {caught}.")
+    return (
+        f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use. "
+        f"Of the {missed} labeled global inputs the previous recognizer missed, it catches {caught}."
+    )
 
 
 def source_metrics_markdown(engine: AppEngine) -> str:
@@ -146,7 +160,10 @@ def source_metrics_markdown(engine: AppEngine) -> str:
     if not found:
         return "No final labels yet: recall and precision per source appear once items are labeled."
     by_source = triage.metrics_by_source(engine.strategy("rea").recognizer, found)
-    lines = ["| label source | labeled | global | recall | precision | missed | false alarms |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| label source | labeled | global | recall | precision | missed | false alarms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for source, m in by_source.items():
         (_, fp), (fn, _) = m["confusion"]
         recall = f"{m['recall']:.3f}" if m["positives"] else "-"

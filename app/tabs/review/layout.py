@@ -26,7 +26,12 @@ def _pipeline_metrics(metrics: dict) -> dict | None:
 def _charts(found, selected: int | None):
     """Figures for the selected version (default: the active one) and the one before it."""
     if not found:
-        return metrics_bars(None, None, ("", "")), pr_curves(None, None, ("", "")), confusion(None, ""), "No trained version yet."
+        return (
+            metrics_bars(None, None, ("", "")),
+            pr_curves(None, None, ("", "")),
+            confusion(None, ""),
+            "No trained version yet.",
+        )
     ids = [v.id for v in found]
     index = ids.index(selected) if selected in ids else next((i for i, v in enumerate(found) if v.active), 0)
     current = found[index]
@@ -38,8 +43,10 @@ def _charts(found, selected: int | None):
         previous, prev_name = (base["pipeline"], "rules only") if base else (None, "")
     names = (f"version {current.id}", prev_name)
     m = current.metrics
-    note = (f"Version {current.id}: trained on {m['n_train']} labels by {current.created_by}; metrics on the {on} "
-            f"(the whole recognizer: rules, then this classifier where the rules defer).")
+    note = (
+        f"Version {current.id}: trained on {m['n_train']} labels by {current.created_by}; metrics on the {on} "
+        f"(the whole recognizer: rules, then this classifier where the rules defer)."
+    )
     shown = _pipeline_metrics(m)
     return metrics_bars(shown, previous, names), pr_curves(shown, previous, names), confusion(shown, names[0]), note
 
@@ -54,7 +61,9 @@ def build_review_tab(engine: AppEngine):
     stats = gr.Markdown(elem_id="review-stats")
     per_source = gr.Markdown(elem_id="review-per-source")
     with gr.Accordion("Disagreements (adjudicators)", open=True):
-        table = gr.Dataframe(headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements")
+        table = gr.Dataframe(
+            headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements"
+        )
         with gr.Row():
             item_id = gr.Number(label="item", precision=0, elem_id="review-item")
             final = gr.Radio(list(LABELS), label="final label", elem_id="review-label")
@@ -78,10 +87,21 @@ def build_review_tab(engine: AppEngine):
             found = rh.versions(engine)
             b, c, m, note = _charts(found, selected)
             choices = [(PACKAGED, 0)] + [(f"version {v.id}{' (in use)' if v.active else ''}", v.id) for v in found]
-            return {status: message or f"Recognizer in use: {in_use}.", stats: rh.stats_markdown(engine), table: rh.disagreement_rows(engine, who),
-                    version: gr.Dropdown(choices=choices, value=selected if selected is not None else next((v.id for v in found if v.active), 0)),
-                    bars: b, curve: c, matrix: m, chart_note: note, shipped: rh.provenance(engine),
-                    per_source: rh.source_metrics_markdown(engine)}
+            return {
+                status: message or f"Recognizer in use: {in_use}.",
+                stats: rh.stats_markdown(engine),
+                table: rh.disagreement_rows(engine, who),
+                version: gr.Dropdown(
+                    choices=choices,
+                    value=selected if selected is not None else next((v.id for v in found if v.active), 0),
+                ),
+                bars: b,
+                curve: c,
+                matrix: m,
+                chart_note: note,
+                shipped: rh.provenance(engine),
+                per_source: rh.source_metrics_markdown(engine),
+            }
         except REAError as exc:
             return {status: f"**Database error:** {exc}"}
 
@@ -116,8 +136,20 @@ def build_review_tab(engine: AppEngine):
 
     refresh.click(on_load, outputs=outputs, api_name="review_refresh", api_visibility="private")
     adjudicate_btn.click(do_adjudicate, inputs=[item_id, final], outputs=outputs, api_name="review_adjudicate")
-    train_btn.click(do_train, outputs=outputs, api_name="review_train", concurrency_id="model", concurrency_limit=engine.concurrency)
-    use_btn.click(do_use, inputs=[version], outputs=outputs, api_name="review_use",  # a switch waits for running model calls
-                  concurrency_id="model", concurrency_limit=engine.concurrency)
+    train_btn.click(
+        do_train,
+        outputs=outputs,
+        api_name="review_train",
+        concurrency_id="model",
+        concurrency_limit=engine.concurrency,
+    )
+    use_btn.click(
+        do_use,
+        inputs=[version],
+        outputs=outputs,
+        api_name="review_use",  # a switch waits for running model calls
+        concurrency_id="model",
+        concurrency_limit=engine.concurrency,
+    )
     version.input(show_version, inputs=[version], outputs=outputs, api_name="review_version", api_visibility="private")
     return on_load, outputs

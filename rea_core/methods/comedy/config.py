@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 class COMEDYConfig:
     """COMEDY's settings (COMEDY paper): session length and the memory calls' budget."""
 
-    session_turns: int = field(default=8, metadata={"help": "turns per session before memory extraction and compression run"})
+    session_turns: int = field(
+        default=8, metadata={"help": "turns per session before memory extraction and compression run"}
+    )
     memory_tokens: int = field(default=160, metadata={"help": "new-token cap of the Task 1 and Task 2 model calls"})
 
     def __post_init__(self) -> None:

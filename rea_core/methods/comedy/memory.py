@@ -75,7 +75,12 @@ def parse_session_memory(answer: str, prompt: str = "") -> list[str]:
     items, seen = [], set()
     for piece in pieces:
         item = piece.strip().strip("[]-•* ").strip()
-        if len(item.split()) >= 3 and item.casefold() not in seen and not item.endswith(":") and not (prompt and _echoes(item, prompt)):
+        if (
+            len(item.split()) >= 3
+            and item.casefold() not in seen
+            and not item.endswith(":")
+            and not (prompt and _echoes(item, prompt))
+        ):
             seen.add(item.casefold())
             items.append(item)
     if not items:
@@ -109,7 +114,9 @@ def parse_compressive(answer: str) -> dict[str, str]:
         raise MemoryParseError(f"expected three parts separated by '###', found {len(parts)}")
     out = {}
     for key, part in zip(PARTS, parts):
-        value = re.sub(r"^\s*(?:the\s+)?(?:first|second|third)?\s*(?:part)?\s*[:\-]?\s*", "", part, flags=re.IGNORECASE)
+        value = re.sub(
+            r"^\s*(?:the\s+)?(?:first|second|third)?\s*(?:part)?\s*[:\-]?\s*", "", part, flags=re.IGNORECASE
+        )
         value = re.sub(rf"^{_LABELS[key]}\s*:?\s*", "", value, flags=re.IGNORECASE).strip()
         if len(value.split()) < 2:
             raise MemoryParseError(f"the {_LABELS[key].lower()} is empty")
@@ -120,12 +127,16 @@ def parse_compressive(answer: str) -> dict[str, str]:
 def rule_compressive(sessions: Sequence[Sequence[str]], n_turns: int) -> dict[str, str]:
     """The Task 2 fallback rule: three non-empty parts built from the session memories."""
     about_user = [
-        m for s in sessions for m in s
+        m
+        for s in sessions
+        for m in s
         if re.match(rf"^(the\s+)?{USER_NAME}\b", m, re.IGNORECASE) and _FIRST_PERSON.search(m)
     ]
     user = " ".join(about_user[-8:]) if about_user else "Nothing the user said about themselves yet."
     n = len(sessions)
-    relationship = f"{USER_NAME} and {BOT_NAME} have talked in {n} session{'s' if n != 1 else ''} ({n_turns} turns) so far."
+    relationship = (
+        f"{USER_NAME} and {BOT_NAME} have talked in {n} session{'s' if n != 1 else ''} ({n_turns} turns) so far."
+    )
     events = " ".join(f"Session {i}: {'; '.join(m.rstrip('.') for m in s)}." for i, s in enumerate(sessions, 1) if s)
     words = events.split()
     events = ("... " + " ".join(words[-150:])) if len(words) > 150 else events
@@ -166,12 +177,22 @@ class MemoryExtractor:
         try:
             return MemoryResult(parse_session_memory(answer, load_template("comedy_task1")), "llm")
         except MemoryParseError as exc:
-            return MemoryResult(rule_session_memory(turns), "rule", f"Task 1 output for {label} did not parse ({exc}); the first-sentence rule wrote its memory.")
+            return MemoryResult(
+                rule_session_memory(turns),
+                "rule",
+                f"Task 1 output for {label} did not parse ({exc}); the first-sentence rule wrote its memory.",
+            )
 
     def compress(self, sessions: Sequence[Sequence[str]], n_turns: int) -> MemoryResult:
         memories = "\n".join(f"Session {i}: {' | '.join(s)}" for i, s in enumerate(sessions, 1))
-        answer = self._ask(fill(load_template("comedy_task2"), user_name=USER_NAME, bot_name=BOT_NAME, memories=memories))
+        answer = self._ask(
+            fill(load_template("comedy_task2"), user_name=USER_NAME, bot_name=BOT_NAME, memories=memories)
+        )
         try:
             return MemoryResult(parse_compressive(answer), "llm")
         except MemoryParseError as exc:
-            return MemoryResult(rule_compressive(sessions, n_turns), "rule", f"Task 2 output did not parse ({exc}); the three parts were built by rule from the session memories.")
+            return MemoryResult(
+                rule_compressive(sessions, n_turns),
+                "rule",
+                f"Task 2 output did not parse ({exc}); the three parts were built by rule from the session memories.",
+            )

@@ -16,7 +16,6 @@ three parts, how they were made, and any fallback note).
 
 from __future__ import annotations
 
-from .memory import MemoryExtractor, render_compressive
 from ...reconstruction import assemble_plan, exchange_segments, memory_segment
 from ...session import ChatSession
 from ...templates import fill, load_template
@@ -24,6 +23,7 @@ from ...types import Decision, PromptPlan, Resolution, Segment
 from ..base import Strategy
 from ..registry import register_strategy
 from .config import COMEDYConfig
+from .memory import MemoryExtractor, render_compressive
 
 
 @register_strategy("comedy")
@@ -47,7 +47,11 @@ class ComedyStrategy(Strategy):
     @staticmethod
     def state(session: ChatSession) -> dict:
         m = session.memory
-        return {"session_start": int(m.get("session_start", 0)), "sessions": list(m.get("sessions", [])), "compressive": m.get("compressive")}
+        return {
+            "session_start": int(m.get("session_start", 0)),
+            "sessions": list(m.get("sessions", [])),
+            "compressive": m.get("compressive"),
+        }
 
     def _close_session(self, session: ChatSession, state: dict) -> dict:
         """Task 1 on the current session, then Task 2 over every session memory."""
@@ -55,9 +59,17 @@ class ComedyStrategy(Strategy):
         turns = [(ex.user, ex.reply) for ex in session.episodes.exchanges[start : end + 1]]
         number = len(state["sessions"]) + 1
         t1 = self.extractor.session_memory(turns, f"session {number} (turns {start}-{end})")
-        state["sessions"].append({"start": start, "end": end, "memories": t1.value, "method": t1.method, "note": t1.note})
+        state["sessions"].append(
+            {"start": start, "end": end, "memories": t1.value, "method": t1.method, "note": t1.note}
+        )
         t2 = self.extractor.compress([s["memories"] for s in state["sessions"]], session.n_turns)
-        state["compressive"] = {**t2.value, "method": t2.method, "note": t2.note, "sessions": len(state["sessions"]), "through_turn": end}
+        state["compressive"] = {
+            **t2.value,
+            "method": t2.method,
+            "note": t2.note,
+            "sessions": len(state["sessions"]),
+            "through_turn": end,
+        }
         state["session_start"] = end + 1
         return state
 
@@ -80,18 +92,33 @@ class ComedyStrategy(Strategy):
         count, state = self.generator.count_tokens, self.state(session)
         system = self.runtime.system_prompt
         blocks: list[Segment] = []
-        notes = [f"COMEDY: sessions of {self.config.session_turns} turns; current session from turn {state['session_start']}; "
-                 f"{len(state['sessions'])} closed session(s)."]
+        notes = [
+            f"COMEDY: sessions of {self.config.session_turns} turns; current session from turn {state['session_start']}; "
+            f"{len(state['sessions'])} closed session(s)."
+        ]
         memory = state["compressive"]
         if memory:
             text = fill(load_template("comedy_task3"), memory=render_compressive(memory))
             label = f"compressive memory · sessions 1-{memory['sessions']} (turns 0-{memory['through_turn']}) · Task 2 by {memory['method']}"
             blocks.append(memory_segment(text, count, label=label, turns=range(memory["through_turn"] + 1)))
-            notes += [s["note"] for s in state["sessions"] if s.get("note")][-3:] + ([memory["note"]] if memory.get("note") else [])
+            notes += [s["note"] for s in state["sessions"] if s.get("note")][-3:] + (
+                [memory["note"]] if memory.get("note") else []
+            )
         exchanges = session.episodes.exchanges  # the current session's raw, earlier ones only through the memory
-        decisions = tuple(Decision(turn=ex.turn, score=None, resolution=Resolution.RAW if ex.turn >= state["session_start"] else Resolution.OMIT)
-                          for ex in exchanges)
-        plan = assemble_plan(query=query, count_tokens=count, system_prompt=system, memory=blocks,
-                             exchanges=exchange_segments(exchanges, decisions, count), notes=notes)
+        decisions = tuple(
+            Decision(
+                turn=ex.turn,
+                score=None,
+                resolution=Resolution.RAW if ex.turn >= state["session_start"] else Resolution.OMIT,
+            )
+            for ex in exchanges
+        )
+        plan = assemble_plan(
+            query=query,
+            count_tokens=count,
+            system_prompt=system,
+            memory=blocks,
+            exchanges=exchange_segments(exchanges, decisions, count),
+            notes=notes,
+        )
         return plan, decisions
-

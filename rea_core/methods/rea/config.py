@@ -60,11 +60,17 @@ class REAConfig:
 
     tau_low: float | None = field(
         default=None,
-        metadata={"env": "REA_TAU_LOW", "help": "below this score an exchange is omitted (default: calibrated for the scorer)"},
+        metadata={
+            "env": "REA_TAU_LOW",
+            "help": "below this score an exchange is omitted (default: calibrated for the scorer)",
+        },
     )
     tau_high: float | None = field(
         default=None,
-        metadata={"env": "REA_TAU_HIGH", "help": "at or above this score an exchange is raw (default: calibrated for the scorer)"},
+        metadata={
+            "env": "REA_TAU_HIGH",
+            "help": "at or above this score an exchange is raw (default: calibrated for the scorer)",
+        },
     )
     scorer: str = field(
         default=DEFAULT_SCORER,
@@ -84,7 +90,9 @@ class REAConfig:
     im_capacity: int = field(default=16, metadata={"help": "most instructions kept; the oldest is dropped past it"})
     im_placement: str = field(
         default="system",
-        metadata={"help": "Instructional Memory: `system` (prefix, the paper) or `query` (also restated next to the query)"},
+        metadata={
+            "help": "Instructional Memory: `system` (prefix, the paper) or `query` (also restated next to the query)"
+        },
     )
     recognizer_stage2: str = field(
         default="trained",
@@ -98,7 +106,8 @@ class REAConfig:
         default=0.3, metadata={"help": "hybrid scorer: weight of the cosine; the rest goes to normalized BM25"}
     )
     neighbor_weight: float = field(
-        default=0.2, metadata={"help": "share of the better neighbouring exchange's score added to an exchange's own (0: off)"}
+        default=0.2,
+        metadata={"help": "share of the better neighbouring exchange's score added to an exchange's own (0: off)"},
     )
     # Follow-up awareness. Defaults measured on the back-reference set (BENCHMARKS.md, "Retrieval"): the
     # joined query and the carry-forward lowered recall there (the previous turn is often unrelated), so
@@ -140,15 +149,24 @@ class REAConfig:
     # adherence, follow-up and LoCoMo development sets (BENCHMARKS.md, "Working memory").
     recent_raw: int = field(
         default=WINDOW_RAW,
-        metadata={"env": "REA_RECENT_RAW", "help": "working memory: most latest exchanges kept raw whatever their score (0: no window)"},
+        metadata={
+            "env": "REA_RECENT_RAW",
+            "help": "working memory: most latest exchanges kept raw whatever their score (0: no window)",
+        },
     )
     recent_raw_tokens: int = field(
         default=WINDOW_RAW_TOKENS,
-        metadata={"env": "REA_RECENT_RAW_TOKENS", "help": "working memory: token budget of the raw window (the latest exchange always fits)"},
+        metadata={
+            "env": "REA_RECENT_RAW_TOKENS",
+            "help": "working memory: token budget of the raw window (the latest exchange always fits)",
+        },
     )
     recent_compressed: int = field(
         default=WINDOW_COMPRESSED,
-        metadata={"env": "REA_RECENT_COMPRESSED", "help": "working memory: exchanges before the raw window kept at least compressed"},
+        metadata={
+            "env": "REA_RECENT_COMPRESSED",
+            "help": "working memory: exchanges before the raw window kept at least compressed",
+        },
     )
     reply_form: str = field(
         default="auto",
@@ -200,7 +218,13 @@ class REAConfig:
         weights = (self.dense_weight, self.neighbor_weight, self.follow_up_decay, self.follow_up_prior)
         if not all(0.0 <= w <= 1.0 for w in weights):
             raise ValueError("dense_weight, neighbor_weight, follow_up_decay and follow_up_prior must lie in [0, 1]")
-        counts = (self.context_turns, self.recent_raw, self.recent_raw_tokens, self.recent_compressed, self.referent_top_k)
+        counts = (
+            self.context_turns,
+            self.recent_raw,
+            self.recent_raw_tokens,
+            self.recent_compressed,
+            self.referent_top_k,
+        )
         if min(counts) < 0:
             raise ValueError(
                 "context_turns, recent_raw, recent_raw_tokens, recent_compressed and referent_top_k must not be negative"
@@ -219,9 +243,14 @@ class REAConfig:
     @property
     def scoring(self) -> HCRScoring:
         """The settings HCR scoring reads (``retrieval.hcr_scores``), and nothing else."""
-        return HCRScoring(scorer=self.scorer, dense_weight=self.dense_weight, neighbor_weight=self.neighbor_weight,
-                          context_turns=self.context_turns, follow_up_decay=self.follow_up_decay,
-                          follow_up_prior=self.follow_up_prior)
+        return HCRScoring(
+            scorer=self.scorer,
+            dense_weight=self.dense_weight,
+            neighbor_weight=self.neighbor_weight,
+            context_turns=self.context_turns,
+            follow_up_decay=self.follow_up_decay,
+            follow_up_prior=self.follow_up_prior,
+        )
 
     @property
     def unit_mode(self) -> str:

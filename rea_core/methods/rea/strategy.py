@@ -55,12 +55,20 @@ class REAStrategy(Strategy):
         self.codec = codec
 
     @classmethod
-    def from_models(cls, models, config: REAConfig | None = None, *, runtime: RuntimeConfig | None = None,
-                    recognizer: Recognizer | None = None) -> "REAStrategy":
+    def from_models(
+        cls,
+        models,
+        config: REAConfig | None = None,
+        *,
+        runtime: RuntimeConfig | None = None,
+        recognizer: Recognizer | None = None,
+    ) -> "REAStrategy":
         """REA on the shared models; ``recognizer`` replaces the one ``config`` names (an evaluation arm's labels)."""
         config = config or REAConfig()
         recognizer = recognizer or build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
-        return cls(models.generator, models.embedder, config, runtime=runtime, recognizer=recognizer, codec=models.codec)
+        return cls(
+            models.generator, models.embedder, config, runtime=runtime, recognizer=recognizer, codec=models.codec
+        )
 
     def parts(self) -> dict:
         return {"recognizer": self.recognizer, "codec": self.codec}
@@ -80,7 +88,9 @@ class REAStrategy(Strategy):
         if self.codec is None:
             return None
         if self.config.codec_mode == "optimize":
-            return OptimizeWriter(self.codec, replace(self.config.latent_fit, system_prompt=self.runtime.system_prompt))
+            return OptimizeWriter(
+                self.codec, replace(self.config.latent_fit, system_prompt=self.runtime.system_prompt)
+            )
         return EncodeWriter(self.codec)
 
     @property
@@ -88,8 +98,12 @@ class REAStrategy(Strategy):
         """The form of REA's compressed replies and why (None without a codec: text-compressed, nothing to choose)."""
         if self.codec is None:
             return None
-        return choose_form(self.codec.measurements, writer_key=self.latent_writer.key, text_form=self.config.text_compression,
-                           forced=self.config.reply_form)
+        return choose_form(
+            self.codec.measurements,
+            writer_key=self.latent_writer.key,
+            text_form=self.config.text_compression,
+            forced=self.config.reply_form,
+        )
 
     @property
     def uses_latents(self) -> bool:
@@ -107,7 +121,9 @@ class REAStrategy(Strategy):
 
     def _ensure_latents(self, session: ChatSession, *, finish: bool = False) -> None:
         if self.uses_latents or self.latent_scoring:
-            self.codec.background().ensure(session.episodes.exchanges, self.latent_writer, with_user=self.latent_scoring, finish=finish)
+            self.codec.background().ensure(
+                session.episodes.exchanges, self.latent_writer, with_user=self.latent_scoring, finish=finish
+            )
 
     def catch_up_cost(self, session: ChatSession) -> int:
         """Exchanges to embed (all of them under another embedder or unit mode) plus latents to compute."""
@@ -130,8 +146,14 @@ class REAStrategy(Strategy):
     def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
         if not self.uses_latents:
             return super().stream_reply(session, plan, messages)
-        return self.codec.stream(messages, self._latent_blocks(session, plan), max_new_tokens=self.runtime.max_new_tokens,
-                                 max_prompt_tokens=self.max_prompt_tokens, cache_key=self.cache_key(session), adapter=self._generate_adapter)
+        return self.codec.stream(
+            messages,
+            self._latent_blocks(session, plan),
+            max_new_tokens=self.runtime.max_new_tokens,
+            max_prompt_tokens=self.max_prompt_tokens,
+            cache_key=self.cache_key(session),
+            adapter=self._generate_adapter,
+        )
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
         if not self.uses_latents:
@@ -150,13 +172,24 @@ class REAStrategy(Strategy):
         if not self.config.use_im:
             return None
         recognition = self.recognizer.recognize(user_text)
-        entry = InstructionEntry(text=user_text.strip(), turn=session.n_turns, source="recognizer", stage=recognition.stage, score=recognition.score)
+        entry = InstructionEntry(
+            text=user_text.strip(),
+            turn=session.n_turns,
+            source="recognizer",
+            stage=recognition.stage,
+            score=recognition.score,
+        )
         if recognition.label == REVOKE:
             session.instructions.revoke(user_text, self._similarity)
-        elif len(session.instructions) and is_replacement(user_text) and session.instructions.replace(
-                replace(entry, stage="replacement", score=1.0), self._similarity):
+        elif (
+            len(session.instructions)
+            and is_replacement(user_text)
+            and session.instructions.replace(replace(entry, stage="replacement", score=1.0), self._similarity)
+        ):
             # "actually, use capitals again": global because it swaps a held instruction (issue 16)
-            recognition = Recognition(label=GLOBAL, score=1.0, stage="replacement", cues=(*recognition.cues, "replaces an instruction"))
+            recognition = Recognition(
+                label=GLOBAL, score=1.0, stage="replacement", cues=(*recognition.cues, "replaces an instruction")
+            )
         elif recognition.label == GLOBAL:
             session.instructions.add(entry)
         return recognition
@@ -171,7 +204,9 @@ class REAStrategy(Strategy):
         standalone rewrite as a second variant under ``config.query_rewrite``."""
         if self.latent_scoring:
             return latent_scores(session.episodes, self.codec.compress(query))
-        return score_exchanges(session.episodes, query, self.embedder, self.config.scoring, variants=self._rewritten(session, query))
+        return score_exchanges(
+            session.episodes, query, self.embedder, self.config.scoring, variants=self._rewritten(session, query)
+        )
 
     def _rewritten(self, session: ChatSession, query: str) -> list[str]:
         """``query`` rewritten by the generator from the latest exchanges, as a list of 0 or 1 extra
@@ -197,7 +232,9 @@ class REAStrategy(Strategy):
             tau_low, tau_high = thresholds
             decisions = plan_context(turns, scores, tau_low=tau_low, tau_high=tau_high)
             recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
-            decisions = keep_window(decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed)
+            decisions = keep_window(
+                decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed
+            )
             # the best omitted exchanges beyond the window: a referent ranks high far more often than it clears a threshold
             decisions = keep_best(decisions, self.config.referent_top_k)
         else:
@@ -219,9 +256,13 @@ class REAStrategy(Strategy):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
         scores = self.score(session, query)
-        return self.replan(query, session.episodes.exchanges, session.instructions.texts(), scores, self.config.thresholds)
+        return self.replan(
+            query, session.episodes.exchanges, session.instructions.texts(), scores, self.config.thresholds
+        )
 
-    def redecide(self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float) -> tuple[PromptPlan, tuple[Decision, ...]]:
+    def redecide(
+        self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float
+    ) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """Re-decide the latest turn under other thresholds from its cached scores (live sliders)."""
         scores = np.array([d.score for d in last.decisions], dtype=np.float64)
         earlier = session.episodes.exchanges[: len(last.decisions)]

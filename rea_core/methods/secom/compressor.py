@@ -26,9 +26,10 @@ the entities; the scoring is LLMLingua's.
 from __future__ import annotations
 
 import logging
-from ...settings import hub_offline
 import re
 from dataclasses import dataclass
+
+from ...settings import hub_offline
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,9 @@ class LLMLingua2Compressor:
         self._pc = PromptCompressor(model_name=model_name, use_llmlingua2=True, device_map="cpu")
 
     def compress(self, text: str) -> Compressed:
-        result = self._pc.compress_prompt([text], rate=self.rate, force_tokens=["\n", "?", "[user]", "[agent]"], force_reserve_digit=True)
+        result = self._pc.compress_prompt(
+            [text], rate=self.rate, force_tokens=["\n", "?", "[user]", "[agent]"], force_reserve_digit=True
+        )
         out = result["compressed_prompt"]
         return Compressed(out, self.generator.count_tokens(text), self.generator.count_tokens(out), self.method)
 
@@ -142,8 +145,10 @@ def build_compressor(kind: str, generator, rate: float) -> tuple[object, str]:
     from ...backends.base import TOKEN_LOGPROBS, has
 
     if kind == "auto" and not has(generator, TOKEN_LOGPROBS):
-        return NoCompressor(generator), (f"the generator '{generator.name}' gives no token log-probabilities: "
-                                         "SeCom's memory units are not compressed (set SeComConfig(compressor='llmlingua2') where its model loads).")
+        return NoCompressor(generator), (
+            f"the generator '{generator.name}' gives no token log-probabilities: "
+            "SeCom's memory units are not compressed (set SeComConfig(compressor='llmlingua2') where its model loads)."
+        )
     if kind in ("auto", "llmlingua2"):
         if hub_offline():
             reason = "HF_HUB_OFFLINE=1: the LLMLingua-2 model cannot be fetched"

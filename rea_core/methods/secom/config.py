@@ -17,20 +17,36 @@ class SeComConfig:
 
     segmenter: str = field(
         default="llm",
-        metadata={"help": "'llm' (zero-shot on the backbone, embedding fallback when its output does not parse) or 'embedding'"},
+        metadata={
+            "help": "'llm' (zero-shot on the backbone, embedding fallback when its output does not parse) or 'embedding'"
+        },
     )
     segment_window: int = field(default=6, metadata={"help": "unsegmented turns that trigger a segmentation pass"})
     boundary_threshold: float = field(
-        default=0.15, metadata={"help": "embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"}
+        default=0.15,
+        metadata={
+            "help": "embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"
+        },
     )
     compressor: str = field(
         default="auto",
-        metadata={"help": "denoising: 'auto' (LLMLingua-2 where its model loads, else perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"},
+        metadata={
+            "help": "denoising: 'auto' (LLMLingua-2 where its model loads, else perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"
+        },
     )
-    compress_rate: float = field(default=0.75, metadata={"help": "share of tokens a memory unit keeps after compression (LLMLingua's rate; paper: 75%)"})
-    retriever: str = field(default="bm25", metadata={"help": "retriever over compressed segments: 'bm25' (bm25s) or 'dense' (the embedder)"})
+    compress_rate: float = field(
+        default=0.75,
+        metadata={"help": "share of tokens a memory unit keeps after compression (LLMLingua's rate; paper: 75%)"},
+    )
+    retriever: str = field(
+        default="bm25",
+        metadata={"help": "retriever over compressed segments: 'bm25' (bm25s) or 'dense' (the embedder)"},
+    )
     top_k: int = field(default=3, metadata={"help": "segments retrieved per query (N)"})
-    cache_entries: int = field(default=512, metadata={"help": "dense-retriever vectors cached per session, least recently used dropped past it"})
+    cache_entries: int = field(
+        default=512,
+        metadata={"help": "dense-retriever vectors cached per session, least recently used dropped past it"},
+    )
 
     def __post_init__(self) -> None:
         check_choice("secom.segmenter", self.segmenter, SECOM_SEGMENTERS)

@@ -150,7 +150,9 @@ class TopicSegmenter:
     def by_llm(self, turns: Sequence[tuple[str, str]], first: int) -> list[Span]:
         """Raises SegmentParseError when the answer is not a valid segmentation."""
         last = first + len(turns) - 1
-        prompt = fill(load_template("secom_segment"), conversation=format_turns(turns, first), first=str(first), last=str(last))
+        prompt = fill(
+            load_template("secom_segment"), conversation=format_turns(turns, first), first=str(first), last=str(last)
+        )
         answer = self.generator.generate([{"role": "user", "content": prompt}], max_new_tokens=8 * len(turns) + 8).text
         try:
             return parse_segments(answer, first, last)

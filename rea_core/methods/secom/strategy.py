@@ -21,18 +21,18 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ...limits import LRUCache
 from ...backends.base import TOKEN_LOGPROBS, TOKENIZER
-from .compressor import build_compressor
-from .segmenter import TopicSegmenter
+from ...limits import LRUCache
 from ...reconstruction import assemble_plan, memory_segment
-from .retriever import bm25_scores, dense_scores, select_top_k
 from ...session import ChatSession
 from ...templates import load_template
 from ...types import Decision, PromptPlan, Resolution, Segment
 from ..base import Strategy
 from ..registry import register_strategy
+from .compressor import build_compressor
 from .config import SeComConfig
+from .retriever import bm25_scores, dense_scores, select_top_k
+from .segmenter import TopicSegmenter
 
 MAX_NOTES = 5  # segmenter fallback notes kept in the state (newest last)
 
@@ -75,7 +75,9 @@ class SeComStrategy(Strategy):
         config = config or self.config
         same = (config.compressor, config.compress_rate) == (self.config.compressor, self.config.compress_rate)
         compressor = self.__dict__.get("_compressor") if same else None
-        return type(self)(self.generator, self.embedder, config, runtime=runtime or self.runtime, compressor=compressor)
+        return type(self)(
+            self.generator, self.embedder, config, runtime=runtime or self.runtime, compressor=compressor
+        )
 
     @property
     def segmenter(self) -> TopicSegmenter:
@@ -87,7 +89,11 @@ class SeComStrategy(Strategy):
     @staticmethod
     def state(session: ChatSession) -> dict:
         m = session.memory
-        return {"segments": list(m.get("segments", [])), "open_from": int(m.get("open_from", 0)), "notes": list(m.get("notes", []))}
+        return {
+            "segments": list(m.get("segments", [])),
+            "open_from": int(m.get("open_from", 0)),
+            "notes": list(m.get("notes", [])),
+        }
 
     def _compress(self, text: str) -> dict:
         compressor, _ = self._compressor
@@ -137,7 +143,9 @@ class SeComStrategy(Strategy):
         if state["open_from"] < session.n_turns:
             start, end = state["open_from"], session.n_turns - 1
             text = unit_text(session.episodes.exchanges, start, end)
-            units.append({"start": start, "end": end, "segmenter": "open", "compressed": self._compress(text), "open": True})
+            units.append(
+                {"start": start, "end": end, "segmenter": "open", "compressed": self._compress(text), "open": True}
+            )
         return units
 
     def score(self, query: str, texts: list[str], cache: LRUCache | None = None):
@@ -164,7 +172,9 @@ class SeComStrategy(Strategy):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         c, count = self.config, self.generator.count_tokens
         units = self.units(session)
-        scores = self.score(query, [u["compressed"]["text"] for u in units], self.dense_cache(session)) if units else []
+        scores = (
+            self.score(query, [u["compressed"]["text"] for u in units], self.dense_cache(session)) if units else []
+        )
         chosen = set(select_top_k(scores, c.top_k))
         compressed = c.compressor != "none"
         header = load_template("secom_memory").split("{memory}")[0].strip()
@@ -177,14 +187,32 @@ class SeComStrategy(Strategy):
             resolution = (Resolution.COMPRESSED if compressed else Resolution.RAW) if picked else Resolution.OMIT
             text = comp["text"]
             state = "open tail" if u["open"] else f"{u['segmenter']} segment"
-            label = (f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
-                     f" · {c.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}")
-            blocks.append(memory_segment(text, count, resolution=resolution, label=label, turns=range(u["start"], u["end"] + 1),
-                                         source_reply=unit_text(exchanges, u["start"], u["end"]), score=float(scores[i])))
-            decisions += [Decision(turn=t, score=float(scores[i]), resolution=resolution) for t in range(u["start"], u["end"] + 1)]
+            label = (
+                f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
+                f" · {c.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}"
+            )
+            blocks.append(
+                memory_segment(
+                    text,
+                    count,
+                    resolution=resolution,
+                    label=label,
+                    turns=range(u["start"], u["end"] + 1),
+                    source_reply=unit_text(exchanges, u["start"], u["end"]),
+                    score=float(scores[i]),
+                )
+            )
+            decisions += [
+                Decision(turn=t, score=float(scores[i]), resolution=resolution)
+                for t in range(u["start"], u["end"] + 1)
+            ]
         _, compressor_note = self._compressor
         method = units[0]["compressed"]["method"] if units else "-"
-        notes = [f"SeCom: {len(units)} memory unit(s), top {c.top_k} by {c.retriever} over units compressed by {method} "
-                 f"at rate {c.compress_rate:.0%} of tokens kept; segmenter {c.segmenter}, window {c.segment_window}."]
+        notes = [
+            f"SeCom: {len(units)} memory unit(s), top {c.top_k} by {c.retriever} over units compressed by {method} "
+            f"at rate {c.compress_rate:.0%} of tokens kept; segmenter {c.segmenter}, window {c.segment_window}."
+        ]
         notes += [n for n in [compressor_note] if n] + self.state(session)["notes"]
-        return assemble_plan(query=query, count_tokens=count, system_prompt=system, memory=blocks, notes=notes), tuple(decisions)
+        return assemble_plan(query=query, count_tokens=count, system_prompt=system, memory=blocks, notes=notes), tuple(
+            decisions
+        )
