@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Lint and format first: ruff's configuration is in pyproject.toml (a second or two).
+.venv/bin/ruff check --quiet . && .venv/bin/ruff format --check --quiet .
 # Browser tests drive Debian's Chromium (never `playwright install`).
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
