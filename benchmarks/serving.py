@@ -1,4 +1,4 @@
-"""Benchmark: streamed replies and KV prefix reuse (issue 13), on the packaged SmolLM2-135M.
+"""Benchmark: streamed replies and KV prefix reuse, on the packaged SmolLM2-135M.
 
 Three parts, each printed as JSON lines and a summary:
 

@@ -1,4 +1,4 @@
-"""Prompt assembly for every strategy (seed 000, section 3.5): build and render a ``PromptPlan``.
+"""Prompt assembly for every strategy (REA paper, section 3.5): build and render a ``PromptPlan``.
 
 A plan is: system message, Instructional Memory prefix (verbatim), memory blocks (SeCom's units,
 COMEDY's compressive memory), the stored exchanges in turn order at their resolution, then the

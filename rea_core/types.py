@@ -1,4 +1,4 @@
-"""Typed data that flows through REA (seed 000, sections 3.1-3.5).
+"""Typed data that flows through REA (REA paper, sections 3.1-3.5).
 
 Pure data: no torch, no I/O. Everything here serializes to plain JSON via ``to_dict``.
 """
@@ -54,7 +54,7 @@ class ReplyForm(str, Enum):
 
     RAW = "raw"
     TEXT_COMPRESSED = "text_compressed"  # extractive text stand-in; never called latent
-    LATENT = "latent"  # latent vectors from the compression adapter (latent issue)
+    LATENT = "latent"  # latent vectors from the compression adapter (Latent Episodic Memory)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Build the Instruction Recognizer validation set: rea_core/data/recognizer_validation.jsonl.
 
-The paper (seed 000, D.1) relabels 418 IFEval-derived inputs as 38 global constraints and 380
+The REA paper (D.1) relabels 418 IFEval-derived inputs as 38 global constraints and 380
 ordinary or task-specific ones. This script rebuilds our analogue deterministically:
 
   1. draws candidate inputs with a fixed seed from three installed packages

@@ -1,6 +1,6 @@
 """Transformers-backed generator: any causal LM with a chat template, fed through ``inputs_embeds``.
 
-Feeding embeddings rather than token ids is what lets the latent issue splice compressed reply
+Feeding embeddings rather than token ids is what lets Latent Episodic Memory splice compressed reply
 vectors into the same input (section 3.5); plain text prompts take the same path.
 """
 

@@ -1,4 +1,4 @@
-"""A ``Generator`` that talks to any OpenAI-compatible chat-completions server (issue 13).
+"""A ``Generator`` that talks to any OpenAI-compatible chat-completions server.
 
 vLLM, ``transformers serve``, llama.cpp's server and Hugging Face Inference Providers' router
 (``https://router.huggingface.co/v1`` with an ``HF_TOKEN``) all speak this API. Selected with

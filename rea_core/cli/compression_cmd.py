@@ -47,7 +47,7 @@ def make_codec_sessions(
     ] = False,
     model: ModelOpt = "packaged",
 ) -> None:
-    """Codec training sessions (seed 000, A.3): 3-15 clean turns from ShareGPT and Chit Chat, split train/held-out.
+    """Codec training sessions (REA paper, A.3): 3-15 clean turns from ShareGPT and Chit Chat, split train/held-out.
 
     Example: rea data make-codec-sessions --out runs/codec/sessions.jsonl --limit-per-source 2000
     """
@@ -92,7 +92,7 @@ def compressor(
         str,
         typer.Option(
             "--preset",
-            help="'cpu' (under 30 min on 2 cores), 'gpu' (seed 000, A.2), or 'retention-cpu' / 'retention-gpu' (issue 15).",
+            help="'cpu' (under 30 min on 2 cores), 'gpu' (REA paper, A.2), or 'retention-cpu' / 'retention-gpu' (reconstruction kept in the mix).",
         ),
     ] = "cpu",
     lr: Annotated[Optional[float], typer.Option("--lr")] = None,

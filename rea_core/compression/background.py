@@ -1,4 +1,4 @@
-"""Latent compression off the critical path (seed 000, section 3.2): after a reply is shown, not before.
+"""Latent compression off the critical path (REA paper, section 3.2): after a reply is shown, not before.
 
 A ``LatentWriter`` turns an exchange's reply into latent vectors: ``EncodeWriter`` runs the trained
 compress adapter (about 0.2 s on CPU), ``OptimizeWriter`` (``optimize.py``) fits the vectors to the

@@ -1,4 +1,4 @@
-"""Dual-LoRA latent codec (seed 000, sections 3.2, 3.5, A.1): one frozen backbone, two adapters.
+"""Dual-LoRA latent codec (REA paper, sections 3.2, 3.5, A.1): one frozen backbone, two adapters.
 
 * **compress** adapter: reads a reply's token embeddings followed by ``n_latent`` learned
   compression-token embeddings; the backbone's last hidden states at those positions, passed
@@ -54,7 +54,7 @@ class CodecSpec:
     target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
     projector: str = "rescale"  # "rescale" or "linear"
     read_layer: int | None = (
-        None  # hidden layer the latents are read from (None: the last, post-norm; issue 15 tries a middle one)
+        None  # hidden layer the latents are read from (None: the last, post-norm; the retention objective tries a middle one)
     )
     center: bool = False  # subtract the mean of a window's latents before the projector (removes the shared direction)
     token_init: str = "random"  # compression-token inputs: "random" learned rows, or "content" (each slice's mean embedding + a learned offset)

@@ -1,4 +1,4 @@
-"""Optimized latents (issue 15): fit a reply's latent vectors to the reply itself, backbone frozen.
+"""Optimized latents: fit a reply's latent vectors to the reply itself, backbone frozen.
 
 The shipped encoder was trained for 136 CPU steps and its latents carry nothing the generator uses
 (BENCHMARKS, "Latent compression"). Capacity is not the limit: optimizing input vectors per sample

@@ -1,4 +1,4 @@
-"""Instruction adherence (IAR, seed 000 sections 4.4-4.5, C.3).
+"""Instruction adherence (IAR, REA paper sections 4.4-4.5, C.3).
 
 File format: the conversation JSONL plus
     "global_instructions": [{"turn": i, "until_turn": k (optional), "checks": [{"instruction_id", "kwargs"}]}]

@@ -1,4 +1,4 @@
-"""Long-conversation latency (seed 000, Table 1/7, B.1: 27.29 s vs 9.39 s on Long-MT-Bench+, 2.91x).
+"""Long-conversation latency (REA paper, Table 1/7, B.1: 27.29 s vs 9.39 s on Long-MT-Bench+, 2.91x).
 
 Long conversations (60+ turns) are built like Long-MT-Bench+ by chaining clean ShareGPT sessions
 (topic changes at the joins). Every turn's prompt tokens are recorded; every ``every``-th turn is

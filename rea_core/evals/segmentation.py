@@ -1,4 +1,4 @@
-"""Topic segmentation quality of SeCom's segmenters (seed 001, Table 4: Pk and WindowDiff).
+"""Topic segmentation quality of SeCom's segmenters (SeCom paper, Table 4: Pk and WindowDiff).
 
 Data: ``rea_core/data/segmentation_gold.jsonl``, ten hand-labeled conversations (77 turns, 16 gold
 boundaries; ``docs/segmentation_labeling.md``): the conversation JSONL plus ``"boundaries"``, the

@@ -2,9 +2,9 @@
 
 ``make_adherence_suite``: conversations where global instructions (14 verifiable kinds, IFEval ids)
 are set at varied turns, buried under distractor turns from ShareGPT and Chit Chat with topic
-changes, sometimes revoked ("you can stop ..."), and probed at several depths (seed 000, 4.4-4.5).
+changes, sometimes revoked ("you can stop ..."), and probed at several depths (REA paper, 4.4-4.5).
 With ``compliant_history=True`` every stored reply is rewritten (``comply``) to follow the
-instructions in force at its turn, as a capable assistant's history would (issue 12).
+instructions in force at its turn, as a capable assistant's history would.
 """
 
 from __future__ import annotations

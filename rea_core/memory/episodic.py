@@ -1,7 +1,7 @@
-"""Episodic Memory (seed 000, section 3.2): every finished exchange, with retrieval embeddings.
+"""Episodic Memory (REA paper, section 3.2): every finished exchange, with retrieval embeddings.
 
 Each exchange keeps the user text raw and the reply raw, plus a slot for the reply's latent
-vectors (filled by the compression adapter of the latent issue). For HCR, an exchange is
+vectors (filled by the codec's compression adapter). For HCR, an exchange is
 embedded once, when stored, as a few *units*, by ``unit_mode``:
 
     * ``exchange``: the whole exchange, user text and reply together (one unit; hybrid scorer);

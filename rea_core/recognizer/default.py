@@ -1,4 +1,4 @@
-"""The shipped stage 2: a recognizer trained on the documented label set, loaded with no database (issue 16).
+"""The shipped stage 2: a recognizer trained on the documented label set, loaded with no database.
 
 Label set: ``rea_core/data/recognizer_train.jsonl`` (built by scripts/build_recognizer_training.py,
 documented in docs/recognizer_training_set.md); each row has ``text``, ``label``, ``source``,

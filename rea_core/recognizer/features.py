@@ -1,4 +1,4 @@
-"""Lexical features beside the sentence embedding, for the trained recognizer stage 2 (issue 16).
+"""Lexical features beside the sentence embedding, for the trained recognizer stage 2.
 
 Why: a MiniLM sentence embedding says what an input is *about* (French, tone, a pirate) far more
 than how long the wish should *last*; "For this answer only, reply in French" and "From now on,

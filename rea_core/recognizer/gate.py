@@ -1,10 +1,10 @@
-"""The recall-safe gate of the Instruction Recognizer's stage 1 (seed 000, sections 3.3, A.4, D.3).
+"""The recall-safe gate of the Instruction Recognizer's stage 1 (REA paper, sections 3.3, A.4, D.3).
 
 Stage 1 may answer "not global" without a model, and a global instruction it wrongly stops never
 reaches Instructional Memory: the costliest recognizer error (about 2 IAR points, D.3). The old
 filter stopped every input without a cue from a short list ("from now on", "always", "in
 lowercase", ...), which lost plain standing instructions such as "Keep a formal tone with me
-throughout our conversation" before stage 2 could see them (issue 16).
+throughout our conversation" before stage 2 could see them.
 
 So the gate is written the other way round: it names everything that *can* shape later replies
 (tone, format, persona, language, length, sign-offs, standing facts about the user, scope words

@@ -1,4 +1,4 @@
-"""Instruction Recognizer (seed 000, section 3.3 and A.4): which user inputs enter Instructional Memory.
+"""Instruction Recognizer (REA paper, section 3.3 and A.4): which user inputs enter Instructional Memory.
 
 Two stages, as in the paper:
     1. a rule filter (``rules.py``). A *persistence marker* ("from now on", "for the rest of this chat", "in all

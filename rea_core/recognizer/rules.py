@@ -1,4 +1,4 @@
-"""Stage 1 of the Instruction Recognizer (seed 000, sections 3.3 and A.4): the rule filter.
+"""Stage 1 of the Instruction Recognizer (REA paper, sections 3.3 and A.4): the rule filter.
 
 A *persistence marker* ("from now on", "in all your replies") together with a reply-shaping verb
 is accepted as global by the rules alone; a revocation ("you can stop ...") is labeled

@@ -1,4 +1,4 @@
-"""Optimized latents (issue 15) on the packaged backbone and its shipped codec: the fit lowers the
+"""Optimized latents on the packaged backbone and its shipped codec: the fit lowers the
 reply's NLL below the user-only control, fitted latents travel with a saved session, REA's default
 compressed form follows the measurements shipped with the codec, and the app's form control
 switches what the prompt view shows."""

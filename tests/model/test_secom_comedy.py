@@ -1,4 +1,4 @@
-"""SeCom and COMEDY on the packaged models (issue 7): segment coverage, compression, COMEDY's
+"""SeCom and COMEDY on the packaged models: segment coverage, compression, COMEDY's
 three-part memory, parse-failure fallback, session boundaries, save/load and undo.
 
 Replayed turns (``reply=...``) keep these fast: the memory work (segmenting, compressing, Tasks

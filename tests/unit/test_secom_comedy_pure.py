@@ -1,4 +1,4 @@
-"""Pure pieces of SeCom and COMEDY (issue 7): metrics, segment parsing, retrieval selection,
+"""Pure pieces of SeCom and COMEDY: metrics, segment parsing, retrieval selection,
 compression word selection, memory parsing and fallback rules, config checks, the prompt view."""
 
 import json
@@ -231,7 +231,7 @@ def test_session_memory_round_trip():
     again = ChatSession.from_json(s.to_json())
     assert again.memory == s.memory
     old = s.to_dict()
-    del old["memory"]  # files saved before issue 7 still load
+    del old["memory"]  # files saved without strategy memory (older versions) still load
     assert ChatSession.from_dict(old).memory == {}
 
 

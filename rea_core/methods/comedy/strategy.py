@@ -1,4 +1,4 @@
-"""COMEDY (seed 002): compressive memory in one model, no retrieval, sessions of ``K`` turns.
+"""COMEDY (COMEDY paper): compressive memory in one model, no retrieval, sessions of ``K`` turns.
 
 The conversation is cut into sessions: every ``comedy.session_turns`` turns, or earlier by the
 explicit "new session" action (``end_session``). When a session closes, the backbone runs

@@ -186,7 +186,7 @@ class REAStrategy(Strategy):
             and is_replacement(user_text)
             and session.instructions.replace(replace(entry, stage="replacement", score=1.0), self._similarity)
         ):
-            # "actually, use capitals again": global because it swaps a held instruction (issue 16)
+            # "actually, use capitals again": global because it swaps a held instruction
             recognition = Recognition(
                 label=GLOBAL, score=1.0, stage="replacement", cues=(*recognition.cues, "replaces an instruction")
             )

@@ -1,4 +1,4 @@
-"""Conversation topic segmentation for SeCom (seed 001, "Conversation Segmentation").
+"""Conversation topic segmentation for SeCom (SeCom paper, "Conversation Segmentation").
 
 A segmentation of turns ``first..last`` is a list of inclusive ``(start, end)`` spans that covers
 every turn exactly once and in order (``p_{k+1} = q_k + 1``). Two segmenters:

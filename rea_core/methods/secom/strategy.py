@@ -1,4 +1,4 @@
-"""SeCom (seed 001, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
+"""SeCom (SeCom paper, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
 
 Memory construction: finished turns wait in an *open tail*; once ``secom.segment_window`` turns
 wait (or at an explicit session boundary), the topic segmenter splits them into segments
