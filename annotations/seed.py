@@ -26,7 +26,8 @@ from .io import ImportRow
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 # A sentence about the reply's form rather than its content: IFBench's appended constraints.
 CONSTRAINT = re.compile(
-    r"\b(your (entire )?(response|answer|reply|output)|the response|respond|answer with|in your|include|use|do not|don't|"
+    r"\b(your (entire )?(response|answer|reply|output)|the response"
+    r"|respond|answer with|in your|include|use|do not|don't|"
     r"wrap|end (it |your )?with|start (it |your )?with|at least|at most|no more than|exactly \d+|words?|sentences?|"
     r"paragraphs?|bullet|keywords?|letters?|capital|lowercase|uppercase|format|json|markdown|placeholders?)\b",
     re.IGNORECASE,

@@ -23,7 +23,8 @@ class Reason(str, Enum):
     SCORE = "score"  # the HCR score band (tau_low / tau_high)
     RECENT = "recent"  # the working-memory window: the latest exchanges, raw within a token budget
     RECENT_BAND = "recent band"  # the band before the window, kept at least compressed
-    REFERENT = "likely referent"  # among the best-ranked omitted exchanges beyond the window: what a follow-up may point back to
+    # among the best-ranked omitted exchanges beyond the window: what a follow-up may point back to
+    REFERENT = "likely referent"
     FIXED = "fixed"  # one resolution for every exchange (HCR off, a baseline's own policy)
 
     @property

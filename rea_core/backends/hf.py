@@ -239,7 +239,8 @@ class HFGenerator:
         start: float,
         truncated: int = 0,
     ) -> Iterator[str | Generation]:
-        """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as it comes.
+        """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as
+        it comes.
 
         ``items`` names each input position (token ids; markers for latent rows) for KV prefix
         reuse; ``guard`` is the context that puts the weights in ``mode`` (plain backbone or a

@@ -224,6 +224,7 @@ def evaluate(
         title,
         [bars, fig],
         [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
-        notes=f"{len(cases)} conversations, model {models.generator.name}, tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.",
+        notes=f"{len(cases)} conversations, model {models.generator.name}, "
+        f"tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.",
     )
     return results

@@ -177,7 +177,9 @@ def evaluate(
                 rows,
             )
         ],
-        notes=f"vanilla/REA latency over the last quarter of generated turns: {ratio if ratio is None else round(ratio, 2)}; "
-        f"with KV reuse (vanilla-cached/rea-cached): {cached_ratio if cached_ratio is None else round(cached_ratio, 2)}",
+        notes="vanilla/REA latency over the last quarter of generated turns: "
+        f"{ratio if ratio is None else round(ratio, 2)}; "
+        "with KV reuse (vanilla-cached/rea-cached): "
+        f"{cached_ratio if cached_ratio is None else round(cached_ratio, 2)}",
     )
     return results

@@ -59,7 +59,8 @@ def window_diff(reference: Sequence[int], hypothesis: Sequence[int], k: int | No
 
 
 def pk(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
-    """Pk: share of length-``k`` windows where reference and hypothesis disagree on whether any boundary falls inside."""
+    """Pk: share of length-``k`` windows where reference and hypothesis disagree on whether any boundary
+    falls inside."""
     from nltk.metrics.segmentation import pk as nltk_pk
 
     ref, hyp, k = _checked(reference, hypothesis, k)

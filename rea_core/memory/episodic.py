@@ -210,7 +210,8 @@ class EpisodicMemory:
 
     @classmethod
     def from_dict(cls, data: dict, unit_mode: str | None = None) -> "EpisodicMemory":
-        """Rebuild a memory; with another ``unit_mode`` than the file's, its vectors are dropped and re-embedded on use."""
+        """Rebuild a memory; with another ``unit_mode`` than the file's, its vectors are dropped and
+        re-embedded on use."""
         saved_mode = data.get("unit_mode", "units")  # files written before unit modes used "units"
         memory = cls(max_reply_units=data.get("max_reply_units", 3), unit_mode=unit_mode or saved_mode)
         memory.exchanges = [Exchange.from_dict(e) for e in data.get("exchanges", [])]

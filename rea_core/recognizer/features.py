@@ -22,7 +22,8 @@ from .rules import CONSTRAINT_CUES, DIRECTIVE_CUES, PERSISTENCE_CUES, matching
 
 # Wording that ties a constraint to one reply: the counterpart of the persistence cues.
 ONE_OFF_CUES = re.compile(
-    r"\b(this (one|answer|reply|response|time|question|request|email|text)|just this once|(your |the )?next (reply|answer|response)|"
+    r"\b(this (one|answer|reply|response|time|question|request|email"
+    r"|text)|just this once|(your |the )?next (reply|answer|response)|"
     r"only for this|for this|in this (reply|answer|response)|below|following (text|paragraph|sentence))\b",
     re.IGNORECASE,
 )

@@ -162,7 +162,8 @@ def build_recognizer(
         import warnings
 
         warnings.warn(
-            f"the shipped recognizer needs embedder {model.embedder_name!r}, not {embedder.name!r}; using the LLM stage 2",
+            f"the shipped recognizer needs embedder {model.embedder_name!r}, "
+            f"not {embedder.name!r}; using the LLM stage 2",
             stacklevel=2,
         )
         return InstructionRecognizer(classifier)

@@ -47,7 +47,8 @@ class TrainConfig:
     latent_prob: float = 0.75
     autoencode_steps: int = 0  # optimizer steps of autoencoding warm-up at the start
     autoencode_share: float = 0.5  # share of warm-up examples that are autoencoding
-    objective: str = "generate"  # "generate" (response loss, autoencoding only in the warm-up) or "retention" (reconstruction mixed in throughout)
+    # "generate" (response loss, autoencoding only in the warm-up) or "retention" (reconstruction mixed in throughout)
+    objective: str = "generate"
     reconstruct_share: float = 0.5  # retention: share of examples that reconstruct the reply from its latents
     token_init: str = "random"  # compression-token inputs: "random" rows or "content" (slice means + learned offset)
     center: bool = False  # mean-center a window's latents before the projector

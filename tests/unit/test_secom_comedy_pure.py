@@ -171,7 +171,8 @@ def test_session_memory_parse_and_rule():
 
 def test_compressive_parse_and_rule_have_three_parts():
     parsed = parse_compressive(
-        "{User Description: The user likes tea###Relationship Description: friendly and warm###Event Description: they planned a trip}"
+        "{User Description: The user likes tea###Relationship Description: "
+        "friendly and warm###Event Description: they planned a trip}"
     )
     assert parsed == {
         "user": "The user likes tea",

@@ -28,7 +28,8 @@ def build_annotate_tab(engine: AppEngine):
         ["default", "likely missed", "likely false alarm"],
         value="default",
         label="queue",
-        info="likely missed: stage 1 stopped it but the trained classifier says global; likely false alarm: stored as global but looks task or ordinary",
+        info="likely missed: stage 1 stopped it but the trained classifier says global; "
+        "likely false alarm: stored as global but looks task or ordinary",
         elem_id="annotate-mode",
     )
     item = gr.HTML(elem_id="annotate-item")

@@ -168,6 +168,9 @@ class TopicSegmenter:
             try:
                 return Segmentation(tuple(self.by_llm(turns, first)), "llm")
             except SegmentParseError as exc:
-                note = f"LLM segmenter output for turns {first}-{first + len(turns) - 1} did not parse ({exc}); the embedding segmenter decided."
+                note = (
+                    f"LLM segmenter output for turns {first}-{first + len(turns) - 1} "
+                    f"did not parse ({exc}); the embedding segmenter decided."
+                )
                 return Segmentation(tuple(self.by_embedding(turns, first)), "embedding", note)
         return Segmentation(tuple(self.by_embedding(turns, first)), "embedding")

@@ -188,7 +188,8 @@ class SeComStrategy(Strategy):
             text = comp["text"]
             state = "open tail" if u["open"] else f"{u['segmenter']} segment"
             label = (
-                f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
+                f"segment {i} · turns {u['start']}-{u['end']} · {state} · "
+                f"{comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
                 f" · {c.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}"
             )
             blocks.append(
