@@ -5,7 +5,7 @@ A thin client of `rea_core` holding two kinds of human judgement:
 * Retrieval-failure marks: which exchanges Heuristic Context Retrieval omitted although a
   later query needed them, so thresholds (tau_low, tau_high) can be re-tuned and marks
   become retrieval test cases (`store`, re-exported here).
-* The annotation studio (seed 000, sections 3.3 and D.1-D.3): candidate inputs labeled
+* The annotation studio (REA paper, sections 3.3 and D.1-D.3): candidate inputs labeled
   global / task / ordinary with history and undo (`store_items`), agreement, adjudication
   and recognizer versions trained from the labels (`store_review`, `agreement`,
   `training`), queue modes that find recognizer errors (`triage`), imports and exports

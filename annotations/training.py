@@ -1,4 +1,4 @@
-"""Train the recognizer from the store's labels and keep the version (seed 000, D.1-D.2).
+"""Train the recognizer from the store's labels and keep the version (REA paper, D.1-D.2).
 
 Glue between `rea_core.training.recognizer` (the training and metrics) and the store
 (the labels and versions), shared by the app's "Train recognizer" action and `rea train

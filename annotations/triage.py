@@ -1,4 +1,4 @@
-"""Queue modes that find the recognizer's errors, and per-source metrics (issue 16; seed 000, D.1-D.3).
+"""Queue modes that find the recognizer's errors, and per-source metrics (REA paper, D.1-D.3).
 
 A missed global instruction is the costliest recognizer error (D.3), and the gate of stage 1
 stops inputs with no model, so nobody sees those misses unless someone looks for them:

@@ -54,7 +54,8 @@ def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
 
 
 def local_accounts() -> list[tuple[str, str, str]]:
-    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH`` (``name:password,...``).
+    """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH``
+    (``name:password,...``).
 
     Raises:
         AuthConfigError: An unreadable file, a malformed entry or an unknown role (never silently an annotator).

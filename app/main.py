@@ -23,10 +23,12 @@ from .tabs.review.layout import build_review_tab
 
 logger = logging.getLogger(__name__)
 STATIC = REPO_ROOT / "static"
-HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic Episodic Attention: global instructions kept in
+HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic Episodic Attention: \
+global instructions kept in
 <b>Instructional Memory</b>, past exchanges recalled <span class="rea-key rea-raw">raw</span>,
 <span class="rea-key rea-compressed">compressed</span> or <span class="rea-key rea-omitted">omitted</span> by
-<b>Heuristic Context Retrieval</b>; the latest exchanges stay in a <span class="rea-key rea-recent">recent</span> working-memory
+<b>Heuristic Context Retrieval</b>; the latest exchanges stay in a \
+<span class="rea-key rea-recent">recent</span> working-memory
 window whatever their score.</p></div>"""
 
 
@@ -54,8 +56,10 @@ def hcr_line(cfg) -> str:
     lo, hi = default_thresholds(cfg.scorer)
     return (
         f"HCR scorer: **{cfg.scorer}** ({cfg.score_label}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
-        f" · working memory: up to the latest {cfg.recent_raw} exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
-        f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} best-scored exchange(s) below tau_low kept compressed as likely referents"
+        f" · working memory: up to the latest {cfg.recent_raw} "
+        f"exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
+        f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} "
+        "best-scored exchange(s) below tau_low kept compressed as likely referents"
     )
 
 
@@ -67,7 +71,8 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
     with gr.Blocks(title="REA Studio", delete_cache=(max(60, ttl // 4), ttl)) as demo:
         gr.HTML(HEADER)
         gr.Markdown(
-            f"Backbone: **{engine.models.generator.name}** · embedder: **{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}",
+            f"Backbone: **{engine.models.generator.name}** · embedder: "
+            f"**{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}",
             elem_id="backbone",
         )
         gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")

@@ -53,7 +53,8 @@ class AppEngine:
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
     # The one path that swaps the shared recognizer (tabs.review.handlers.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
-    # Stop flags of the replies streaming now, one per browser session (the Stop button sets it); removed when the reply ends.
+    # Stop flags of the replies streaming now, one per browser session (the Stop button sets it);
+    # removed when the reply ends.
     _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
     _stops_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 

@@ -8,7 +8,7 @@ Launches the real app on a loopback port with the packaged models, then
      and measures a tau move: the server-side handler time (re-decide both columns from cached
      scores + prompt views + charts, no model call) and the client round trip. Target < 100 ms.
 
-  3. with ``--tracer-turns N`` (issue 14): the chat phase again with one more client that uploads an
+  3. with ``--tracer-turns N``: the chat phase again with one more client that uploads an
      N-turn conversation to Inspect and traces it meanwhile; the others' p95 with and without it.
 
 Run: .venv/bin/python benchmarks/app_load.py [--sessions 8] [--turns 10] [--max-new-tokens 32] [--tracer-turns 800]
@@ -67,7 +67,10 @@ def session_run(url: str, secret: str, turns: int, latencies: list[float], pages
         client = Client(url, verbose=False)
         out = None
         for i in range(turns):
-            text = f"My code word is {secret}. Question {i}: tell me one fact about {TOPICS[(i + hash(secret)) % len(TOPICS)]}."
+            text = (
+                f"My code word is {secret}. Question {i}: tell me one "
+                f"fact about {TOPICS[(i + hash(secret)) % len(TOPICS)]}."
+            )
             start = time.perf_counter()
             client.predict(text, api_name="/accept_message")
             out = client.predict(0.5, 0.7, api_name="/generate_replies")
@@ -93,7 +96,7 @@ def chat_phase(url: str, sessions: int, turns: int) -> tuple[list[float], dict, 
 
 
 def tracer_run(url: str, n_turns: int, result: dict) -> None:
-    """One client uploading an ``n_turns`` conversation to Inspect and tracing it (issue 14)."""
+    """One client uploading an ``n_turns`` conversation to Inspect and tracing it."""
     path = os.path.join(tempfile.mkdtemp(), "long.jsonl")
     turns = [
         {
@@ -127,7 +130,8 @@ def long_conversation_file(engine: AppEngine, n: int) -> str:
                 f"Turn {i}: what should I know about {topic}?",
                 0.5,
                 0.7,
-                reply=f"Here are some facts about {topic}. It has a long history. Many people enjoy it. Turn {i} ends here.",
+                reply=f"Here are some facts about {topic}. It has a long "
+                f"history. Many people enjoy it. Turn {i} ends here.",
             )
     return handlers.save_columns(engine, columns)
 
@@ -161,11 +165,13 @@ def main() -> None:
         leaks = sum(other in page for s, page in pages.items() for other in secrets if other != s)
         missing = sum(s not in page for s, page in pages.items())
         print(
-            f"{args.sessions} sessions x {args.turns} turns (both columns, max_new_tokens {args.max_new_tokens}, concurrency {engine.concurrency}): "
+            f"{args.sessions} sessions x {args.turns} turns (both columns, "
+            f"max_new_tokens {args.max_new_tokens}, concurrency {engine.concurrency}): "
             f"{len(latencies)} replies in {wall:.1f} s"
         )
         print(
-            f"reply latency p50 {statistics.median(latencies):.2f} s, p95 {np.percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s"
+            f"reply latency p50 {statistics.median(latencies):.2f} s, "
+            f"p95 {np.percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s"
         )
         print(f"cross-session leaks: {leaks}; sessions missing their own text: {missing}; errors: {len(errors)}")
         for e in errors:
@@ -179,9 +185,12 @@ def main() -> None:
             tracer.join()
             base95, load95 = np.percentile(latencies, 95), np.percentile(with_tracer, 95)
             print(
-                f"with one client tracing a {args.tracer_turns}-turn upload: {len(with_tracer)} replies in {wall2:.1f} s, "
-                f"p50 {statistics.median(with_tracer):.2f} s, p95 {load95:.2f} s = {load95 / base95:.2f}x the p95 without it "
-                f"(target <= 1.5x); errors {len(errors2)}; trace {traced.get('seconds', float('nan')):.1f} s {traced.get('error', '')}"
+                f"with one client tracing a {args.tracer_turns}-turn upload: "
+                f"{len(with_tracer)} replies in {wall2:.1f} s, "
+                f"p50 {statistics.median(with_tracer):.2f} s, "
+                f"p95 {load95:.2f} s = {load95 / base95:.2f}x the p95 without it "
+                f"(target <= 1.5x); errors {len(errors2)}; "
+                f"trace {traced.get('seconds', float('nan')):.1f} s {traced.get('error', '')}"
             )
         if args.skip_slider:
             return
@@ -209,7 +218,8 @@ def main() -> None:
             client.predict(0.3 if k % 2 else 0.45, 0.75, api_name="/set_tau_low")
             round_ms.append((time.perf_counter() - t) * 1000)
         print(
-            f"slider move on a {args.exchanges}-exchange conversation (both columns): server {statistics.median(server_ms):.1f} ms median, "
+            f"slider move on a {args.exchanges}-exchange conversation (both "
+            f"columns): server {statistics.median(server_ms):.1f} ms median, "
             f"p95 {np.percentile(server_ms, 95):.1f} ms; client round trip {statistics.median(round_ms):.1f} ms median"
         )
     finally:

@@ -31,15 +31,18 @@ TARGET_RECALL = 0.93
 
 # The phrase rules the detector replaced (last release), for the comparison only.
 _OLD_ANAPHORA = re.compile(
-    r"\b(it|its|them|they|those|these|that one|this one|the (first|second|third|fourth|fifth|last|other|same|previous|above|former|latter)\b"
+    r"\b(it|its|them|they|those|these|that one|this one|the (first|second"
+    r"|third|fourth|fifth|last|other|same|previous|above|former|latter)\b"
     r"|the (one|ones|list|idea|ideas|names|options|answer|code|text|story|poem|recipe|email|example|version|plan)\b"
-    r"|(first|second|third|last) (one|option|idea|name|point)|#\d|number \d|option \d|same (for|with|but|thing)|as well|too|instead|again|more|less"
+    r"|(first|second|third|last) (one|option|idea|name|point)|#\d|number \d"
+    r"|option \d|same (for|with|but|thing)|as well|too|instead|again|more|less"
     r"|you (said|mentioned|gave|suggested|wrote|told)|earlier|before|above|previous)\b",
     re.IGNORECASE,
 )
 _OLD_EDIT = re.compile(
     r"^\s*(make|turn|rewrite|rephrase|shorten|expand|translate|change|add|remove|drop|double|halve|simplify|summari[sz]e|explain|continue|"
-    r"elaborate|fix|redo|try|give me (another|more|a different)|can you (make|add|translate|shorten|change|rewrite|do)|what about|how about|and\b|also\b|ok(ay)?,? (now|and)|now\b)",
+    r"elaborate|fix|redo|try|give me (another|more|a different)|can you (make|add|translate"
+    r"|shorten|change|rewrite|do)|what about|how about|and\b|also\b|ok(ay)?,? (now|and)|now\b)",
     re.IGNORECASE,
 )
 
@@ -110,12 +113,14 @@ def main() -> int:
         new_r, new_fp = rates(detect, f, a)
         old_r, old_fp = rates(old_rules, f, a)
         print(
-            f"{label}: detector recall {new_r:.3f}, false alarms {new_fp:.3f} | old rules recall {old_r:.3f}, false alarms {old_fp:.3f}"
+            f"{label}: detector recall {new_r:.3f}, false alarms {new_fp:.3f} "
+            f"| old rules recall {old_r:.3f}, false alarms {old_fp:.3f}"
         )
         for family in sorted(set(fam)):
             texts = [t for t, g in zip(f, fam) if g == family]
             print(
-                f"    {family:24s} n={len(texts):3d}  detector {np.mean([detect(t) for t in texts]):.2f}  old {np.mean([old_rules(t) for t in texts]):.2f}"
+                f"    {family:24s} n={len(texts):3d}  detector {np.mean([detect(t) for t in texts]):.2f}  "
+                f"old {np.mean([old_rules(t) for t in texts]):.2f}"
             )
         missed_old = [t for t in f if detect(t) and not old_rules(t)]
         print(f"  caught by the detector, missed by the old rules ({len(missed_old)}): {missed_old[:8]}")
@@ -124,7 +129,8 @@ def main() -> int:
 
         questions = [q.text for case in load_locomo(args.locomo) for q in case.queries]
         print(
-            f"LoCoMo questions read as follow-ups: detector {np.mean([detect(q) for q in questions]):.3f}, old rules {np.mean([old_rules(q) for q in questions]):.3f} (n={len(questions)})"
+            f"LoCoMo questions read as follow-ups: detector {np.mean([detect(q) for q in questions]):.3f}, "
+            f"old rules {np.mean([old_rules(q) for q in questions]):.3f} (n={len(questions)})"
         )
     if args.write:
         OUT.write_text(

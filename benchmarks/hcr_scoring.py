@@ -63,7 +63,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     print(f"query units: {args.query_units}, dim {args.dim}, {args.repeats} queries per size (median / p95, ms)")
     print(
-        f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} {'+Decision objs':>15} {'hybrid+decide':>15} {'+memory rules':>15}"
+        f"{'exchanges':>10} {'units':>9} {'index MB':>9} {'score':>15} {'score+decide':>15} "
+        f"{'+Decision objs':>15} {'hybrid+decide':>15} {'+memory rules':>15}"
     )
     vocab = [f"w{i}" for i in range(20_000)]
     zipf = 1.0 / np.arange(1, len(vocab) + 1)
@@ -123,7 +124,8 @@ def main() -> None:
             ms = timed(fn, args.repeats)
             cols.append(f"{statistics.median(ms):7.2f} / {np.percentile(ms, 95):5.2f}")
         print(
-            f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} {cols[0]:>15} {cols[1]:>15} {cols[2]:>15} {cols[3]:>15} {cols[4]:>15}"
+            f"{n:>10,} {len(units):>9,} {units.nbytes / 2**20:>9.1f} "
+            f"{cols[0]:>15} {cols[1]:>15} {cols[2]:>15} {cols[3]:>15} {cols[4]:>15}"
         )
 
 

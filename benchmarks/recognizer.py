@@ -1,4 +1,4 @@
-"""Instruction Recognizer benchmark (issue 16): gate recall, precision/recall of the default, per-input time.
+"""Instruction Recognizer benchmark: gate recall, precision/recall of the default, per-input time.
 
     .venv/bin/python benchmarks/recognizer.py              # gate + shipped trained default + rules only + timing
     .venv/bin/python benchmarks/recognizer.py --llm        # also the few-shot SmolLM2-135M stage 2 (slow)
@@ -50,7 +50,10 @@ def gate_report() -> None:
 def _row(name: str, set_name: str, rows: list[LabeledInput], recognizer: InstructionRecognizer) -> str:
     m = evaluate_recognizer(recognizer, [r.text for r in rows], [r.label for r in rows])
     (tn, fp), (fn, tp) = m["confusion"]
-    return f"| {name} | {set_name} | {m['n']} ({m['positives']}) | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} | {tp} / {fp} / {fn} / {tn} |"
+    return (
+        f"| {name} | {set_name} | {m['n']} ({m['positives']}) | {m['precision']:.3f} "
+        f"| {m['recall']:.3f} | {m['f1']:.3f} | {tp} / {fp} / {fn} / {tn} |"
+    )
 
 
 def metrics_report(embedder, with_llm: bool) -> None:
@@ -65,7 +68,8 @@ def metrics_report(embedder, with_llm: bool) -> None:
     }
     print(f"\n## Precision / recall of the class global (threshold {model.threshold:.3f})")
     print(
-        "| recognizer | set | n (global) | precision | recall | F1 | TP / FP / FN / TN |\n| --- | --- | ---: | ---: | ---: | ---: | --- |"
+        "| recognizer | set | n (global) | precision | recall | F1 | TP "
+        "/ FP / FN / TN |\n| --- | --- | ---: | ---: | ---: | ---: | --- |"
     )
     rules_only, default = InstructionRecognizer(None), InstructionRecognizer(None, trained=model, embedder=embedder)
     for set_name, rows in sets.items():
@@ -95,12 +99,14 @@ def timing_report(embedder, repeats: int) -> None:
                 deferred_ms.append(ms)
     q = lambda xs, p: sorted(xs)[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
     print(
-        f"\n## Per-input time of the default recognizer ({repeats} x {len(texts)} fresh inputs, one at a time, CPU threads {os.cpu_count()})"
+        f"\n## Per-input time of the default recognizer ({repeats} x "
+        f"{len(texts)} fresh inputs, one at a time, CPU threads {os.cpu_count()})"
     )
     print("| inputs | calls | median ms | p95 ms |\n| --- | ---: | ---: | ---: |")
     print(f"| all | {len(all_ms)} | {statistics.median(all_ms):.2f} | {q(all_ms, 0.95):.2f} |")
     print(
-        f"| decided by the trained stage 2 | {len(deferred_ms)} | {statistics.median(deferred_ms):.2f} | {q(deferred_ms, 0.95):.2f} |"
+        f"| decided by the trained stage 2 | {len(deferred_ms)} | "
+        f"{statistics.median(deferred_ms):.2f} | {q(deferred_ms, 0.95):.2f} |"
     )
 
 

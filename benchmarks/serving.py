@@ -1,4 +1,4 @@
-"""Benchmark: streamed replies and KV prefix reuse (issue 13), on the packaged SmolLM2-135M.
+"""Benchmark: streamed replies and KV prefix reuse, on the packaged SmolLM2-135M.
 
 Three parts, each printed as JSON lines and a summary:
 
@@ -12,7 +12,8 @@ Three parts, each printed as JSON lines and a summary:
 * ``tps``: decode tokens per second of the in-process generator and of ``transformers serve``
   (the OpenAI-compatible server of ``transformers[serving]``) on the same machine, same prompt.
 
-Run: .venv/bin/python benchmarks/serving.py ttft|load|tps [--turns 20] [--sessions 8] [--max-new-tokens 128] [--concurrency 1]
+Run: .venv/bin/python benchmarks/serving.py ttft|load|tps [--turns 20] [--sessions 8] [--max-new-tokens 128] \\
+         [--concurrency 1]
 """
 
 from __future__ import annotations

@@ -112,7 +112,8 @@ def main() -> int:
             " ".join(f"{k}={v}" for k, v in setting.items())
             + ": "
             + "  ".join(
-                f"{name}: all {m['all_kept']:.3f} (recency {m['recency_matched']:.3f}) kept {m['kept_share']:.1%} prompt {m['prompt_share']:.1%}"
+                f"{name}: all {m['all_kept']:.3f} (recency {m['recency_matched']:.3f}) "
+                f"kept {m['kept_share']:.1%} prompt {m['prompt_share']:.1%}"
                 for name, m in row.items()
                 if isinstance(m, dict)
             ),

@@ -40,7 +40,8 @@ class Limits:
         default=64,
         metadata={
             "env": "REA_MAX_CATCH_UP",
-            "help": "embeddings or compressions a loaded Compare session may still need (a file saved by this app needs none)",
+            "help": "embeddings or compressions a loaded Compare session "
+            "may still need (a file saved by this app needs none)",
         },
     )
     queue_size: int = field(
@@ -82,7 +83,8 @@ class Limits:
         default=3600,
         metadata={
             "env": "REA_TEMP_TTL_S",
-            "help": "seconds a saved conversation or marks export stays downloadable, and an unused Inspect trace in its session",
+            "help": "seconds a saved conversation or marks export stays "
+            "downloadable, and an unused Inspect trace in its session",
         },
     )
 
@@ -109,7 +111,8 @@ class Limits:
             raise DataFormatError(f"Cannot read {Path(path).name}: {exc.strerror}") from exc
         if size > self.max_upload_bytes:
             raise DataFormatError(
-                f"{Path(path).name} has {size / 2**20:.1f} MB, over the limit of {self.max_upload_mb:g} MB (REA_MAX_UPLOAD_MB)"
+                f"{Path(path).name} has {size / 2**20:.1f} MB, over the "
+                f"limit of {self.max_upload_mb:g} MB (REA_MAX_UPLOAD_MB)"
             )
 
     def __post_init__(self) -> None:

@@ -53,9 +53,10 @@ def load_models(
 
     ``model`` may be ``openai:<model id>`` (an OpenAI-compatible server reached with ``openai``;
     ``tokenizer`` names a local tokenizer for exact counts). Packaged models are converted once into
-    ``cache_dir`` (``REA_CACHE_DIR``) and switch the hub off: they never need it. ``codec``: "auto" takes the codec shipped for the backbone when there is one (else compressed
-    replies are text-compressed, and ``codec_note`` says so), "none" loads none, anything else is a
-    codec folder from ``rea train compressor``.
+    ``cache_dir`` (``REA_CACHE_DIR``) and switch the hub off: they never need it. ``codec``: "auto"
+    takes the codec shipped for the backbone when there is one (else compressed replies are
+    text-compressed, and ``codec_note`` says so), "none" loads none, anything else is a codec folder
+    from ``rea train compressor``.
 
     Raises:
         ModelLoadError: naming the model (or codec) that failed and what to do.
@@ -81,7 +82,8 @@ def load_models(
     loaded, note = None, ""
     if codec not in (None, "none") and not has(generator, WEIGHTS):
         note = (
-            f"'{generator.name}' is served over HTTP and takes no latent vectors: compressed replies are text-compressed."
+            f"'{generator.name}' is served over HTTP and takes no "
+            "latent vectors: compressed replies are text-compressed."
             if codec == "auto"
             else ""
         )

@@ -1,4 +1,4 @@
-"""Prompt assembly for every strategy (seed 000, section 3.5): build and render a ``PromptPlan``.
+"""Prompt assembly for every strategy (REA paper, section 3.5): build and render a ``PromptPlan``.
 
 A plan is: system message, Instructional Memory prefix (verbatim), memory blocks (SeCom's units,
 COMEDY's compressive memory), the stored exchanges in turn order at their resolution, then the
@@ -23,7 +23,8 @@ CountTokens = Callable[[str], int]
 
 # How a latent reply sits in a rendered prompt: the codec splices its vectors in at the slots.
 LATENT_OPEN, LATENT_CLOSE = "<latent>", "</latent>"
-SLOT = "\u241eREA_LATENT_SLOT\u241e"  # placeholder in templated text; a message that contains it fails the slot count check
+# placeholder in templated text; a message that contains it fails the slot count check
+SLOT = "\u241eREA_LATENT_SLOT\u241e"
 
 
 def latent_message(n_blocks: int = 1) -> str:
@@ -154,7 +155,8 @@ def build_prompt_plan(
     im_placement: str = "system",
     use_latents: bool = False,
 ) -> PromptPlan:
-    """REA's hybrid plan (vanilla's with every exchange raw and no IM). ``decisions`` pairs one-to-one with ``exchanges``.
+    """REA's hybrid plan (vanilla's with every exchange raw and no IM). ``decisions`` pairs one-to-one
+    with ``exchanges``.
 
     With ``use_latents``, a compressed exchange whose reply has latents takes them (ReplyForm.LATENT);
     otherwise, and for exchanges not compressed yet, the reply is text-compressed: its sentences

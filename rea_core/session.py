@@ -175,7 +175,8 @@ class ChatSession:
 
 
 class SessionOwner(Protocol):
-    """What saving needs of a strategy (``methods.base.Strategy``): its name, and ``flush`` to finish its background work."""
+    """What saving needs of a strategy (``methods.base.Strategy``): its name, and ``flush`` to finish its
+    background work."""
 
     name: str
 

@@ -1,4 +1,4 @@
-"""Typed data that flows through REA (seed 000, sections 3.1-3.5).
+"""Typed data that flows through REA (REA paper, sections 3.1-3.5).
 
 Pure data: no torch, no I/O. Everything here serializes to plain JSON via ``to_dict``.
 """
@@ -23,7 +23,8 @@ class Reason(str, Enum):
     SCORE = "score"  # the HCR score band (tau_low / tau_high)
     RECENT = "recent"  # the working-memory window: the latest exchanges, raw within a token budget
     RECENT_BAND = "recent band"  # the band before the window, kept at least compressed
-    REFERENT = "likely referent"  # among the best-ranked omitted exchanges beyond the window: what a follow-up may point back to
+    # among the best-ranked omitted exchanges beyond the window: what a follow-up may point back to
+    REFERENT = "likely referent"
     FIXED = "fixed"  # one resolution for every exchange (HCR off, a baseline's own policy)
 
     @property
@@ -54,7 +55,7 @@ class ReplyForm(str, Enum):
 
     RAW = "raw"
     TEXT_COMPRESSED = "text_compressed"  # extractive text stand-in; never called latent
-    LATENT = "latent"  # latent vectors from the compression adapter (latent issue)
+    LATENT = "latent"  # latent vectors from the compression adapter (Latent Episodic Memory)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Build the Instruction Recognizer's training label set (issue 16): rea_core/data/recognizer_train.jsonl.
+"""Build the Instruction Recognizer's training label set (docs/recognizer_training_set.md):
+rea_core/data/recognizer_train.jsonl.
 
 Sources (details, counts and licenses in docs/recognizer_training_set.md):
     * ``ifeval`` / ``ifbench`` constraint sentences: the ``build_description()`` text of every

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Build the Instruction Recognizer validation set: rea_core/data/recognizer_validation.jsonl.
 
-The paper (seed 000, D.1) relabels 418 IFEval-derived inputs as 38 global constraints and 380
+The REA paper (D.1) relabels 418 IFEval-derived inputs as 38 global constraints and 380
 ordinary or task-specific ones. This script rebuilds our analogue deterministically:
 
   1. draws candidate inputs with a fixed seed from three installed packages
@@ -17,7 +17,8 @@ ordinary or task-specific ones. This script rebuilds our analogue deterministica
 Usage:
     python scripts/build_recognizer_validation.py                 # write the JSONL
     python scripts/build_recognizer_validation.py --check         # verify the shipped JSONL is up to date
-    python scripts/build_recognizer_validation.py --candidates F  # dump candidates (with any labels) to F for annotation
+    python scripts/build_recognizer_validation.py --candidates F  # dump candidates (with any labels) to F
+                                                                  # for annotation
 
 Labeling guideline: docs/recognizer_labeling.md.
 """
@@ -231,7 +232,8 @@ HANDWRITTEN: list[tuple[str, str, str, str]] = [
     ("hw-t01", "Write a limerick about a cat, all in lowercase.", "task", "format constraint for this one piece only"),
     (
         "hw-t02",
-        "Summarize this in 3 bullet points: The city council voted on Tuesday to expand the bike-lane network by 40 kilometers, funded by an increase in parking fees.",
+        "Summarize this in 3 bullet points: The city council voted on Tuesday to expand "
+        "the bike-lane network by 40 kilometers, funded by an increase in parking fees.",
         "task",
         "",
     ),
@@ -291,7 +293,8 @@ _STOPWORDS = frozenset(
     "the a an to of and is in it you i for on that this with are be what how can do my me your".split()
 )
 _CODE_LINE = re.compile(
-    r"^\s*(def |class |import |from \S+ import|#include|public |private |function |const |let |var |return\b|for\s*\(|if\s*\(|<\w+[ >])|[{};]\s*$"
+    r"^\s*(def |class |import |from \S+ import|#include|public |private "
+    r"|function |const |let |var |return\b|for\s*\(|if\s*\(|<\w+[ >])|[{};]\s*$"
 )
 
 
@@ -429,7 +432,8 @@ def build() -> list[dict]:
         rows.append({k: it[k] for k in ("id", "text", "label", "source", "note") if k in it})
     if missing:
         sys.exit(
-            f"{len(missing)} drawn items have no label in {LABELS_FILE.name} (run with --candidates to annotate): {missing[:10]} ..."
+            f"{len(missing)} drawn items have no label in {LABELS_FILE.name} "
+            f"(run with --candidates to annotate): {missing[:10]} ..."
         )
     random.Random(f"{SEED}-order").shuffle(rows)
     return rows

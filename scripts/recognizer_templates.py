@@ -1,4 +1,4 @@
-"""Templates and slot lists for scripts/build_recognizer_training.py (issue 16).
+"""Templates and slot lists for scripts/build_recognizer_training.py.
 
 A constraint sentence becomes *global* when wrapped in a standing form (explicit marker, scope
 word, or a wish about the user) and *task* when tied to one reply ("For this answer only", or

@@ -1,7 +1,8 @@
 """Write the settings table (every REA_* variable, from the settings classes' field metadata) into the README.
 
 .venv/bin/python scripts/settings_table.py            # rewrites README.md between its markers
-.venv/bin/python scripts/settings_table.py --check    # exits 1 when the README is out of date (tests/unit/test_settings.py)
+.venv/bin/python scripts/settings_table.py --check    # exits 1 when the README is out of date
+                                                      # (tests/unit/test_settings.py)
 """
 
 from __future__ import annotations

@@ -23,7 +23,10 @@ def _short(text: str, n: int = 120) -> str:
 
 def _hover(d: Decision, exchanges: list[Exchange]) -> str:
     ex = exchanges[d.turn]
-    return f"turn {d.turn} · {d.score:.3f} · {d.resolution.value} ({d.reason.label})<br>User: {_short(ex.user)}<br>Reply: {_short(ex.reply)}"
+    return (
+        f"turn {d.turn} · {d.score:.3f} · {d.resolution.value} ({d.reason.label})<br>User: "
+        f"{_short(ex.user)}<br>Reply: {_short(ex.reply)}"
+    )
 
 
 def retrieval_chart(

@@ -16,7 +16,8 @@ _CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed"}  # a latent reply's chip 
 RULE_TEXT = {
     Reason.RECENT: "working memory: one of the latest exchanges, kept raw within the window's token budget",
     Reason.RECENT_BAND: "working memory: just before the raw window, kept at least compressed",
-    Reason.REFERENT: "likely referent: among the best-scored exchanges below tau_low outside the window, kept compressed in case the message points back to it",
+    Reason.REFERENT: "likely referent: among the best-scored exchanges below tau_low outside "
+    "the window, kept compressed in case the message points back to it",
 }
 
 
@@ -26,7 +27,10 @@ def _score(seg: Segment) -> str:
 
 def _head(label: str, tokens: int, extra_html: str = "") -> str:
     """A block's header: its label, ``extra_html`` (already escaped), its token count."""
-    return f'<div class="rea-head"><span class="rea-tag">{escape(label)}{extra_html}</span><span class="rea-tok">{tokens} tok</span></div>'
+    return (
+        f'<div class="rea-head"><span class="rea-tag">{escape(label)}{extra_html}</span><span '
+        f'class="rea-tok">{tokens} tok</span></div>'
+    )
 
 
 def _text_block(seg: Segment, css: str, label: str) -> str:
@@ -37,7 +41,10 @@ def _rule(seg: Segment) -> str:
     """' · kept by rule: ...' for an exchange a rule keeps, with its full reason on hover."""
     if seg.reason is None or not seg.reason.is_rule:
         return ""
-    return f' · <span class="rea-rule" title="{escape(RULE_TEXT[seg.reason], quote=True)}">{escape(seg.reason.label)}</span>'
+    return (
+        ' · <span class="rea-rule" '
+        f'title="{escape(RULE_TEXT[seg.reason], quote=True)}">{escape(seg.reason.label)}</span>'
+    )
 
 
 def _exchange_block(seg: Segment) -> str:
@@ -54,7 +61,8 @@ def _exchange_block(seg: Segment) -> str:
         )
         shown = "" if seg.reply_form is ReplyForm.LATENT else f" {escape(seg.reply)}"
         reply = (
-            f'<div class="rea-reply"><b>Assistant:</b> <span class="rea-chip" title="{escape(seg.source_reply, quote=True)}">'
+            '<div class="rea-reply"><b>Assistant:</b> <span '
+            f'class="rea-chip" title="{escape(seg.source_reply, quote=True)}">'
             f"{escape(chip)}</span>{shown}</div>"
         )
         css = "rea-compressed"
@@ -83,7 +91,10 @@ def _memory_block(seg: Segment) -> str:
 def _omitted_memory_block(run: list[Segment]) -> str:
     items = "".join(f"<li>{escape(s.label)}: {escape(s.text)}</li>" for s in run)
     noun = "memory unit" if len(run) == 1 else "memory units"
-    return f'<details class="rea-seg rea-omitted"><summary>{len(run)} {noun} not retrieved · 0 tok</summary><ul>{items}</ul></details>'
+    return (
+        f'<details class="rea-seg rea-omitted"><summary>{len(run)} '
+        f"{noun} not retrieved · 0 tok</summary><ul>{items}</ul></details>"
+    )
 
 
 def _notes_block(notes) -> str:
@@ -106,7 +117,8 @@ def _omitted_block(run: list[Segment]) -> str:
 TOKEN_SOURCES = {
     "tokenizer": "",
     "estimate": "block counts estimated (about 4 characters a token: no local tokenizer); the prompt total likewise",
-    "server usage": "block counts estimated (about 4 characters a token: no local tokenizer); the prompt total is the server's usage figure",
+    "server usage": "block counts estimated (about 4 characters a token: "
+    "no local tokenizer); the prompt total is the server's usage figure",
 }
 
 
@@ -120,7 +132,10 @@ def render_prompt_view(
 ) -> str:
     """HTML for ``plan``: system, instruction prefix, exchanges (omitted runs collapsed), query."""
     if plan is None:
-        return '<div class="rea-plan rea-empty">No turn yet: send a message to see the prompt the generator receives.</div>'
+        return (
+            '<div class="rea-plan rea-empty">No turn yet: '
+            "send a message to see the prompt the generator receives.</div>"
+        )
     blocks: list[str] = []
     omitted: list[Segment] = []
     recent = [s for s in plan.segments if s.kind is SegmentKind.EXCHANGE and s.reason is Reason.RECENT]

@@ -1,4 +1,4 @@
-"""Plotly figures of recognizer metrics (seed 000, D.2, Table 9): a version beside the previous one."""
+"""Plotly figures of recognizer metrics (REA paper, D.2, Table 9): a version beside the previous one."""
 
 from __future__ import annotations
 

@@ -118,7 +118,8 @@ def require(generator, needs: frozenset[str] | set[str], who: str) -> None:
         what += f" [{why}]" if why and CHOICE_LOGPROBS in missing else ""
         raise CapabilityError(
             f"{who} needs {what}, which the generator '{generator.name}' does not provide. "
-            "Use a local transformers model (--model packaged, a folder or a Hugging Face id) for it, or a setting that does not need it."
+            "Use a local transformers model (--model packaged, a folder or "
+            "a Hugging Face id) for it, or a setting that does not need it."
         )
 
 

@@ -1,6 +1,6 @@
 """Transformers-backed generator: any causal LM with a chat template, fed through ``inputs_embeds``.
 
-Feeding embeddings rather than token ids is what lets the latent issue splice compressed reply
+Feeding embeddings rather than token ids is what lets Latent Episodic Memory splice compressed reply
 vectors into the same input (section 3.5); plain text prompts take the same path.
 """
 
@@ -239,7 +239,8 @@ class HFGenerator:
         start: float,
         truncated: int = 0,
     ) -> Iterator[str | Generation]:
-        """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as it comes.
+        """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as
+        it comes.
 
         ``items`` names each input position (token ids; markers for latent rows) for KV prefix
         reuse; ``guard`` is the context that puts the weights in ``mode`` (plain backbone or a

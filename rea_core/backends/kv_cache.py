@@ -1,4 +1,4 @@
-"""Per-session KV prefix cache (issue 13): what chat servers (vLLM prefix caching, llama.cpp's prompt
+"""Per-session KV prefix cache: what chat servers (vLLM prefix caching, llama.cpp's prompt
 cache) do, in process.
 
 Each conversation (``cache_key``, a session id) keeps the input items of its last call (prompt

@@ -1,4 +1,4 @@
-"""A ``Generator`` that talks to any OpenAI-compatible chat-completions server (issue 13).
+"""A ``Generator`` that talks to any OpenAI-compatible chat-completions server.
 
 vLLM, ``transformers serve``, llama.cpp's server and Hugging Face Inference Providers' router
 (``https://router.huggingface.co/v1`` with an ``HF_TOKEN``) all speak this API. Selected with
@@ -47,7 +47,8 @@ def is_openai_spec(spec: str | None) -> bool:
 
 
 def endpoint(base_url: str | None, api_key: str | None, hf_token: str | None) -> tuple[str, str | None]:
-    """(base URL, bearer token): the given ones, else the HF router when a Hugging Face token is set, else a local server."""
+    """(base URL, bearer token): the given ones, else the HF router when a Hugging Face token is set, else a
+    local server."""
     return base_url or (HF_ROUTER if hf_token else DEFAULT_BASE_URL), api_key or hf_token
 
 
@@ -99,7 +100,8 @@ class OpenAIGenerator:
         timeout_s: float = 60.0,
         max_retries: int = 3,
     ) -> "OpenAIGenerator":
-        """``openai:<model id>`` at ``base_url`` (``settings.OpenAISettings``); ``tokenizer`` names a local tokenizer."""
+        """``openai:<model id>`` at ``base_url`` (``settings.OpenAISettings``); ``tokenizer`` names a local
+        tokenizer."""
         model_id = spec.strip()[len(PREFIX) :].strip()
         base, token = endpoint(base_url, api_key, hf_token)
         tok = _load_tokenizer(tokenizer) if tokenizer else None
@@ -190,12 +192,14 @@ class OpenAIGenerator:
                 response = self._http.send(self._http.build_request("POST", url, json=body), stream=stream)
             except httpx.TimeoutException as exc:
                 raise ServingError(
-                    f"the model server at {self.base_url} did not answer within {self.timeout_s:g} s ({type(exc).__name__}); nothing was stored"
+                    f"the model server at {self.base_url} did not answer within "
+                    f"{self.timeout_s:g} s ({type(exc).__name__}); nothing was stored"
                 ) from exc
             except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
                 if last:
                     raise ServingError(
-                        f"cannot reach the model server at {self.base_url} ({type(exc).__name__}: {exc}) after {attempt + 1} attempts; "
+                        f"cannot reach the model server at {self.base_url} "
+                        f"({type(exc).__name__}: {exc}) after {attempt + 1} attempts; "
                         "is it running? Nothing was stored."
                     ) from exc
                 self._sleep(attempt, None)
@@ -208,12 +212,14 @@ class OpenAIGenerator:
                 continue
             if response.status_code in (401, 403):
                 raise ServingError(
-                    f"the model server refused the request (HTTP {response.status_code}): check REA_OPENAI_API_KEY or HF_TOKEN "
+                    f"the model server refused the request (HTTP {response.status_code}): "
+                    "check REA_OPENAI_API_KEY or HF_TOKEN "
                     f"and access to '{self.model_id}'. {detail}"
                 )
             if response.status_code == 429:
                 raise ServingError(
-                    f"the model server is rate limiting (HTTP 429) after {attempt + 1} attempts; wait and send again. {detail}"
+                    "the model server is rate limiting (HTTP 429) after "
+                    f"{attempt + 1} attempts; wait and send again. {detail}"
                 )
             raise ServingError(
                 f"the model server answered HTTP {response.status_code} for '{self.model_id}'. {detail}"
@@ -268,7 +274,8 @@ class OpenAIGenerator:
         max_prompt_tokens: int | None = None,
         cache_key: str | None = None,
     ) -> Iterator[str | Generation]:
-        """Greedy streamed reply; raises ``ServingError`` for a server that is down, refuses, times out or cuts the stream."""
+        """Greedy streamed reply; raises ``ServingError`` for a server that is down, refuses, times out or cuts
+        the stream."""
         import httpx
 
         start = time.perf_counter()
@@ -303,7 +310,8 @@ class OpenAIGenerator:
                         )
                     if chunk.get("error"):
                         raise ServingError(
-                            f"the model server reported an error mid-stream: {str(chunk['error'])[:300]}; nothing was stored"
+                            "the model server reported an error mid-stream: "
+                            f"{str(chunk['error'])[:300]}; nothing was stored"
                         )
                     usage = chunk.get("usage") or usage
                     for choice in chunk.get("choices") or []:
@@ -318,7 +326,8 @@ class OpenAIGenerator:
                 break
             except httpx.TimeoutException as exc:
                 raise ServingError(
-                    f"the model server stopped sending after {len(''.join(pieces))} characters (no chunk within {self.timeout_s:g} s); "
+                    f"the model server stopped sending after {len(''.join(pieces))} "
+                    f"characters (no chunk within {self.timeout_s:g} s); "
                     "nothing was stored"
                 ) from exc
             except httpx.HTTPError as exc:  # connection dropped mid-stream (server killed, network)
@@ -326,7 +335,8 @@ class OpenAIGenerator:
                     self._sleep(attempt, None)
                     continue
                 raise ServingError(
-                    f"the reply stream was cut after {len(''.join(pieces))} characters ({type(exc).__name__}); nothing was stored"
+                    f"the reply stream was cut after {len(''.join(pieces))} "
+                    f"characters ({type(exc).__name__}); nothing was stored"
                 ) from exc
             finally:
                 response.close()

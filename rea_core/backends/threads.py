@@ -1,4 +1,4 @@
-"""One intra-op thread for tiny CPU inputs (issue 16: the recognizer's per-input time).
+"""One intra-op thread for tiny CPU inputs (the recognizer's per-input time).
 
 Embedding one short sentence with MiniLM is too small a job to split: on the 2-core dev machine
 under load, 2 torch threads took a median 82 ms per sentence and 1 thread 17 ms (the threads

@@ -25,7 +25,8 @@ def reported_errors():
 
 
 def settings_from_options(**options):
-    """Settings from the environment, then the command's options (None: not given), each sorted into its section by name.
+    """Settings from the environment, then the command's options (None: not given), each sorted into its
+    section by name.
 
     ``secom=SeComConfig(...)`` replaces that section whole.
     """

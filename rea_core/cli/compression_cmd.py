@@ -47,7 +47,7 @@ def make_codec_sessions(
     ] = False,
     model: ModelOpt = "packaged",
 ) -> None:
-    """Codec training sessions (seed 000, A.3): 3-15 clean turns from ShareGPT and Chit Chat, split train/held-out.
+    """Codec training sessions (REA paper, A.3): 3-15 clean turns from ShareGPT and Chit Chat, split train/held-out.
 
     Example: rea data make-codec-sessions --out runs/codec/sessions.jsonl --limit-per-source 2000
     """
@@ -92,7 +92,8 @@ def compressor(
         str,
         typer.Option(
             "--preset",
-            help="'cpu' (under 30 min on 2 cores), 'gpu' (seed 000, A.2), or 'retention-cpu' / 'retention-gpu' (issue 15).",
+            help="'cpu' (under 30 min on 2 cores), 'gpu' (REA paper, A.2), "
+            "or 'retention-cpu' / 'retention-gpu' (reconstruction kept in the mix).",
         ),
     ] = "cpu",
     lr: Annotated[Optional[float], typer.Option("--lr")] = None,
@@ -196,7 +197,8 @@ def compression(
         str,
         typer.Option(
             "--forms",
-            help="Comma-separated forms: raw, omit, user, text, extractive, latent, optimized, optimized_plain, retrained.",
+            help="Comma-separated forms: raw, omit, user, text, "
+            "extractive, latent, optimized, optimized_plain, retrained.",
         ),
     ] = "raw,omit,user,text,extractive,latent",
     retrained: Annotated[
@@ -213,7 +215,8 @@ def compression(
         str,
         typer.Option(
             "--optimize-layout",
-            help="Fitting layout of the optimized forms: 'reply' (the reply right after the latents) or 'recall' (one turn later).",
+            help="Fitting layout of the optimized forms: 'reply' (the reply "
+            "right after the latents) or 'recall' (one turn later).",
         ),
     ] = "reply",
     probes_per_session: Annotated[
@@ -233,9 +236,11 @@ def compression(
     ] = False,
     model: ModelOpt = "packaged",
 ) -> None:
-    """Every form of a compressed exchange in one table: NLL, gap shares, positions, reconstruction ROUGE-L, time per reply.
+    """Every form of a compressed exchange in one table: NLL, gap shares, positions, reconstruction ROUGE-L,
+    time per reply.
 
-    Example: rea eval compression --data runs/codec/sessions.jsonl --out runs/codec/eval --limit 10 --forms raw,omit,user,text,extractive,latent,optimized
+    Example: rea eval compression --data runs/codec/sessions.jsonl --out runs/codec/eval --limit 10 \\
+        --forms raw,omit,user,text,extractive,latent,optimized
     """
     import datetime
 
@@ -283,7 +288,10 @@ def compression(
                 "text": "text",
                 "extractive": "extractive",
             }
-            source = f"rea eval compression --limit {limit} --forms {forms} ({results['probes']} probes, {datetime.date.today()})"
+            source = (
+                f"rea eval compression --limit {limit} --forms {forms} "
+                f"({results['probes']} probes, {datetime.date.today()})"
+            )
             folder = codec or shipped_codec_dir(generator.name)
             path = write_measurements(
                 folder,

@@ -30,7 +30,10 @@ from .options import (
     TokenizerOpt,
 )
 
-CHAT_HELP = "commands: /im (show Instructional Memory), /new (new session: COMEDY and SeCom consolidate memory), /save [FILE], /reset, /quit"
+CHAT_HELP = (
+    "commands: /im (show Instructional Memory), /new (new session: "
+    "COMEDY and SeCom consolidate memory), /save [FILE], /reset, /quit"
+)
 DEFAULT_SAVE = "rea-chat.json"
 
 
@@ -72,7 +75,8 @@ def chat(
         typer.Option(
             "--kv-reuse/--no-kv-reuse",
             show_default=False,
-            help="Reuse each conversation's KV prefix between turns (in-process models) [env REA_KV_REUSE, default on].",
+            help="Reuse each conversation's KV prefix between turns "
+            "(in-process models) [env REA_KV_REUSE, default on].",
         ),
     ] = None,
     recent_raw: RecentRawOpt = None,

@@ -29,7 +29,8 @@ from .options import (
 )
 
 eval_app = typer.Typer(
-    help="Evaluations: adherence (IAR), ablations, sweep, state tracking (JGA), latency, recognizer, segmentation, retrieval.",
+    help="Evaluations: adherence (IAR), ablations, sweep, state "
+    "tracking (JGA), latency, recognizer, segmentation, retrieval.",
     no_args_is_help=True,
 )
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
@@ -299,7 +300,8 @@ def retrieval(
         Path,
         typer.Option(
             "--data",
-            help='Conversation JSONL with "needed" on query turns, or LoCoMo JSON (a file or a folder) with --format locomo.',
+            help='Conversation JSONL with "needed" on query turns, '
+            "or LoCoMo JSON (a file or a folder) with --format locomo.",
         ),
     ],
     out: OutOpt,
@@ -373,7 +375,8 @@ def retrieval(
             )
         for p, c in results.get("calibration", {}).items():
             typer.echo(
-                f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
+                f"calibrated {p} ({c['scorer']}): tau_low {c['tau_low']:.2f} "
+                f"tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
                 f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}"
             )
         typer.echo(f"report: {out / 'report.html'}")
@@ -389,11 +392,13 @@ def make_adherence(
         bool,
         typer.Option(
             "--compliant-history",
-            help="Rewrite every stored reply to follow the instructions in force at its turn, as a capable assistant's history would.",
+            help="Rewrite every stored reply to follow the instructions in "
+            "force at its turn, as a capable assistant's history would.",
         ),
     ] = False,
 ) -> None:
-    """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at several depths.
+    """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at
+    several depths.
 
     Example: rea data make-adherence --n 20 --turns 24 --seed 0 --compliant-history --out suite.jsonl
     """

@@ -11,7 +11,8 @@ ModelOpt = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="Generator: a Hugging Face model id, a local folder, 'packaged' (offline SmolLM2-135M-Instruct), or openai:<model id> (an OpenAI-compatible server at REA_OPENAI_BASE_URL) [env REA_MODEL].",
+        help="Generator: a Hugging Face model id, a local folder, 'packaged' (offline SmolLM2-135M-Instruct), "
+        "or openai:<model id> (an OpenAI-compatible server at REA_OPENAI_BASE_URL) [env REA_MODEL].",
     ),
 ]
 EmbedderOpt = Annotated[
@@ -46,14 +47,16 @@ RecentRawOpt = Annotated[
     Optional[int],
     typer.Option(
         "--recent-raw",
-        help="Working memory: most latest exchanges kept raw, whatever their score; 0 turns the window off [env REA_RECENT_RAW].",
+        help="Working memory: most latest exchanges kept raw, whatever "
+        "their score; 0 turns the window off [env REA_RECENT_RAW].",
     ),
 ]
 RecentRawTokensOpt = Annotated[
     Optional[int],
     typer.Option(
         "--recent-raw-tokens",
-        help="Working memory: token budget of the raw window (the latest exchange is always in it) [env REA_RECENT_RAW_TOKENS].",
+        help="Working memory: token budget of the raw window (the latest "
+        "exchange is always in it) [env REA_RECENT_RAW_TOKENS].",
     ),
 ]
 RecentCompressedOpt = Annotated[
@@ -68,7 +71,8 @@ QueryRewriteOpt = Annotated[
     typer.Option(
         "--query-rewrite/--no-query-rewrite",
         show_default=False,
-        help="REA: rewrite each query as a standalone question with the generator before HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off].",
+        help="REA: rewrite each query as a standalone question with the generator before "
+        "HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off].",
     ),
 ]
 MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
@@ -80,7 +84,8 @@ TokenizerOpt = Annotated[
     Optional[str],
     typer.Option(
         "--tokenizer",
-        help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; without one, counts are estimated and the prompt total comes from the server's usage [env REA_TOKENIZER].",
+        help="With --model openai:<id>: a local tokenizer (folder, hub id or 'packaged') for exact token counts; "
+        "without one, counts are estimated and the prompt total comes from the server's usage [env REA_TOKENIZER].",
     ),
 ]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Only the first N conversations (quick runs).")]
@@ -95,6 +100,7 @@ Stage2Opt = Annotated[
     Optional[str],
     typer.Option(
         "--stage2",
-        help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' (few-shot on the model) [env REA_RECOGNIZER_STAGE2, default trained].",
+        help="Recognizer stage 2: 'trained' (shipped classifier) or 'llm' "
+        "(few-shot on the model) [env REA_RECOGNIZER_STAGE2, default trained].",
     ),
 ]

@@ -1,4 +1,4 @@
-"""Latent Episodic Memory (seed 000, sections 3.2, 3.5, A.1-A.3): the dual-LoRA codec, its training and evaluation."""
+"""Latent Episodic Memory (REA paper, sections 3.2, 3.5, A.1-A.3): the dual-LoRA codec, its training and evaluation."""
 
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 A codec folder holds ``codec.safetensors`` (every trained tensor, float16) and ``codec.json``
 (its ``CodecSpec`` and how it was trained), and optionally ``measurements.json`` (what
-``rea eval compression`` measured for each compressed form on this backbone: ``forms.py``). Codecs for the packaged backbone ship inside the
-package under ``rea_core/adapters/<backbone>/`` and load by default when the backbone matches.
+``rea eval compression`` measured for each compressed form on this backbone: ``forms.py``).
+Codecs for the packaged backbone ship inside the package under ``rea_core/adapters/<backbone>/``
+and load by default when the backbone matches.
 """
 
 from __future__ import annotations

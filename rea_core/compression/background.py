@@ -1,8 +1,9 @@
-"""Latent compression off the critical path (seed 000, section 3.2): after a reply is shown, not before.
+"""Latent compression off the critical path (REA paper, section 3.2): after a reply is shown, not before.
 
 A ``LatentWriter`` turns an exchange's reply into latent vectors: ``EncodeWriter`` runs the trained
 compress adapter (about 0.2 s on CPU), ``OptimizeWriter`` (``optimize.py``) fits the vectors to the
-reply directly (seconds). ``submit`` queues an exchange and its writer on the codec's one worker thread; ``ensure`` is called when a turn needs the latents (the next query's plan, a save) and waits
+reply directly (seconds). ``submit`` queues an exchange and its writer on the codec's one worker
+thread; ``ensure`` is called when a turn needs the latents (the next query's plan, a save) and waits
 for them. So that a slow writer never delays the next reply by more than one model step, ``ensure``
 first asks a running or queued job to stop: an optimization then returns its best latents so far
 and records that it was interrupted (``Exchange.meta["latents"]``). Model calls share the

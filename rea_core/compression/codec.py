@@ -1,4 +1,4 @@
-"""Dual-LoRA latent codec (seed 000, sections 3.2, 3.5, A.1): one frozen backbone, two adapters.
+"""Dual-LoRA latent codec (REA paper, sections 3.2, 3.5, A.1): one frozen backbone, two adapters.
 
 * **compress** adapter: reads a reply's token embeddings followed by ``n_latent`` learned
   compression-token embeddings; the backbone's last hidden states at those positions, passed
@@ -14,8 +14,9 @@ per-dimension gain (``rescale``), optionally followed by an identity-initialized
 
 The codec shares the generator's model object: peft injects LoRA layers into it, so the codec
 declares itself to the generator (``HFGenerator.attach_adapters``) and every text-only call
-(vanilla, the recognizer) runs with its adapters disabled. A lock shared with the generator serializes model calls, so a
-background compression never switches adapters under a running generation.
+(vanilla, the recognizer) runs with its adapters disabled. A lock shared with the generator
+serializes model calls, so a background compression never switches adapters under a running
+generation.
 """
 
 from __future__ import annotations
@@ -53,11 +54,11 @@ class CodecSpec:
     lora_alpha: int = 16
     target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
     projector: str = "rescale"  # "rescale" or "linear"
-    read_layer: int | None = (
-        None  # hidden layer the latents are read from (None: the last, post-norm; issue 15 tries a middle one)
-    )
+    # hidden layer the latents are read from (None: the last, post-norm; the retention objective tries a middle one)
+    read_layer: int | None = None
     center: bool = False  # subtract the mean of a window's latents before the projector (removes the shared direction)
-    token_init: str = "random"  # compression-token inputs: "random" learned rows, or "content" (each slice's mean embedding + a learned offset)
+    # compression-token inputs: "random" learned rows, or "content" (each slice's mean embedding + a learned offset)
+    token_init: str = "random"
     window_tokens: int = 256  # reply tokens read per compressor pass
     max_chunks: int = 4  # a longer reply is compressed in up to this many windows, then truncated
 
@@ -291,7 +292,8 @@ class DualLoRACodec:
         windows, cut = self.reply_windows(text)
         if cut:
             log.warning(
-                "Reply of %d tokens is longer than the compressor's %d windows of %d tokens; its last %d tokens are not compressed",
+                "Reply of %d tokens is longer than the compressor's %d "
+                "windows of %d tokens; its last %d tokens are not compressed",
                 sum(map(len, windows)) + cut,
                 self.spec.max_chunks,
                 self.spec.window_tokens,

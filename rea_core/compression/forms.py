@@ -1,4 +1,4 @@
-"""Which compressed form REA uses (issue 15): the one measured best on this backbone.
+"""Which compressed form REA uses: the one measured best on this backbone.
 
 A codec folder may ship ``measurements.json`` next to its weights: what ``rea eval compression``
 measured for each form of a compressed exchange on held-out sessions (share of the

@@ -1,4 +1,4 @@
-"""Optimized latents (issue 15): fit a reply's latent vectors to the reply itself, backbone frozen.
+"""Optimized latents: fit a reply's latent vectors to the reply itself, backbone frozen.
 
 The shipped encoder was trained for 136 CPU steps and its latents carry nothing the generator uses
 (BENCHMARKS, "Latent compression"). Capacity is not the limit: optimizing input vectors per sample
@@ -46,7 +46,8 @@ class OptimizeConfig:
         default=60,
         metadata={
             "env": "REA_OPTIMIZE_STEPS",
-            "help": "Adam steps per reply at most (each is one forward and backward pass); 60 measured best of 0, 30, 60, 120 (BENCHMARKS)",
+            "help": "Adam steps per reply at most (each is one forward and backward pass); "
+            "60 measured best of 0, 30, 60, 120 (BENCHMARKS)",
         },
     )
     lr: float = field(default=1e-2, metadata={"help": "Adam learning rate (hidden_capacity's 1e-2)"})
@@ -85,7 +86,8 @@ class OptimizeConfig:
 
     @property
     def key(self) -> str:
-        """Writer key saved with the latents: latents fitted under another adapter or layout are not interchangeable."""
+        """Writer key saved with the latents: latents fitted under another adapter or layout are not
+        interchangeable."""
         return f"optimize-{self.adapter}" + ("" if self.layout == "reply" else f"-{self.layout}")
 
 

@@ -1,4 +1,4 @@
-"""Instruction adherence (IAR, seed 000 sections 4.4-4.5, C.3).
+"""Instruction adherence (IAR, REA paper sections 4.4-4.5, C.3).
 
 File format: the conversation JSONL plus
     "global_instructions": [{"turn": i, "until_turn": k (optional), "checks": [{"instruction_id", "kwargs"}]}]
@@ -224,6 +224,7 @@ def evaluate(
         title,
         [bars, fig],
         [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
-        notes=f"{len(cases)} conversations, model {models.generator.name}, tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.",
+        notes=f"{len(cases)} conversations, model {models.generator.name}, "
+        f"tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.",
     )
     return results

@@ -1,4 +1,4 @@
-"""Verifiable instruction checks (seed 000, C.3: IAR checks global-instruction adherence).
+"""Verifiable instruction checks (REA paper, C.3: IAR checks global-instruction adherence).
 
 IFEval's own checkers come from the maintained ``if-verifiable`` package (offline). Two of them need
 NLTK's punkt data, which cannot be downloaded here; they are refused up front. One constraint of the

@@ -110,7 +110,7 @@ def evaluate_compression(
     max_target_tokens: int = 64,
     progress: bool = True,
 ) -> dict:
-    """Every form of the previous exchange in one table (issue 15): NLL, gap shares, positions, ROUGE-L, time.
+    """Every form of the previous exchange in one table: NLL, gap shares, positions, ROUGE-L, time.
 
     Args:
         codec: the shipped (or given) codec; its generation adapter reads the text forms and "latent".

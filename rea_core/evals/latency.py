@@ -1,4 +1,4 @@
-"""Long-conversation latency (seed 000, Table 1/7, B.1: 27.29 s vs 9.39 s on Long-MT-Bench+, 2.91x).
+"""Long-conversation latency (REA paper, Table 1/7, B.1: 27.29 s vs 9.39 s on Long-MT-Bench+, 2.91x).
 
 Long conversations (60+ turns) are built like Long-MT-Bench+ by chaining clean ShareGPT sessions
 (topic changes at the joins). Every turn's prompt tokens are recorded; every ``every``-th turn is
@@ -177,7 +177,9 @@ def evaluate(
                 rows,
             )
         ],
-        notes=f"vanilla/REA latency over the last quarter of generated turns: {ratio if ratio is None else round(ratio, 2)}; "
-        f"with KV reuse (vanilla-cached/rea-cached): {cached_ratio if cached_ratio is None else round(cached_ratio, 2)}",
+        notes="vanilla/REA latency over the last quarter of generated turns: "
+        f"{ratio if ratio is None else round(ratio, 2)}; "
+        "with KV reuse (vanilla-cached/rea-cached): "
+        f"{cached_ratio if cached_ratio is None else round(cached_ratio, 2)}",
     )
     return results

@@ -1,4 +1,4 @@
-"""Recognizer precision/recall (seed 000, D.1-D.2, Table 9: recall 0.8947, precision 0.6182).
+"""Recognizer precision/recall (REA paper, D.1-D.2, Table 9: recall 0.8947, precision 0.6182).
 
 File: JSONL with "text" and "label" ("global", or "task"/"ordinary" = not global). The shipped
 validation set is ``rea_core/data/recognizer_validation.jsonl`` (see docs/recognizer_labeling.md).

@@ -33,8 +33,14 @@ def write_report(
         parts.append(f"<h2>{escape(caption)}</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs="inline" if i == 0 else False))
-    style = "body{font-family:sans-serif;margin:24px;max-width:1100px} table{border-collapse:collapse;margin:8px 0} td,th{border:1px solid #ccc;padding:4px 8px}"
-    html = f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title><style>{style}</style></head><body>{''.join(parts)}</body></html>"
+    style = (
+        "body{font-family:sans-serif;margin:24px;max-width:1100px} "
+        "table{border-collapse:collapse;margin:8px 0} td,th{border:1px solid #ccc;padding:4px 8px}"
+    )
+    html = (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{escape(title)}</title><style>{style}</style></head>"
+        f"<body>{''.join(parts)}</body></html>"
+    )
     path = Path(out_dir) / "report.html"
     path.write_text(html, encoding="utf-8")
     return path

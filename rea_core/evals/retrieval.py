@@ -49,7 +49,8 @@ NO_FOLLOW_UP = {
     "recent_raw": 0,
     "recent_compressed": 0,
 }
-# REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's calibrated ones.
+# REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's
+# calibrated ones.
 REA_POLICIES: dict[str, tuple[str, dict]] = {
     "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
     "rea-first-release": (
@@ -429,7 +430,8 @@ def check_policies(names: Sequence[str]) -> list[str]:
     unknown = [n for n in names if n not in REA_POLICIES and n not in BASELINES]
     if unknown:
         raise DataFormatError(
-            f"unknown retrieval policy {', '.join(unknown)}; choose from {', '.join(list(REA_POLICIES) + list(BASELINES))}"
+            f"unknown retrieval policy {', '.join(unknown)}; "
+            f"choose from {', '.join(list(REA_POLICIES) + list(BASELINES))}"
         )
     return list(names)
 
@@ -558,7 +560,8 @@ def evaluate(
         f"Retrieval ({dataset})",
         [curve, bars],
         tables,
-        notes=f"{len(cases)} conversations, {results['queries']} queries, embedder {models.embedder.name}. Scores are each scorer's own scale.",
+        notes=f"{len(cases)} conversations, {results['queries']} queries, "
+        f"embedder {models.embedder.name}. Scores are each scorer's own scale.",
     )
     return results
 

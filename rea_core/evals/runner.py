@@ -45,7 +45,8 @@ class RecordStore:
             if previous != settings:
                 changed = sorted(k for k in set(previous) | set(settings) if previous.get(k) != settings.get(k))
                 raise REAError(
-                    f"{self.out_dir} holds a run with other settings ({', '.join(changed)}); use a new --out to start another run"
+                    f"{self.out_dir} holds a run with other settings "
+                    f"({', '.join(changed)}); use a new --out to start another run"
                 )
         else:
             run.write_text(json.dumps(settings, indent=2), encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Topic segmentation quality of SeCom's segmenters (seed 001, Table 4: Pk and WindowDiff).
+"""Topic segmentation quality of SeCom's segmenters (SeCom paper, Table 4: Pk and WindowDiff).
 
 Data: ``rea_core/data/segmentation_gold.jsonl``, ten hand-labeled conversations (77 turns, 16 gold
 boundaries; ``docs/segmentation_labeling.md``): the conversation JSONL plus ``"boundaries"``, the
@@ -59,7 +59,8 @@ def window_diff(reference: Sequence[int], hypothesis: Sequence[int], k: int | No
 
 
 def pk(reference: Sequence[int], hypothesis: Sequence[int], k: int | None = None) -> float:
-    """Pk: share of length-``k`` windows where reference and hypothesis disagree on whether any boundary falls inside."""
+    """Pk: share of length-``k`` windows where reference and hypothesis disagree on whether any boundary
+    falls inside."""
     from nltk.metrics.segmentation import pk as nltk_pk
 
     ref, hyp, k = _checked(reference, hypothesis, k)

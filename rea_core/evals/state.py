@@ -1,4 +1,4 @@
-"""State tracking (seed 000, Appendix E, Table 10): Joint Goal Accuracy on Code, Math and Actions.
+"""State tracking (REA paper, Appendix E, Table 10): Joint Goal Accuracy on Code, Math and Actions.
 
 Conditions: *Full* (every constraint in one turn, vanilla), *Shared* (the same constraints spread
 across turns between distractors, vanilla) and *REA* (Shared, through REA). The final turn asks for

@@ -2,9 +2,9 @@
 
 ``make_adherence_suite``: conversations where global instructions (14 verifiable kinds, IFEval ids)
 are set at varied turns, buried under distractor turns from ShareGPT and Chit Chat with topic
-changes, sometimes revoked ("you can stop ..."), and probed at several depths (seed 000, 4.4-4.5).
+changes, sometimes revoked ("you can stop ..."), and probed at several depths (REA paper, 4.4-4.5).
 With ``compliant_history=True`` every stored reply is rewritten (``comply``) to follow the
-instructions in force at its turn, as a capable assistant's history would (issue 12).
+instructions in force at its turn, as a capable assistant's history would.
 """
 
 from __future__ import annotations
@@ -278,11 +278,14 @@ _EN_FALLBACK = (
     "Start with the simplest option and see how it works for you. If something is still unclear just ask me again."
 )
 _FRENCH = (  # each starts with R (first_letter) and has three sentences (bullets)
-    "Rappelons d'abord l'essentiel : tout dépend du contexte. Dans la plupart des cas la solution la plus simple est aussi la meilleure. "
+    "Rappelons d'abord l'essentiel : tout dépend du contexte. "
+    "Dans la plupart des cas la solution la plus simple est aussi la meilleure. "
     "Je vous conseille de commencer petit et d'ajuster ensuite selon les résultats.",
-    "Répondre à cette question demande un peu de nuance. Il existe plusieurs approches possibles et chacune a ses avantages. "
+    "Répondre à cette question demande un peu de nuance. "
+    "Il existe plusieurs approches possibles et chacune a ses avantages. "
     "Le plus important est de choisir celle qui correspond à vos besoins réels.",
-    "Rien de plus simple : il suffit de procéder étape par étape. Commencez par rassembler les informations nécessaires. "
+    "Rien de plus simple : il suffit de procéder étape par étape. "
+    "Commencez par rassembler les informations nécessaires. "
     "Ensuite vous pourrez comparer les options et prendre une décision éclairée.",
     "Réfléchissons ensemble à votre demande. Les détails comptent beaucoup dans ce genre de situation. "
     "Avec un peu de patience vous trouverez sans doute une réponse qui vous convient.",

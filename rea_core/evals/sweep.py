@@ -1,4 +1,4 @@
-"""Threshold sweep (seed 000, appendix F, Figure 6): IAR and prompt tokens over a tau_low x tau_high grid."""
+"""Threshold sweep (REA paper, appendix F, Figure 6): IAR and prompt tokens over a tau_low x tau_high grid."""
 
 from __future__ import annotations
 

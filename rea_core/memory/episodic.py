@@ -1,7 +1,7 @@
-"""Episodic Memory (seed 000, section 3.2): every finished exchange, with retrieval embeddings.
+"""Episodic Memory (REA paper, section 3.2): every finished exchange, with retrieval embeddings.
 
 Each exchange keeps the user text raw and the reply raw, plus a slot for the reply's latent
-vectors (filled by the compression adapter of the latent issue). For HCR, an exchange is
+vectors (filled by the codec's compression adapter). For HCR, an exchange is
 embedded once, when stored, as a few *units*, by ``unit_mode``:
 
     * ``exchange``: the whole exchange, user text and reply together (one unit; hybrid scorer);
@@ -210,7 +210,8 @@ class EpisodicMemory:
 
     @classmethod
     def from_dict(cls, data: dict, unit_mode: str | None = None) -> "EpisodicMemory":
-        """Rebuild a memory; with another ``unit_mode`` than the file's, its vectors are dropped and re-embedded on use."""
+        """Rebuild a memory; with another ``unit_mode`` than the file's, its vectors are dropped and
+        re-embedded on use."""
         saved_mode = data.get("unit_mode", "units")  # files written before unit modes used "units"
         memory = cls(max_reply_units=data.get("max_reply_units", 3), unit_mode=unit_mode or saved_mode)
         memory.exchanges = [Exchange.from_dict(e) for e in data.get("exchanges", [])]

@@ -1,4 +1,4 @@
-"""Instructional Memory (seed 000, section 3.3): global instructions kept verbatim as the prompt prefix.
+"""Instructional Memory (REA paper, section 3.3): global instructions kept verbatim as the prompt prefix.
 
 Policy:
     * ordered by arrival (the turn the user gave it);
@@ -9,7 +9,7 @@ Policy:
       message ("you can stop answering in lowercase", "forget what I said about lowercase",
       "stop doing that": the latest) refers to, and ``replace`` swaps the entry a replacement
       ("actually, use capitals again") refers to; both pick it by shared words, then by
-      embedding similarity when the caller passes one (issue 16).
+      embedding similarity when the caller passes one.
 """
 
 from __future__ import annotations
@@ -29,15 +29,20 @@ _STOPWORDS = frozenset(
 )
 # Words of the revocation or replacement itself, not of what it refers to ("forget what I said about lowercase").
 _REFERENCE_STOPWORDS = _STOPWORDS | frozenset(
-    "forget forgot ignore drop ditch lose cancel doing said told asked about what earlier before previous again actually instead "
-    "back go switch change get answer answers answering reply replies replying respond responding response responses use using "
-    "write writing talk talking speak speaking start starting all will would should ok okay wait thought second scratch "
+    "forget forgot ignore drop ditch lose cancel doing said told "
+    "asked about what earlier before previous again actually instead "
+    "back go switch change get answer answers answering reply "
+    "replies replying respond responding response responses use using "
+    "write writing talk talking speak speaking start starting "
+    "all will would should ok okay wait thought second scratch "
     "you're we let's us there then way".split()
 )
 _REVOKE_ALL = re.compile(
-    r"\b(all|every|any) (of )?(my |the |those |these )?(previous |earlier |prior )?(instructions|rules|constraints)\b|\bgo back to (normal|your usual)\b"
+    r"\b(all|every|any) (of )?(my |the |those |these )?(previous |earlier "
+    r"|prior )?(instructions|rules|constraints)\b|\bgo back to (normal|your usual)\b"
 )
-SIMILARITY_FLOOR = 0.3  # cosine below which an entry is not taken as the referent (MiniLM, issue 16's revocation set)
+# cosine below which an entry is not taken as the referent (MiniLM, on the labeled revocation set)
+SIMILARITY_FLOOR = 0.3
 
 # (message, entry texts) -> (n_entries,) cosine similarities; built from an Embedder by the strategy.
 Similarity = Callable[[str, Sequence[str]], np.ndarray]

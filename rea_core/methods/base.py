@@ -128,7 +128,8 @@ class Strategy(ABC):
         session.memory = {**state, "undo": {"turn": turn, "state": previous}}
 
     def stream_reply(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> Iterator[str | Generation]:
-        """The model call of a turn, streamed; strategies whose prompt is not plain text (REA's latents) override it."""
+        """The model call of a turn, streamed; strategies whose prompt is not plain text (REA's latents)
+        override it."""
         return self.generator.stream(
             messages,
             max_new_tokens=self.runtime.max_new_tokens,
@@ -288,7 +289,8 @@ def stats_text(entry: dict) -> str:
         parts.append(f"{entry['truncated_tokens']} tok truncated")
     if entry.get("reused_tokens") or entry.get("cache_bytes"):
         parts.append(
-            f"KV reused {entry.get('reused_tokens', 0)}/{entry.get('prompt_tokens', 0)} tok, cache {entry.get('cache_bytes', 0) / 2**20:.1f} MB"
+            f"KV reused {entry.get('reused_tokens', 0)}/{entry.get('prompt_tokens', 0)} "
+            f"tok, cache {entry.get('cache_bytes', 0) / 2**20:.1f} MB"
         )
     if entry.get("cache_note"):
         parts.append(entry["cache_note"])

@@ -1,4 +1,4 @@
-"""The Instruction Recognizer (seed 000, sections 3.3, A.4, D.1-D.3): which inputs enter Instructional Memory.
+"""The Instruction Recognizer (REA paper, sections 3.3, A.4, D.1-D.3): which inputs enter Instructional Memory.
 
 ``rules`` (stage 1, with the recall-safe ``gate``) decides where the wording is unambiguous;
 stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-shot LLM;

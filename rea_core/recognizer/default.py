@@ -1,4 +1,4 @@
-"""The shipped stage 2: a recognizer trained on the documented label set, loaded with no database (issue 16).
+"""The shipped stage 2: a recognizer trained on the documented label set, loaded with no database.
 
 Label set: ``rea_core/data/recognizer_train.jsonl`` (built by scripts/build_recognizer_training.py,
 documented in docs/recognizer_training_set.md); each row has ``text``, ``label``, ``source``,
@@ -88,5 +88,6 @@ def provenance_line(model: TrainedRecognizer | None) -> str:
     return (
         f"Stage 2: shipped trained classifier ({p.get('label_set', '?')}, {p.get('n_train', '?')} train labels from "
         f"{', '.join(p.get('sources', []))}; trained {p.get('trained_on', '?')}, threshold {model.threshold:.2f}; "
-        f"held-out {p.get('n_heldout', '?')}: precision {held.get('precision', 0):.3f}, recall {held.get('recall', 0):.3f})."
+        f"held-out {p.get('n_heldout', '?')}: precision "
+        f"{held.get('precision', 0):.3f}, recall {held.get('recall', 0):.3f})."
     )

@@ -1,4 +1,4 @@
-"""Lexical features beside the sentence embedding, for the trained recognizer stage 2 (issue 16).
+"""Lexical features beside the sentence embedding, for the trained recognizer stage 2.
 
 Why: a MiniLM sentence embedding says what an input is *about* (French, tone, a pirate) far more
 than how long the wish should *last*; "For this answer only, reply in French" and "From now on,
@@ -22,7 +22,8 @@ from .rules import CONSTRAINT_CUES, DIRECTIVE_CUES, PERSISTENCE_CUES, matching
 
 # Wording that ties a constraint to one reply: the counterpart of the persistence cues.
 ONE_OFF_CUES = re.compile(
-    r"\b(this (one|answer|reply|response|time|question|request|email|text)|just this once|(your |the )?next (reply|answer|response)|"
+    r"\b(this (one|answer|reply|response|time|question|request|email"
+    r"|text)|just this once|(your |the )?next (reply|answer|response)|"
     r"only for this|for this|in this (reply|answer|response)|below|following (text|paragraph|sentence))\b",
     re.IGNORECASE,
 )

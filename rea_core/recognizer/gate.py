@@ -1,10 +1,10 @@
-"""The recall-safe gate of the Instruction Recognizer's stage 1 (seed 000, sections 3.3, A.4, D.3).
+"""The recall-safe gate of the Instruction Recognizer's stage 1 (REA paper, sections 3.3, A.4, D.3).
 
 Stage 1 may answer "not global" without a model, and a global instruction it wrongly stops never
 reaches Instructional Memory: the costliest recognizer error (about 2 IAR points, D.3). The old
 filter stopped every input without a cue from a short list ("from now on", "always", "in
 lowercase", ...), which lost plain standing instructions such as "Keep a formal tone with me
-throughout our conversation" before stage 2 could see them (issue 16).
+throughout our conversation" before stage 2 could see them.
 
 So the gate is written the other way round: it names everything that *can* shape later replies
 (tone, format, persona, language, length, sign-offs, standing facts about the user, scope words
@@ -32,33 +32,46 @@ def _family(*patterns: str) -> re.Pattern:
 GATE_FAMILIES: dict[str, re.Pattern] = {
     # How long the wish lasts, or how widely it applies.
     "scope": _family(
-        r"\b(every|each|all|any)\b( of)?( the| your| my)?( \w+)?( \w+)? (responses?|answers?|repl(y|ies)|messages?|questions?|times?|texts?|outputs?|things?|prompts?|requests?|emails?|code|recipes?|steps?|examples?|explanations?|lines?|paragraphs?|sentences?)\b",
+        r"\b(every|each|all|any)\b( of)?( the| your| my)?( \w+)?( \w+)? (responses?|answers?"
+        r"|repl(y|ies)|messages?|questions?|times?|texts?|outputs?|things?|prompts?|requests?"
+        r"|emails?|code|recipes?|steps?|examples?|explanations?|lines?|paragraphs?|sentences?)\b",
         r"\b(all|every|each|any|everything|anything|whatever|whenever)\b[^.?!]{0,40}\b(you|I)\b",
         r"\b(whatever|whenever|wherever|everything|anything|everywhere)\b",
-        r"\bthroughout\b|\bwhile we (chat|talk)\b|\bin general\b|\bby default\b|\bfrom (here|now|this point|today|then)\b",
+        r"\bthroughout\b|\bwhile we (chat|talk)\b|\bin general\b"
+        r"|\bby default\b|\bfrom (here|now|this point|today|then)\b",
         r"\b(this|our|the) (whole |entire )?(conversation|chat|session|discussion|thread)\b",
-        r"\bgoing forward\b|\bhenceforth\b|\bfrom here\b|\b(in|for) (the )?future\b|\b(any ?more|any longer)\b|\bfor good\b|\buntil\b",
-        r"\bstanding\b|\brules?\b|\bhabit\b|\bkeep (that|this|it) in mind\b|\bremember (that|to|this)\b|\bnote that\b|\bfyi\b|\bjust so you know\b|\bheads up\b",
+        r"\bgoing forward\b|\bhenceforth\b|\bfrom here\b|\b(in|for) (the )?future\b"
+        r"|\b(any ?more|any longer)\b|\bfor good\b|\buntil\b",
+        r"\bstanding\b|\brules?\b|\bhabit\b|\bkeep (that|this|it) in mind\b"
+        r"|\bremember (that|to|this)\b|\bnote that\b|\bfyi\b|\bjust so you know\b|\bheads up\b",
         r"\b(always|never|ever|usually|generally|consistently|each time|every time)\b",
     ),
     # Directives at the assistant, however they are phrased.
     "directive": _family(
         r"\byou (must|should|shall|need to|have to|are to|will|'ll|can|could|may|might want to)\b",
-        r"\b(please|pls|plz|make sure|be sure|ensure|avoid|stop|skip|don'?t|do not|no more|only|stick to|switch to|prefer\w*|rather|instead|i'?d like you|i want you|i need you|let'?s)\b",
-        r"\b(reply|replies|replying|respond\w*|responses?|answer(s|ing)?|talk(ing)? to me|speak(ing)? to me|write to me|with me|to me)\b",
+        r"\b(please|pls|plz|make sure|be sure|ensure|avoid|stop|skip|don'?t|do not|no more|only"
+        r"|stick to|switch to|prefer\w*|rather|instead|i'?d like you|i want you|i need you|let'?s)\b",
+        r"\b(reply|replies|replying|respond\w*|responses?|answer(s|ing)?"
+        r"|talk(ing)? to me|speak(ing)? to me|write to me|with me|to me)\b",
         # a short command opening the message: "Keep it PG.", "Be nice.", "Less fluff.", "Stay on topic."
         # (style verbs only: task verbs such as "write", "give", "make" open one-off requests)
-        r"^\W*(keep|be|stay|cut|tone|mind|less|more|no|loosen|chill|quit|drop|speak|sound|act|omit|lose|ditch|lay off|switch)\b",
+        r"^\W*(keep|be|stay|cut|tone|mind|less|more|no|loosen|chill"
+        r"|quit|drop|speak|sound|act|omit|lose|ditch|lay off|switch)\b",
     ),
     # Tone, register, persona.
     "tone_persona": _family(
         r"\b(tone|formal\w*|informal|casual\w*|polite\w*|friendly|playful\w*|blunt\w*|direct|honest|serious\w*|cheerful|sarcas\w*|professional\w*|pleasantries|sugarcoat\w*|puns?|humou?r\w*|jokes?|warm\w*|rude\w*|kind\w*)\b",
-        r"\b(pretend\w*|act(ing)?|role|roleplay|persona|character|voice|style|impersonat\w*)\b|\b(like|as) (a|an|if|though|my)\b|\bin the (voice|style|manner) of\b",
+        r"\b(pretend\w*|act(ing)?|role|roleplay|persona|character|voice|style|impersonat\w*)\b"
+        r"|\b(like|as) (a|an|if|though|my)\b|\bin the (voice|style|manner) of\b",
     ),
     # Format, layout, typography, units.
     "format": _family(
-        r"\b(outputs?|whitespace|spaces?|format\w*|bullet\w*|numbered|lists?|tables?|markdown|json|yaml|xml|html|csv|bold|italics?|headings?|headers?|code|backticks?|emojis?|emoticons?|caps|capitals|capital letters?|capitali[sz]\w*|lower ?case|upper ?case|title ?case|punctuation|commas?|exclamation\w*|quotes?|quotation|spelling|british|american|grammar)\b",
-        r"\b(units?|metric|imperial|celsius|fahrenheit|kelvin|currency|dollars?|euros?|pounds?|yen|dates?|yyyy|mm|dd|time ?zones?|cet|utc|gmt|24-hour|12-hour|am/pm|decimal\w*|numbers?|numerals?|digits?)\b",
+        r"\b(outputs?|whitespace|spaces?|format\w*|bullet\w*|numbered|lists?|tables?|markdown|json"
+        r"|yaml|xml|html|csv|bold|italics?|headings?|headers?|code|backticks?|emojis?|emoticons?"
+        r"|caps|capitals|capital letters?|capitali[sz]\w*|lower ?case|upper ?case|title ?case"
+        r"|punctuation|commas?|exclamation\w*|quotes?|quotation|spelling|british|american|grammar)\b",
+        r"\b(units?|metric|imperial|celsius|fahrenheit|kelvin|currency|dollars?|euros?|pounds?|yen|dates?"
+        r"|yyyy|mm|dd|time ?zones?|cet|utc|gmt|24-hour|12-hour|am/pm|decimal\w*|numbers?|numerals?|digits?)\b",
         r"\b(summary|summaries|tl;?dr|disclaimer|citations?|sources?|references?|footnotes?|examples?|explanations?|steps?|outline|prose|paragraphs?|sentences?|words?|lines?|letters?|characters?|syllables?)\b",
     ),
     # Language of the replies.
@@ -67,7 +80,9 @@ GATE_FAMILIES: dict[str, re.Pattern] = {
     ),
     # Length and amount.
     "length": _family(
-        r"\b(length|lengthy|long|longer|short|shorter|brief\w*|concise\w*|succinct\w*|terse\w*|verbose|wordy|detailed|simple|simpler|simply|plain|jargon|elaborate|limit\w*|maximum|minimum|max|min|at most|at least|no more than|fewer than|less than|under|over|exactly)\b",
+        r"\b(length|lengthy|long|longer|short|shorter|brief\w*|concise\w*|succinct\w*|terse\w*"
+        r"|verbose|wordy|detailed|simple|simpler|simply|plain|jargon|elaborate|limit\w*|maximum"
+        r"|minimum|max|min|at most|at least|no more than|fewer than|less than|under|over|exactly)\b",
         r"\b\d+\b",
     ),
     # Openings, closings and sign-offs.
@@ -77,8 +92,12 @@ GATE_FAMILIES: dict[str, re.Pattern] = {
     # Standing facts about the user that later replies should respect.
     "user_facts": _family(
         r"\b(call|address|refer to|name) me\b|\bmy (name|pronouns?|nickname|title)\b|\bi'?m (called|named)\b",
-        r"\bassume\b|\bi (live|work|study|teach|am based|reside)\b|\bi'?m (a|an|from|based|vegetarian|vegan|pescatarian|allergic|diabetic|pregnant|blind|deaf|dyslexic|colou?r-?blind|left-handed|new|learning|practi[cs]ing|studying|beginner|expert|retired|in)\b",
-        r"\bi (don'?t|do not|can'?t|cannot) (eat|drink|read|see|hear|use|understand|speak)\b|\bi('?m| am) not (a|an|good|fluent|familiar)\b|\bmy (diet|level|background|audience|readers|kids?|students?|job|role|location|time ?zone|country|city)\b",
+        r"\bassume\b|\bi (live|work|study|teach|am based|reside)\b|\bi'?m (a|an|from|based"
+        r"|vegetarian|vegan|pescatarian|allergic|diabetic|pregnant|blind|deaf|dyslexic|colou?r-?blind"
+        r"|left-handed|new|learning|practi[cs]ing|studying|beginner|expert|retired|in)\b",
+        r"\bi (don'?t|do not|can'?t|cannot) (eat|drink|read|see|hear|use|understand|speak)\b"
+        r"|\bi('?m| am) not (a|an|good|fluent|familiar)\b|\bmy (diet|level|background"
+        r"|audience|readers|kids?|students?|job|role|location|time ?zone|country|city)\b",
     ),
 }
 

@@ -1,4 +1,4 @@
-"""Recognizer metrics (seed 000, Table 9: precision, recall, F1 on the class *global*), computed once.
+"""Recognizer metrics (REA paper, Table 9: precision, recall, F1 on the class *global*), computed once.
 
 Every number the project reports about the recognizer (the Review tab, training versions,
 ``rea eval recognizer``, the benchmarks) comes from ``evaluate_recognizer``: the scores of an

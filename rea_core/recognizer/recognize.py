@@ -1,4 +1,4 @@
-"""Instruction Recognizer (seed 000, section 3.3 and A.4): which user inputs enter Instructional Memory.
+"""Instruction Recognizer (REA paper, section 3.3 and A.4): which user inputs enter Instructional Memory.
 
 Two stages, as in the paper:
     1. a rule filter (``rules.py``). A *persistence marker* ("from now on", "for the rest of this chat", "in all
@@ -162,7 +162,8 @@ def build_recognizer(
         import warnings
 
         warnings.warn(
-            f"the shipped recognizer needs embedder {model.embedder_name!r}, not {embedder.name!r}; using the LLM stage 2",
+            f"the shipped recognizer needs embedder {model.embedder_name!r}, "
+            f"not {embedder.name!r}; using the LLM stage 2",
             stacklevel=2,
         )
         return InstructionRecognizer(classifier)

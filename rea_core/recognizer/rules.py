@@ -1,4 +1,4 @@
-"""Stage 1 of the Instruction Recognizer (seed 000, sections 3.3 and A.4): the rule filter.
+"""Stage 1 of the Instruction Recognizer (REA paper, sections 3.3 and A.4): the rule filter.
 
 A *persistence marker* ("from now on", "in all your replies") together with a reply-shaping verb
 is accepted as global by the rules alone; a revocation ("you can stop ...") is labeled
@@ -24,8 +24,10 @@ PERSISTENCE_CUES = _rx(
     r"\bgoing forward\b",
     r"\bhenceforth\b",
     r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
-    r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later |following |remaining )?(responses?|answers?|repl(y|ies)|messages?|outputs?)\b",
-    r"\b(every|each) (time you (respond|answer|reply|write)|(response|answer|reply|message) (you (give|write|send)|from now))\b",
+    r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later "
+    r"|following |remaining )?(responses?|answers?|repl(y|ies)|messages?|outputs?)\b",
+    r"\b(every|each) (time you (respond|answer|reply|write)|(response"
+    r"|answer|reply|message) (you (give|write|send)|from now))\b",
     r"\buntil I (say|tell you) (otherwise|to stop)\b",
     r"\bwhenever you (respond|answer|reply|write|talk)\b",
     r"\b(all|every|each) (of )?your (future |subsequent )?(responses|answers|replies|messages)\b",
@@ -33,7 +35,9 @@ PERSISTENCE_CUES = _rx(
 
 # An imperative aimed at the assistant: a reply-shaping verb opening a clause, or "you must/should".
 DIRECTIVE_CUES = _rx(
-    r"(^|[,.;:!]\s*|\b(on|forward|please|and)\s+)(respond|answer|reply|write|speak|talk|use|start|begin|end|finish|include|add|avoid|keep|limit|format|wrap|call me|address me|refer to me|act|pretend|be|stay|make|put|sign|translate|don't|do not|never|always|only)\b",
+    r"(^|[,.;:!]\s*|\b(on|forward|please|and)\s+)(respond|answer|reply|write|speak|talk|use"
+    r"|start|begin|end|finish|include|add|avoid|keep|limit|format|wrap|call me|address me"
+    r"|refer to me|act|pretend|be|stay|make|put|sign|translate|don't|do not|never|always|only)\b",
     r"\byou (must|should|need to|have to|are to|will need to)\b",
 )
 
@@ -44,9 +48,13 @@ CONSTRAINT_CUES = _rx(
     r"\b(every|each) (time|response|answer|reply|sentence|paragraph)\b",
     r"\b(in|using|use) (all )?(lower ?case|upper ?case|capital letters|all caps|caps|title case)\b",
     r"\b(lower ?case|upper ?case|all caps|capital letters)\b",
-    r"\b(respond|answer|reply|write|speak|talk) (only |just )?(in|with|using) (english|french|spanish|german|chinese|japanese|italian|portuguese|russian|korean|arabic|hindi|json|markdown|bullet|haiku|rhymes?|a single|one|short|plain)\b",
-    r"\b(no more than|at most|under|fewer than|less than|at least|exactly) \d+ (words|sentences|paragraphs|bullet points|lines|characters)\b",
-    r"\b(start|begin|end|finish) (each|every|all|your) (of )?(your )?(responses?|answers?|repl(y|ies)|sentences?|messages?)\b",
+    r"\b(respond|answer|reply|write|speak|talk) (only |just )?(in|with|using) (english"
+    r"|french|spanish|german|chinese|japanese|italian|portuguese|russian|korean"
+    r"|arabic|hindi|json|markdown|bullet|haiku|rhymes?|a single|one|short|plain)\b",
+    r"\b(no more than|at most|under|fewer than|less than|at least"
+    r"|exactly) \d+ (words|sentences|paragraphs|bullet points|lines|characters)\b",
+    r"\b(start|begin|end|finish) (each|every|all|your) (of )?(your )?(responses?"
+    r"|answers?|repl(y|ies)|sentences?|messages?)\b",
     r"\b(don't|do not|never) (use|say|mention|include|write|add|apologi[sz]e|respond|answer)\b",
     r"\bcall me\b|\baddress me as\b|\brefer to me as\b",
     r"\b(act|behave|respond|talk) (as|like) (a|an|my)\b|\bpretend (to be|you are)\b",
@@ -59,13 +67,16 @@ CONSTRAINT_CUES = _rx(
 # The user lifts an earlier instruction.
 REVOKE_CUES = _rx(
     r"\byou (can|may) stop\b",
-    r"\bstop (answering|responding|replying|writing|using|doing|starting|beginning|ending|adding|including|speaking|talking|calling me)\b",
+    r"\bstop (answering|responding|replying|writing|using|doing|starting"
+    r"|beginning|ending|adding|including|speaking|talking|calling me)\b",
     r"\bno longer (need|have) to\b",
     r"\b(don't|do not) need to .{1,60}\b(any ?more|any longer)\b",
-    r"\b(forget|ignore|drop|cancel) (about )?(my|the|that|those|these|all|any)( of)?( my| the| those| these)? (earlier |previous |prior |last |old )?(instructions?|rules?|constraints?|requests?)\b",
+    r"\b(forget|ignore|drop|cancel) (about )?(my|the|that|those|these|all|any)( of)?( my| the| those"
+    r"| these)? (earlier |previous |prior |last |old )?(instructions?|rules?|constraints?|requests?)\b",
     r"\bgo back to (normal|your usual|the usual)\b",
     r"\bforget (what|everything|all) (I|I've|I have) (said|told you|asked)\b",
-    r"\b(forget|ignore|drop|ditch|lose|cancel) (about )?(the|my|that|this) .{1,40}\b(thing|rule|instruction|request|bit|part|voice|accent|persona|act|style|format)\b",
+    r"\b(forget|ignore|drop|ditch|lose|cancel) (about )?(the|my|that|this) .{1,40}\b(thing"
+    r"|rule|instruction|request|bit|part|voice|accent|persona|act|style|format)\b",
     r"\bstop (shouting|yelling|saying|putting|signing|formatting|calling|that|it)\b",
 )
 

@@ -1,10 +1,10 @@
-"""A recognizer stage 2 trained from human labels (seed 000, sections 3.3, A.4 and D.1-D.2).
+"""A recognizer stage 2 trained from human labels (REA paper, sections 3.3, A.4 and D.1-D.2).
 
 The paper's stage 2 is a few-shot LLM; its precision (0.6182) is the recognizer's weak side. This
 module fits a small classifier on sentence embeddings of labeled inputs (global / task /
 ordinary), so annotators' labels can replace the LLM where the rule filter defers. The model is
 multinomial logistic regression on the packaged embedder's unit vectors plus, by default, the
-lexical features of ``features.py`` (cue flags, hashed n-grams; issue 16): a few
+lexical features of ``features.py`` (cue flags, hashed n-grams): a few
 thousand numbers, saved as JSON (no pickle), quick to train on CPU.
 Training with held-out metrics is in ``training.py``; the metrics in ``metrics.py``.
 
@@ -27,7 +27,7 @@ from ..errors import InputError
 from .labels import GLOBAL
 
 KIND_EMBEDDING, KIND_LEXICAL = "logreg-embeddings", "logreg-embeddings-lexical"
-N_HASH = 4096  # hashed uni/bigram columns: enough for scope words, small enough to ship as JSON (issue 16)
+N_HASH = 4096  # hashed uni/bigram columns: enough for scope words, small enough to ship as JSON
 
 
 @dataclass

@@ -14,9 +14,10 @@ families held out from fitting (BENCHMARKS.md, "Working memory"). The weights sh
 
 REA adds the ``referent_prior`` (recent exchanges that produced or introduced things) to the
 scores, weighted by the message's follow-up probability; the best-scored omitted exchanges beyond
-the working-memory window are kept for every message (``hcr.keep_best``). Two more remedies from conversational search are here, measured and off by
-default (``REAConfig.context_turns``, ``follow_up_decay``): scoring the query joined with the
-previous user turn(s), and ``carry_forward`` of the previous turn's scores. All are pure functions.
+the working-memory window are kept for every message (``hcr.keep_best``). Two more remedies from
+conversational search are here, measured and off by default (``REAConfig.context_turns``,
+``follow_up_decay``): scoring the query joined with the previous user turn(s), and
+``carry_forward`` of the previous turn's scores. All are pure functions.
 """
 
 from __future__ import annotations
@@ -168,7 +169,8 @@ def carry_forward(scores: np.ndarray, previous: np.ndarray, decay: float) -> np.
 
 
 _PRODUCE = re.compile(
-    r"^\s*(please\s+)?(can you\s+|could you\s+)?(give me|write|list|suggest|create|generate|draft|compose|make|come up with|name|plan|recommend|"
+    r"^\s*(please\s+)?(can you\s+|could you\s+)?(give me|write|list|suggest"
+    r"|create|generate|draft|compose|make|come up with|name|plan|recommend|"
     r"brainstorm|outline|design|propose|tell me (a|some|\d+)|i need (a|some|\d+))\b",
     re.IGNORECASE,
 )

@@ -75,7 +75,8 @@ def score_exchanges(
 
 
 def latent_scores(episodes: EpisodicMemory, query_latents: np.ndarray) -> np.ndarray:
-    """Scores by the codec's latents (REA paper, A.1): the query's latents against each exchange's user and reply latents."""
+    """Scores by the codec's latents (REA paper, A.1): the query's latents against each exchange's user
+    and reply latents."""
     if not len(episodes):
         return np.zeros(0)
     units, starts = latent_units([[ex.user_latents, ex.latents] for ex in episodes.exchanges])

@@ -24,10 +24,11 @@ import numpy as np
 
 # Lucene's English stop words plus conversational fillers; a query made only of these scores 0.
 STOPWORDS = frozenset(
-    """a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to
-    was will with i me my you your we our he she him her his its them do does did so what when where which who whom how why
-    can could would should shall may might must have has had am were been being just about also than too very from up out
-    over again any all both each few more most other some own same only here s t don now let lets ok okay yes yeah oh""".split()
+    """a an and are as at be but by for if in into is it no not of on or such that the their then there these
+    they this to was will with i me my you your we our he she him her his its them do does did so what when
+    where which who whom how why can could would should shall may might must have has had am were been being
+    just about also than too very from up out over again any all both each few more most other some own same
+    only here s t don now let lets ok okay yes yeah oh""".split()
 )
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 

@@ -32,8 +32,10 @@ MAX_REWRITE_CHARS = (
 )
 
 INSTRUCTION = (
-    "Rewrite the user's last message as one standalone question or request that can be understood without the conversation. "
-    "Resolve pronouns, ellipsis and references (it, them, that one, the second, shorter, for two people) using the conversation. "
+    "Rewrite the user's last message as one standalone question "
+    "or request that can be understood without the conversation. "
+    "Resolve pronouns, ellipsis and references (it, them, that one, "
+    "the second, shorter, for two people) using the conversation. "
     "Keep its meaning; do not answer it. Output only the rewritten text."
 )
 

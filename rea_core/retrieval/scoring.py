@@ -1,4 +1,4 @@
-"""HCR relevance scores (seed 000, section 3.4): maximum pairwise cosine, vectorized over all exchanges.
+"""HCR relevance scores (REA paper, section 3.4): maximum pairwise cosine, vectorized over all exchanges.
 
 score(exchange) = max over (query unit q, exchange unit u) of cos(q, u). With unit-norm rows the
 cosine is a dot product, so all exchanges are scored by one (N_units, dim) x (dim, m) product and a

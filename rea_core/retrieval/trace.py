@@ -1,4 +1,4 @@
-"""Retrieval traces: what HCR decided at every turn of a conversation, for finding failures (seed 000, H.3).
+"""Retrieval traces: what HCR decided at every turn of a conversation, for finding failures (REA paper, H.3).
 
 A trace replays a conversation through a strategy (given replies stored, missing ones left empty
 unless generated) and keeps, per turn, the decisions, the plan and Instructional Memory, so a

@@ -1,4 +1,4 @@
-"""End-to-end codec training (seed 000, A.2-A.3): one response-generation loss trains both adapters.
+"""End-to-end codec training (REA paper, A.2-A.3): one response-generation loss trains both adapters.
 
 Each example is a session prefix: up to ``history_turns`` earlier exchanges, the current query and
 the target reply. Each earlier reply enters as latents (probability ``latent_prob``; at least one
@@ -6,7 +6,7 @@ per example) or raw text, so the generation adapter learns to read both. The los
 flows back through the latents into the compression adapter and the compression tokens. An
 optional autoencoding warm-up (ICAE) mixes in "repeat the latent block" examples early on.
 
-The retention objective (issue 15, ``objective="retention"``) keeps reconstruction in the mix for
+The retention objective (``objective="retention"``) keeps reconstruction in the mix for
 the whole run (ICAE's autoencoding + language modelling): a ``reconstruct_share`` of examples asks
 the generator to repeat the reply from its latents, so the latents must carry it. With it go
 content-initialized memory tokens (``token_init="content"``) and mean-centered latents
@@ -47,7 +47,8 @@ class TrainConfig:
     latent_prob: float = 0.75
     autoencode_steps: int = 0  # optimizer steps of autoencoding warm-up at the start
     autoencode_share: float = 0.5  # share of warm-up examples that are autoencoding
-    objective: str = "generate"  # "generate" (response loss, autoencoding only in the warm-up) or "retention" (reconstruction mixed in throughout)
+    # "generate" (response loss, autoencoding only in the warm-up) or "retention" (reconstruction mixed in throughout)
+    objective: str = "generate"
     reconstruct_share: float = 0.5  # retention: share of examples that reconstruct the reply from its latents
     token_init: str = "random"  # compression-token inputs: "random" rows or "content" (slice means + learned offset)
     center: bool = False  # mean-center a window's latents before the projector
@@ -82,7 +83,7 @@ class TrainConfig:
             raise ValueError(f"reconstruct_share must lie in [0, 1], got {self.reconstruct_share}")
 
 
-# seed 000, A.2 on a GPU; the CPU preset is sized to finish on a 2-core machine in under 30 minutes.
+# the GPU preset is the REA paper's A.2; the CPU preset is sized to finish on a 2-core machine in under 30 minutes.
 PRESETS = {
     "gpu": TrainConfig(),
     "cpu": TrainConfig(

@@ -1,4 +1,4 @@
-"""Training sessions for the codec (seed 000, A.3), built offline from packaged conversation sets.
+"""Training sessions for the codec (REA paper, A.3), built offline from packaged conversation sets.
 
 Filters: no interaction with a code block, none under 10 tokens (user + reply), and sessions of
 3-15 turns, made of consecutive clean turns. Sessions are split into train / held-out by a hash

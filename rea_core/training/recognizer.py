@@ -1,4 +1,4 @@
-"""Training the recognizer's stage 2 with honest metrics (seed 000, sections D.1-D.3).
+"""Training the recognizer's stage 2 with honest metrics (REA paper, sections D.1-D.3).
 
 ``train_recognizer`` fits annotators' labels (the studio's versions) with a held-out split and the
 validation set; ``train_default`` fits the shipped label set (``default.py``) and picks the

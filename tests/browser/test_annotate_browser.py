@@ -68,14 +68,16 @@ def test_label_three_items_with_keys_and_undo_one(studio):
             page.locator("body").click(position={"x": 5, "y": 5})  # focus off any text field
             page.keyboard.press(key)
             page.wait_for_function(
-                f"!document.querySelector('#annotate-text') || document.querySelector('#annotate-text').innerText !== {text!r}",
+                "!document.querySelector('#annotate-text') || "
+                f"document.querySelector('#annotate-text').innerText !== {text!r}",
                 timeout=30_000,
             )
         page.wait_for_selector("#annotate-empty", timeout=30_000)
         assert "3 labeled" in page.inner_text("#annotate-progress")
         page.keyboard.press("u")
         page.wait_for_function(
-            f"document.querySelector('#annotate-text') && document.querySelector('#annotate-text').innerText === {seen[2]!r}",
+            "document.querySelector('#annotate-text') && "
+            f"document.querySelector('#annotate-text').innerText === {seen[2]!r}",
             timeout=30_000,
         )
         assert "Undone" in page.inner_text("#annotate-status")

@@ -46,7 +46,8 @@ def send(page, text, expected_turns):
     page.click("#send")
     for side in (0, 1):  # each column shows its reply
         page.wait_for_function(
-            f"document.querySelectorAll('#chat-{side} .message-row.bot-row, #chat-{side} [data-testid=\"bot\"]').length >= {expected_turns}",
+            f"document.querySelectorAll('#chat-{side} .message-row.bot-row, #chat-{side} [data-testid=\"bot\"]')"
+            f".length >= {expected_turns}",
             timeout=180_000,
         )
     page.wait_for_function(f"document.querySelector('#prompt-0').innerText.includes({text!r})", timeout=60_000)
@@ -95,7 +96,10 @@ def test_markup_in_a_message_shows_as_text_and_runs_nothing(page):
     page.screenshot(path=str(ARTIFACTS / "escaping.png"), full_page=True)
 
 
-LAST_BOT = "(side => { const b = [...document.querySelectorAll(`#chat-${side} .message-row.bot-row, #chat-${side} [data-testid=\"bot\"]`)]; return b.length ? b[b.length - 1].innerText : ''; })"
+LAST_BOT = (
+    "(side => { const b = [...document.querySelectorAll(`#chat-${side} .message-row.bot-row, "
+    "#chat-${side} [data-testid=\"bot\"]`)]; return b.length ? b[b.length - 1].innerText : ''; })"
+)
 
 
 def test_reply_text_appears_in_a_column_before_the_reply_is_complete(page):

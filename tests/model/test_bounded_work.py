@@ -1,4 +1,4 @@
-"""Bounded work per request on the real packaged models (issue 14): Compare's "Load conversation"
+"""Bounded work per request on the real packaged models: Compare's "Load conversation"
 holds a file to the limits a typed conversation meets and refuses one whose catch-up work
 (embeddings, latents) would hold the shared models for long; Inspect's trace runs no codec; SeCom's
 retrieval cache lives in the session and stays bounded."""
@@ -108,7 +108,7 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
     forms = {s.reply_form for t in fast.turns for s in t.plan.segments if s.turn is not None}
     assert forms == {ReplyForm.TEXT_COMPRESSED}
     if engine.latent_shape() is not None:
-        # the shipped measurements choose text on this backbone (issue 15): ask for latents explicitly
+        # the shipped measurements choose text on this backbone (compression/forms.py): ask for latents explicitly
         latent = strategy.with_config(replace(strategy.config, reply_form="latent"))
         full = trace_conversation(latent, conv, latents=True)
         assert ReplyForm.LATENT in {s.reply_form for t in full.turns for s in t.plan.segments if s.turn is not None}

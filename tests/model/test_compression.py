@@ -23,11 +23,13 @@ SESSION = Session(
     (
         {
             "user": "My sister Alice moved to Lisbon last spring for a job at a bakery.",
-            "reply": "That sounds exciting! Lisbon is a lovely city, and a bakery job there must mean lots of pastéis de nata.",
+            "reply": "That sounds exciting! Lisbon is a lovely city, "
+            "and a bakery job there must mean lots of pastéis de nata.",
         },
         {
             "user": "She says the rent is high but the weather is great.",
-            "reply": "That is common in Lisbon: rents have risen a lot, but the mild sunny climate makes up for it for many people.",
+            "reply": "That is common in Lisbon: rents have risen a lot, "
+            "but the mild sunny climate makes up for it for many people.",
         },
         {"user": "Where did I say she works?", "reply": "You said Alice works at a bakery in Lisbon."},
     ),

@@ -1,4 +1,4 @@
-"""The shipped trained stage 2 (issue 16): loads with no database, on the real packaged embedder."""
+"""The shipped trained stage 2: loads with no database, on the real packaged embedder."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend against a real server (issue 13): ``transformers serve`` (the
+"""The OpenAI-compatible backend against a real server: ``transformers serve`` (the
 ``transformers[serving]`` extra) serving the converted packaged SmolLM2-135M on a loopback port that
 these tests start and stop. No mocked HTTP. That server streams and returns no logprobs."""
 

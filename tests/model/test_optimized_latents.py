@@ -1,4 +1,4 @@
-"""Optimized latents (issue 15) on the packaged backbone and its shipped codec: the fit lowers the
+"""Optimized latents on the packaged backbone and its shipped codec: the fit lowers the
 reply's NLL below the user-only control, fitted latents travel with a saved session, REA's default
 compressed form follows the measurements shipped with the codec, and the app's form control
 switches what the prompt view shows."""
@@ -102,7 +102,8 @@ def test_optimized_latents_save_and_load_with_the_session(models):
     )
     assert encode.catch_up_cost(loaded) == 2  # the encoder's latents are another thing: rewritten, not reused
 
-    # The next turn never waits for a whole fit: a stopped job returns its start, marked unfinished, and continues later.
+    # The next turn never waits for a whole fit: a stopped job returns its start, marked unfinished, and
+    # continues later.
     writer = OptimizeWriter(models.codec, OptimizeConfig(max_steps=3))
     ex = Exchange(turn=0, user=USER, reply=REPLY)
     stop = threading.Event()

@@ -1,4 +1,4 @@
-"""Revocation and replacement on the labeled set rea_core/data/revocation_set.jsonl (issue 16).
+"""Revocation and replacement on the labeled set rea_core/data/revocation_set.jsonl.
 
 Each case fills Instructional Memory, sends one message through REA's real recognizer and
 embedder, and checks which entries left and whether the message itself was stored.

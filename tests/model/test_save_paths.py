@@ -1,4 +1,4 @@
-"""One save format and path for ``rea chat`` and the app (issue 11), on the real packaged models:
+"""One save format and path for ``rea chat`` and the app, on the real packaged models:
 a conversation saved by either loads in the other, and files of the earlier formats still load."""
 
 import json

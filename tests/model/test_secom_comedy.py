@@ -1,4 +1,4 @@
-"""SeCom and COMEDY on the packaged models (issue 7): segment coverage, compression, COMEDY's
+"""SeCom and COMEDY on the packaged models: segment coverage, compression, COMEDY's
 three-part memory, parse-failure fallback, session boundaries, save/load and undo.
 
 Replayed turns (``reply=...``) keep these fast: the memory work (segmenting, compressing, Tasks
@@ -63,8 +63,10 @@ def test_llm_segmenter_parses_or_falls_back_with_a_note(models):
 
 def test_compressed_units_are_shorter_and_keep_named_entities(models):
     text = (
-        "[user]: My sister Mei and I are flying to Kyoto on April 3rd, and we booked the Hotel Granvia near the station.\n"
-        "[agent]: That is a lovely plan! In early April the cherry blossoms at Maruyama Park and along the Philosopher's Path "
+        "[user]: My sister Mei and I are flying to Kyoto on April "
+        "3rd, and we booked the Hotel Granvia near the station.\n"
+        "[agent]: That is a lovely plan! In early April the cherry "
+        "blossoms at Maruyama Park and along the Philosopher's Path "
         "are usually at their best, so you should try to go there early in the morning before it gets very crowded."
     )
     out = PerplexityCompressor(models.generator, rate=0.75).compress(text)

@@ -1,4 +1,4 @@
-"""Streaming and KV prefix reuse on the packaged SmolLM2-135M (issue 13): greedy replies are the same
+"""Streaming and KV prefix reuse on the packaged SmolLM2-135M: greedy replies are the same
 with and without reuse, a slid window says it prefilled in full, the cache stays bounded, and a
 stopped reply leaves the session exactly as it was."""
 

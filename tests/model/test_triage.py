@@ -1,4 +1,4 @@
-"""The studio's triage queue modes and per-source metrics on the real packaged embedder (issue 16)."""
+"""The studio's triage queue modes and per-source metrics on the real packaged embedder."""
 
 import pytest
 

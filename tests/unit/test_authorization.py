@@ -1,4 +1,4 @@
-"""Authorization on the server (issue 14), through the app's handler functions on a real SQLite
+"""Authorization on the server, through the app's handler functions on a real SQLite
 database: roles come from the current configuration on every call, marks need a login where
 sign-in is configured, and visitors never see the database host."""
 

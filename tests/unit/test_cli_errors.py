@@ -62,7 +62,7 @@ def test_train_recognizer_from_a_label_file_reports_bad_input(tmp_path):
     assert not (tmp_path / "r.json").exists()
 
 
-# -- issue 14: every bad input is one "error:" line and exit status 2 ------------------------------
+# -- every bad input is one "error:" line and exit status 2 ------------------------------
 
 import pytest  # noqa: E402
 

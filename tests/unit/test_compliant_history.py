@@ -1,4 +1,4 @@
-"""Compliant histories for the adherence suite (issue 12): every stored reply passes the checks in force."""
+"""Compliant histories for the adherence suite: every stored reply passes the checks in force."""
 
 import itertools
 import json

@@ -56,7 +56,8 @@ def test_split_is_stable():
 def test_read_sessions_names_the_bad_line(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text(
-        '{"id": "a", "turns": [{"user": "u", "reply": "r"}, {"user": "u2", "reply": "r2"}]}\n{"id": "b", "turns": [{"user": "x"}]}\n'
+        '{"id": "a", "turns": [{"user": "u", "reply": "r"}, {"user": "u2", "reply": "r2"}]}\n'
+        '{"id": "b", "turns": [{"user": "x"}]}\n'
     )
     with pytest.raises(DataFormatError, match=r"s.jsonl:2: not a codec training session"):
         read_sessions(path)

@@ -1,4 +1,4 @@
-"""Files the server leaves behind (issue 14): download files age out in an owner-only folder, the
+"""Files the server leaves behind: download files age out in an owner-only folder, the
 SQLite database and its default folder are owner-only, and the Docker context skips local data."""
 
 import os

@@ -24,7 +24,8 @@ def modules() -> dict[str, Path]:
 
 
 def imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """Absolute names of the modules ``path`` imports (a ``from pkg import sub`` names ``pkg.sub`` when that is a module)."""
+    """Absolute names of the modules ``path`` imports (a ``from pkg import sub`` names ``pkg.sub`` when that
+    is a module)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
@@ -101,7 +102,8 @@ def test_the_checks_see_lazy_imports_and_cycles(tmp_path):
     """The checker itself: lazy and type-checking imports are found, and a two-module cycle is reported."""
     module = tmp_path / "m.py"
     module.write_text(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import hidden\n\ndef f():\n    from app.main import launch\n"
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    import hidden\n\ndef f():\n    from app.main import launch\n"
     )
     assert imports(module, "m", set()) == {"typing", "hidden", "app.main"}
     assert find_cycle({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]

@@ -1,4 +1,4 @@
-"""Bounded work per request (issue 14): limits from the environment, loaded conversations held to
+"""Bounded work per request: limits from the environment, loaded conversations held to
 the limits typed ones meet, the Inspect heatmap drawn in bounded memory, SeCom's cache per session."""
 
 import json

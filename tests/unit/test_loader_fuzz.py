@@ -1,4 +1,4 @@
-"""A bounded, seeded fuzz of every reader a visitor's file reaches (issue 14): the conversation
+"""A bounded, seeded fuzz of every reader a visitor's file reaches: the conversation
 loader (Inspect, ``rea replay``), saved Compare sessions, and the annotation import reader with the
 import itself. Each case must end in the reader's own clear error, never another exception, and
 a refused import must leave the database as it was."""

@@ -1,4 +1,4 @@
-"""Stage 1's recall-safe gate (issue 16): no global instruction is stopped without a model."""
+"""Stage 1's recall-safe gate: no global instruction is stopped without a model."""
 
 import json
 from pathlib import Path
@@ -10,7 +10,7 @@ from rea_core.recognizer.gate import gate_cues
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Standing instructions the old cue list stopped at stage 1 (the six from the issue first), and
+# Standing instructions the old cue list stopped at stage 1 (first the six reported misses), and
 # others without any "from now on"-style marker: each must reach stage 2 or be accepted.
 GLOBALS = [
     "Keep a formal tone with me throughout our conversation.",

@@ -195,7 +195,10 @@ def test_the_signal_catches_held_out_phrasing_families_the_old_phrase_rules_miss
 
 
 def test_extractive_compression_keeps_the_query_relevant_sentence():
-    reply = "Paris is lovely in spring. The Louvre opens at nine. Trains to Lyon leave hourly from Gare de Lyon. Bring an umbrella."
+    reply = (
+        "Paris is lovely in spring. The Louvre opens at nine. "
+        "Trains to Lyon leave hourly from Gare de Lyon. Bring an umbrella."
+    )
     out = extract_relevant(reply, "When do trains to Lyon leave?", max_words=10)
     assert "Trains to Lyon leave hourly" in out and "Louvre" not in out and len(out.split()) <= 11
     assert extract_relevant("Short reply.", "anything", 10) == "Short reply."

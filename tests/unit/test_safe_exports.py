@@ -1,4 +1,4 @@
-"""Exports (issue 14): CSV cells that a spreadsheet would run as formulas are neutralized the way
+"""Exports: CSV cells that a spreadsheet would run as formulas are neutralized the way
 OWASP recommends (a leading single quote); JSONL and Parquet keep values exactly; a CSV export
 re-imports to the same texts; a failed export leaves no file behind."""
 

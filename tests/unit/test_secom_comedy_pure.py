@@ -1,4 +1,4 @@
-"""Pure pieces of SeCom and COMEDY (issue 7): metrics, segment parsing, retrieval selection,
+"""Pure pieces of SeCom and COMEDY: metrics, segment parsing, retrieval selection,
 compression word selection, memory parsing and fallback rules, config checks, the prompt view."""
 
 import json
@@ -171,7 +171,8 @@ def test_session_memory_parse_and_rule():
 
 def test_compressive_parse_and_rule_have_three_parts():
     parsed = parse_compressive(
-        "{User Description: The user likes tea###Relationship Description: friendly and warm###Event Description: they planned a trip}"
+        "{User Description: The user likes tea###Relationship Description: "
+        "friendly and warm###Event Description: they planned a trip}"
     )
     assert parsed == {
         "user": "The user likes tea",
@@ -231,7 +232,7 @@ def test_session_memory_round_trip():
     again = ChatSession.from_json(s.to_json())
     assert again.memory == s.memory
     old = s.to_dict()
-    del old["memory"]  # files saved before issue 7 still load
+    del old["memory"]  # files saved without strategy memory (older versions) still load
     assert ChatSession.from_dict(old).memory == {}
 
 

@@ -55,15 +55,20 @@ def sign_in(engine: AppEngine, who: Identity) -> None:
 
 def item_html(item, score: float | None) -> str:
     if item is None:
-        return "<div class='rea-annotate-item' id='annotate-empty'><b>Nothing left to label.</b> Thank you! New items arrive with imports.</div>"
+        return (
+            "<div class='rea-annotate-item' id='annotate-empty'><b>Nothing "
+            "left to label.</b> Thank you! New items arrive with imports.</div>"
+        )
     context = (
-        f"<details open><summary>conversation context</summary><pre class='rea-annotate-context'>{html.escape(item.context)}</pre></details>"
+        "<details open><summary>conversation context</summary><pre "
+        f"class='rea-annotate-context'>{html.escape(item.context)}</pre></details>"
         if item.context
         else ""
     )
     shown = "n/a" if score is None else f"{score:.2f}"
     return (
-        f"<div class='rea-annotate-item' data-item-id='{item.id}'><div class='rea-annotate-meta'>item {item.id} · source "
+        f"<div class='rea-annotate-item' data-item-id='{item.id}'><div "
+        f"class='rea-annotate-meta'>item {item.id} · source "
         f"{html.escape(item.source)} · recognizer P(global) {shown}</div>"
         f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>"
     )

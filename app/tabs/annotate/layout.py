@@ -1,5 +1,5 @@
 """The Annotate tab: a signed-in annotator labels candidate inputs as global / task / ordinary
-(seed 000, sections 3.3 and D.1) with buttons or the keys 1, 2, 3, s (skip) and u (undo);
+(REA paper, sections 3.3 and D.1) with buttons or the keys 1, 2, 3, s (skip) and u (undo);
 ``static/annotate_keys.js`` maps the keys to the buttons. Other annotators' labels are never
 shown here (they stay hidden until adjudication, in the Review tab).
 """
@@ -28,7 +28,8 @@ def build_annotate_tab(engine: AppEngine):
         ["default", "likely missed", "likely false alarm"],
         value="default",
         label="queue",
-        info="likely missed: stage 1 stopped it but the trained classifier says global; likely false alarm: stored as global but looks task or ordinary",
+        info="likely missed: stage 1 stopped it but the trained classifier says global; "
+        "likely false alarm: stored as global but looks task or ordinary",
         elem_id="annotate-mode",
     )
     item = gr.HTML(elem_id="annotate-item")

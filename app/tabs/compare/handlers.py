@@ -205,7 +205,8 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     else:
         view = render_prompt_view(
             plan,
-            title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f} (press re-answer to send it)",
+            title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, "
+            f"tau_high {tau_high:.2f} (press re-answer to send it)",
             token_source=strategy.generator.token_source,
         )
     chart = retrieval_chart(
@@ -310,7 +311,8 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
         cost = engine.strategy(s.strategy).catch_up_cost(s)  # would run under the shared model lock at the next Send
         if cost > limits.max_catch_up:
             raise DataFormatError(
-                f"{name}, column {side + 1}: the file lacks {cost} embeddings or latents, over the {limits.max_catch_up} "
+                f"{name}, column {side + 1}: the file lacks {cost} "
+                f"embeddings or latents, over the {limits.max_catch_up} "
                 "a loaded conversation may need (REA_MAX_CATCH_UP); save it from an app with the same models"
             )
     return [ColumnState(strategy=s.strategy, session=s) for s in sessions]

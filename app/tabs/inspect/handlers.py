@@ -119,13 +119,18 @@ def recheck_marks(engine: AppEngine, tau_low: float, tau_high: float) -> str:
     conversations = guard(read, "marks not loaded", MarkError)
     cases = parse_needed_cases(conversations, where="stored marks")
     if not cases:
-        return "No marks with a stored conversation yet: trace a conversation and mark an omitted exchange that was needed."
+        return (
+            "No marks with a stored conversation yet: "
+            "trace a conversation and mark an omitted exchange that was needed."
+        )
     strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
     records = [r for case in cases for r in rea_records(strategy, case)]
     fixed = sum(r["all_kept"] for r in records)
     cfg = strategy.config
     return (
-        f"Current policy ({cfg.scorer} scorer, tau_low {tau_low:.2f}, tau_high {tau_high:.2f}) keeps every needed exchange for "
-        f"**{fixed} of {len(records)}** marked queries ({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
+        f"Current policy ({cfg.scorer} scorer, tau_low {tau_low:.2f}, "
+        f"tau_high {tau_high:.2f}) keeps every needed exchange for "
+        f"**{fixed} of {len(records)}** marked queries "
+        f"({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
         f"keeping {sum(r['kept_share'] for r in records) / len(records):.0%} of their history on average."
     )

@@ -1,5 +1,5 @@
 """Store-facing functions of the Review tab: agreement, disagreements, adjudication, training
-and switching the recognizer version the app uses (seed 000, D.1-D.3)."""
+and switching the recognizer version the app uses (REA paper, D.1-D.3)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Review tab: agreement (Cohen's kappa per pair, Fleiss' kappa), label counts, the
 disagreements with an adjudicate action, and "Train recognizer" with the new version's metrics
-and precision-recall curve beside the previous version's (seed 000, D.1-D.3). Disagreements,
+and precision-recall curve beside the previous version's (REA paper, D.1-D.3). Disagreements,
 adjudication, training and switching are for adjudicators (role from the server's config).
 """
 

@@ -1,4 +1,4 @@
-"""COMEDY's compressive memory (seed 002, sections 2-3, Appendix E): Task 1 and Task 2.
+"""COMEDY's compressive memory (COMEDY paper, sections 2-3, Appendix E): Task 1 and Task 2.
 
 * **Task 1, session-level memory extraction**: after each session the model writes objective
   memories of it, ``[xxx|xxx|xxx]`` (``prompts/comedy_task1.md``, the instruction-tuning prompt).

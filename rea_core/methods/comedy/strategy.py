@@ -1,4 +1,4 @@
-"""COMEDY (seed 002): compressive memory in one model, no retrieval, sessions of ``K`` turns.
+"""COMEDY (COMEDY paper): compressive memory in one model, no retrieval, sessions of ``K`` turns.
 
 The conversation is cut into sessions: every ``comedy.session_turns`` turns, or earlier by the
 explicit "new session" action (``end_session``). When a session closes, the backbone runs
@@ -93,13 +93,17 @@ class ComedyStrategy(Strategy):
         system = self.runtime.system_prompt
         blocks: list[Segment] = []
         notes = [
-            f"COMEDY: sessions of {self.config.session_turns} turns; current session from turn {state['session_start']}; "
+            f"COMEDY: sessions of {self.config.session_turns} turns; "
+            f"current session from turn {state['session_start']}; "
             f"{len(state['sessions'])} closed session(s)."
         ]
         memory = state["compressive"]
         if memory:
             text = fill(load_template("comedy_task3"), memory=render_compressive(memory))
-            label = f"compressive memory · sessions 1-{memory['sessions']} (turns 0-{memory['through_turn']}) · Task 2 by {memory['method']}"
+            label = (
+                f"compressive memory · sessions 1-{memory['sessions']} (turns "
+                f"0-{memory['through_turn']}) · Task 2 by {memory['method']}"
+            )
             blocks.append(memory_segment(text, count, label=label, turns=range(memory["through_turn"] + 1)))
             notes += [s["note"] for s in state["sessions"] if s.get("note")][-3:] + (
                 [memory["note"]] if memory.get("note") else []

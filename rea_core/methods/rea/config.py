@@ -76,8 +76,10 @@ class REAConfig:
         default=DEFAULT_SCORER,
         metadata={
             "env": "REA_SCORER",
-            "help": "HCR scorer: `hybrid` (BM25 + whole-exchange MiniLM), `exchange` (whole-exchange MiniLM), `minilm` "
-            "(user text + reply chunks, max pairwise), `sentence` (the paper's sentence-level max pairwise) or `latent` "
+            "help": "HCR scorer: `hybrid` (BM25 + whole-exchange MiniLM), "
+            "`exchange` (whole-exchange MiniLM), `minilm` "
+            "(user text + reply chunks, max pairwise), `sentence` "
+            "(the paper's sentence-level max pairwise) or `latent` "
             "(codec latents, REA paper A.1)",
         },
     )
@@ -129,7 +131,8 @@ class REAConfig:
     referent_top_k: int = field(
         default=REFERENT_TOP_K,
         metadata={
-            "help": "the k best-ranked omitted exchanges beyond the working-memory window are kept at least compressed: "
+            "help": "the k best-ranked omitted exchanges beyond the "
+            "working-memory window are kept at least compressed: "
             "a follow-up's referent ranks high far more often than it clears a threshold"
         },
     )
@@ -137,7 +140,8 @@ class REAConfig:
         default=False,  # measured on the back-reference set (BENCHMARKS.md, "Retrieval")
         metadata={
             "env": "REA_QUERY_REWRITE",
-            "help": "`1`/`0`: the generator rewrites each query as a standalone question from the last `rewrite_turns` "
+            "help": "`1`/`0`: the generator rewrites each query as a "
+            "standalone question from the last `rewrite_turns` "
             "exchanges before HCR scores; both are scored, the better counts (for capable generators)",
         },
     )
@@ -172,12 +176,14 @@ class REAConfig:
         default="auto",
         metadata={
             "env": "REA_REPLY_FORM",
-            "help": "form of a compressed reply: `auto` (the form measured best on this backbone, recorded with the codec), "
+            "help": "form of a compressed reply: `auto` (the form measured "
+            "best on this backbone, recorded with the codec), "
             "`latent` (the codec's vectors, when one is loaded) or `text` (text-compressed)",
         },
     )
     text_compression: str = field(
-        default="first_words",  # measured: NLL gap share 0.772 vs 0.734 for extractive at equal tokens (BENCHMARKS, "Retrieval")
+        # measured: NLL gap share 0.772 vs 0.734 for extractive at equal tokens (BENCHMARKS, "Retrieval")
+        default="first_words",
         metadata={
             "env": "REA_TEXT_COMPRESSION",
             "help": "how a reply is text-compressed: `first_words` (its first `text_compress_words` words) or "
@@ -189,7 +195,8 @@ class REAConfig:
         default="encode",
         metadata={
             "env": "REA_CODEC_MODE",
-            "help": "how reply latents are made: `encode` (the codec's compress adapter) or `optimize` (fitted to each reply, "
+            "help": "how reply latents are made: `encode` (the codec's "
+            "compress adapter) or `optimize` (fitted to each reply, "
             "backbone frozen, within `latent_fit`'s budget)",
         },
     )
@@ -227,7 +234,8 @@ class REAConfig:
         )
         if min(counts) < 0:
             raise ValueError(
-                "context_turns, recent_raw, recent_raw_tokens, recent_compressed and referent_top_k must not be negative"
+                "context_turns, recent_raw, recent_raw_tokens, "
+                "recent_compressed and referent_top_k must not be negative"
             )
         if self.query_rewrite not in (True, False) or self.rewrite_turns < 1:
             raise ValueError(

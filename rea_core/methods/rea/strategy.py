@@ -107,7 +107,8 @@ class REAStrategy(Strategy):
 
     @property
     def uses_latents(self) -> bool:
-        """Compressed replies are latent vectors: a codec is loaded and the config (or its measurements) chooses them."""
+        """Compressed replies are latent vectors: a codec is loaded and the config (or its measurements)
+        chooses them."""
         return self.codec is not None and self.reply_form.form == LATENT
 
     @property
@@ -186,7 +187,7 @@ class REAStrategy(Strategy):
             and is_replacement(user_text)
             and session.instructions.replace(replace(entry, stage="replacement", score=1.0), self._similarity)
         ):
-            # "actually, use capitals again": global because it swaps a held instruction (issue 16)
+            # "actually, use capitals again": global because it swaps a held instruction
             recognition = Recognition(
                 label=GLOBAL, score=1.0, stage="replacement", cues=(*recognition.cues, "replaces an instruction")
             )
@@ -235,7 +236,8 @@ class REAStrategy(Strategy):
             decisions = keep_window(
                 decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed
             )
-            # the best omitted exchanges beyond the window: a referent ranks high far more often than it clears a threshold
+            # the best omitted exchanges beyond the window: a referent ranks high far more often than it
+            # clears a threshold
             decisions = keep_best(decisions, self.config.referent_top_k)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))

@@ -1,4 +1,4 @@
-"""Compression-based memory denoising for SeCom (seed 001, "Compression based Memory Denoising").
+"""Compression-based memory denoising for SeCom (SeCom paper, "Compression based Memory Denoising").
 
 SeCom compresses every memory unit with LLMLingua-2 before retrieval, at rate 75%: LLMLingua's
 ``rate`` is the share of tokens *kept* (compressed length / original length), so a unit keeps

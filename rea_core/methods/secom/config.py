@@ -18,20 +18,23 @@ class SeComConfig:
     segmenter: str = field(
         default="llm",
         metadata={
-            "help": "'llm' (zero-shot on the backbone, embedding fallback when its output does not parse) or 'embedding'"
+            "help": "'llm' (zero-shot on the backbone, embedding fallback "
+            "when its output does not parse) or 'embedding'"
         },
     )
     segment_window: int = field(default=6, metadata={"help": "unsegmented turns that trigger a segmentation pass"})
     boundary_threshold: float = field(
         default=0.15,
         metadata={
-            "help": "embedding segmenter: a turn whose cosine to its segment's mean falls below this starts a new segment"
+            "help": "embedding segmenter: a turn whose cosine to its "
+            "segment's mean falls below this starts a new segment"
         },
     )
     compressor: str = field(
         default="auto",
         metadata={
-            "help": "denoising: 'auto' (LLMLingua-2 where its model loads, else perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"
+            "help": "denoising: 'auto' (LLMLingua-2 where its model loads, else "
+            "perplexity LLMLingua on the backbone), 'llmlingua2', 'ppl' or 'none'"
         },
     )
     compress_rate: float = field(

@@ -1,4 +1,4 @@
-"""Top-N memory-unit retrieval for SeCom (seed 001: ``{m_n} <- f_R(u*, f_Comp(M), N)``).
+"""Top-N memory-unit retrieval for SeCom (SeCom paper: ``{m_n} <- f_R(u*, f_Comp(M), N)``).
 
 Two retrievers over the (compressed) memory units, selected by ``REAConfig.secom.retriever``:
 BM25 through ``bm25s`` (Lucene variant, English stopwords) and dense cosine on the sentence

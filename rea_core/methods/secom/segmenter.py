@@ -1,4 +1,4 @@
-"""Conversation topic segmentation for SeCom (seed 001, "Conversation Segmentation").
+"""Conversation topic segmentation for SeCom (SeCom paper, "Conversation Segmentation").
 
 A segmentation of turns ``first..last`` is a list of inclusive ``(start, end)`` spans that covers
 every turn exactly once and in order (``p_{k+1} = q_k + 1``). Two segmenters:
@@ -168,6 +168,9 @@ class TopicSegmenter:
             try:
                 return Segmentation(tuple(self.by_llm(turns, first)), "llm")
             except SegmentParseError as exc:
-                note = f"LLM segmenter output for turns {first}-{first + len(turns) - 1} did not parse ({exc}); the embedding segmenter decided."
+                note = (
+                    f"LLM segmenter output for turns {first}-{first + len(turns) - 1} "
+                    f"did not parse ({exc}); the embedding segmenter decided."
+                )
                 return Segmentation(tuple(self.by_embedding(turns, first)), "embedding", note)
         return Segmentation(tuple(self.by_embedding(turns, first)), "embedding")

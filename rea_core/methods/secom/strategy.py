@@ -1,4 +1,4 @@
-"""SeCom (seed 001, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
+"""SeCom (SeCom paper, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
 
 Memory construction: finished turns wait in an *open tail*; once ``secom.segment_window`` turns
 wait (or at an explicit session boundary), the topic segmenter splits them into segments
@@ -188,7 +188,8 @@ class SeComStrategy(Strategy):
             text = comp["text"]
             state = "open tail" if u["open"] else f"{u['segmenter']} segment"
             label = (
-                f"segment {i} · turns {u['start']}-{u['end']} · {state} · {comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
+                f"segment {i} · turns {u['start']}-{u['end']} · {state} · "
+                f"{comp['method']} {comp['tokens']}/{comp['original_tokens']} tok"
                 f" · {c.retriever} {float(scores[i]):.2f}{' · retrieved' if picked else ''}"
             )
             blocks.append(

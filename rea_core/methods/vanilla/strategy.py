@@ -1,6 +1,6 @@
 """Vanilla full-history chat: every exchange raw, left-truncated to the context window.
 
-The baseline of seed 000 (Tables 1, 4): no Instructional Memory and no retrieval. When the
+The baseline of the REA paper (Tables 1, 4): no Instructional Memory and no retrieval. When the
 templated history outgrows ``context_window - max_new_tokens`` the oldest tokens are cut, exactly
 as a naive chat does, which is how early global instructions get lost.
 """
