@@ -99,9 +99,9 @@ def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
 def test_app_and_cli_use_the_calibrated_defaults(models, tmp_path):
     from app.main import hcr_line
     from app.state import AppEngine
-    from rea_core.cli.common import config_from_options
+    from rea_core.cli.common import settings_from_options
 
-    cli = config_from_options(tau_low=None, tau_high=None)
+    cli = settings_from_options(tau_low=None, tau_high=None).rea
     engine = AppEngine(models=models, settings=Settings(), database_url=f"sqlite:///{tmp_path / 'a.db'}")
     rea = engine.strategy("rea").config
     for cfg in (cli, rea):
