@@ -1,0 +1,4 @@
+"""Training: the latent codec (``codec.py``, its data ``codec_data.py``) and the recognizer (``recognizer.py``).
+
+Kept apart from the runtime code they produce (``compression/``, ``recognizer/``).
+"""

@@ -1,11 +1,11 @@
 """COMEDY's compressive memory (COMEDY paper, sections 2-3, Appendix E): Task 1 and Task 2.
 
 * **Task 1, session-level memory extraction**: after each session the model writes objective
-  memories of it, ``[xxx|xxx|xxx]`` (``prompts/comedy_task1.md``, the instruction-tuning prompt).
+  memories of it, ``[xxx|xxx|xxx]`` (``templates/comedy_task1.md``, the instruction-tuning prompt).
 * **Task 2, memory compression**: all session memories so far are condensed into one compressive
   memory in three parts, separated by ``###``: the user description, the user-bot relationship
-  and the past events (``prompts/comedy_task2.md``, after the annotation prompt).
-* Task 3 (the memory-grounded reply) is in ``strategies/comedy.py``.
+  and the past events (``templates/comedy_task2.md``, after the annotation prompt).
+* Task 3 (the memory-grounded reply) is in ``strategy.py``.
 
 Fallback rules, used when the model's answer does not parse (a small backbone often echoes the
 prompt or never writes the ``###`` parts); the memory then records ``method: "rule"`` and a note,

@@ -1,12 +1,12 @@
 """COMEDY (COMEDY paper): compressive memory in one model, no retrieval, sessions of ``K`` turns.
 
-The conversation is cut into sessions: every ``comedy.session_turns`` turns, or earlier by the
+The conversation is cut into sessions: every ``COMEDYConfig.session_turns`` turns, or earlier by the
 explicit "new session" action (``end_session``). When a session closes, the backbone runs
 Task 1 (session-level memory of that session) and then Task 2 (all session memories condensed
 into the compressive memory: user description, user-bot relationship, past events), both in
-``memory/compressive.py`` with their documented fallback rules. Each reply is Task 3: the
+``memory.py`` with their documented fallback rules. Each reply is Task 3: the
 memory-grounded response, with the compressive memory in the system message
-(``prompts/comedy_task3.md``) and the current session's turns as the dialogue. Exchanges of
+(``templates/comedy_task3.md``) and the current session's turns as the dialogue. Exchanges of
 earlier sessions are not in the prompt; the memory stands for them.
 
 State (``session.memory``, saved with the session): ``session_start`` (first turn of the current

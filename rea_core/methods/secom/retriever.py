@@ -1,6 +1,6 @@
 """Top-N memory-unit retrieval for SeCom (SeCom paper: ``{m_n} <- f_R(u*, f_Comp(M), N)``).
 
-Two retrievers over the (compressed) memory units, selected by ``REAConfig.secom.retriever``:
+Two retrievers over the (compressed) memory units, selected by ``SeComConfig.retriever``:
 BM25 through ``bm25s`` (Lucene variant, English stopwords) and dense cosine on the sentence
 embedder (all-MiniLM-L6-v2 here; the paper's dense retriever is MPNet). Scoring is pure given the
 texts or the vectors; ties keep the earlier unit first.

@@ -1,15 +1,15 @@
 """SeCom (SeCom paper, ICLR 2025): segment-level memory, compression-based denoising, top-N retrieval.
 
-Memory construction: finished turns wait in an *open tail*; once ``secom.segment_window`` turns
+Memory construction: finished turns wait in an *open tail*; once ``SeComConfig.segment_window`` turns
 wait (or at an explicit session boundary), the topic segmenter splits them into segments
-(``memory/segmentation.py``: zero-shot LLM with turn indices and role tags, embedding fallback).
+(``segmenter.py``: zero-shot LLM with turn indices and role tags, embedding fallback).
 Every segment but the last is closed: its memory unit (``[user]: ... [agent]: ...`` per turn) is
-compressed once with LLMLingua at ``secom.compress_rate`` (``memory/lingua.py``) and kept; the last
+compressed once with LLMLingua at ``compress_rate`` (``compressor.py``) and kept; the last
 segment stays open and is re-segmented with the turns that follow. At a session boundary all are
 closed, as SeCom segments each session.
 
-Response: the query retrieves the top ``secom.top_k`` units, closed segments and the (compressed)
-open tail alike, with BM25 or the dense retriever (``retrieval/topk.py``) over the compressed
+Response: the query retrieves the top ``top_k`` units, closed segments and the (compressed)
+open tail alike, with BM25 or the dense retriever (``retriever.py``) over the compressed
 units, ``{m_n} <- f_R(u*, f_Comp(M), N)``; the reply is generated from those units and the query
 alone, ``r* = f_LLM(u*, {m_n})``, with the units in turn order in the system message.
 
