@@ -1,4 +1,4 @@
-"""The context-management methods, one folder each, behind one interface: ``respond(session, user_text) -> TurnResult``.
+"""The context-management methods, one folder each, behind one interface: ``respond(session, text) -> TurnResult``.
 
 ``rea/``, ``secom/``, ``comedy/`` and ``vanilla/`` each hold their ``config.py`` (the method's own settings;
 vanilla has none) and ``strategy.py``; ``base.py`` is the shared ``Strategy`` and ``registry.py`` finds a method
