@@ -17,7 +17,11 @@ class RuntimeConfig:
     """Serving settings every strategy reads."""
 
     max_new_tokens: int = field(
-        default=256, metadata={"env": "REA_MAX_NEW_TOKENS", "help": "longest reply, in tokens"}
+        default=128,
+        metadata={
+            "env": "REA_MAX_NEW_TOKENS",
+            "help": "longest reply, in tokens (the evaluations set their own budgets)",
+        },
     )
     max_message_chars: int = field(
         default=DEFAULT_MAX_MESSAGE_CHARS,

@@ -60,7 +60,7 @@ def chat(
     embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
-    max_new_tokens: MaxNewTokensOpt = 256,
+    max_new_tokens: MaxNewTokensOpt = None,
     context_window: ContextWindowOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     load: Annotated[
@@ -243,7 +243,7 @@ def replay(
     embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
-    max_new_tokens: MaxNewTokensOpt = 256,
+    max_new_tokens: MaxNewTokensOpt = None,
     context_window: ContextWindowOpt = None,
     no_im: NoIMOpt = False,
     no_hcr: NoHCROpt = False,

@@ -75,7 +75,10 @@ QueryRewriteOpt = Annotated[
         "HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off].",
     ),
 ]
-MaxNewTokensOpt = Annotated[int, typer.Option("--max-new-tokens", help="Longest reply, in tokens.")]
+MaxNewTokensOpt = Annotated[
+    Optional[int],
+    typer.Option("--max-new-tokens", help="Longest reply, in tokens [env REA_MAX_NEW_TOKENS, default 128]."),
+]
 ContextWindowOpt = Annotated[
     Optional[int],
     typer.Option("--context-window", help="Override the model's context window (tokens); vanilla truncates to it."),
