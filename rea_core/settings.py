@@ -255,7 +255,8 @@ class Settings:
         """Settings from ``to_dict``'s output. Also reads a flat method config saved by earlier releases:
         its ``secom_*`` / ``comedy_*`` keys go to those sections, serving keys to ``runtime``, the rest to ``rea``."""
         data = dict(data)
-        if not any(isinstance(v, Mapping) and k in LEGACY_SECTIONS for k, v in data.items()):
+        sections_held = {f.name for f in fields(cls)} - {"secom", "comedy"}  # a flat config nested these two
+        if not any(isinstance(v, Mapping) and k in sections_held for k, v in data.items()):
             data = _from_flat(data)
         sections = {}
         for f in fields(cls):
@@ -266,14 +267,11 @@ class Settings:
         return cls(**sections)
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready data, secrets left out (results files record what they ran under)."""
-        return {
-            f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("auth", "openai", "store")
-        }
+        """The settings as JSON-ready data, secret fields left out (results files record what they ran under)."""
+        return {f.name: _public(getattr(self, f.name)) for f in fields(self)}
 
 
-LEGACY_SECTIONS = ("models", "runtime", "rea", "secom", "comedy", "limits", "app")
-LEGACY_NAMES = {
+LEGACY_NAMES = {  # fields of a flat config of earlier releases that were renamed: old -> (new, value map)
     "latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}),
     "compressed_form": ("text_compression", None),
 }
@@ -353,6 +351,11 @@ def _parse(name: str, raw: str, kind: str):
     if kind == "Path":
         return Path(raw).expanduser()
     return raw
+
+
+def _public(section) -> dict:
+    """One section as plain data, without the fields whose metadata marks them secret."""
+    return {f.name: _plain(getattr(section, f.name)) for f in fields(section) if not f.metadata.get("secret")}
 
 
 def _plain(value):
