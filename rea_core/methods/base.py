@@ -39,6 +39,13 @@ class Strategy(ABC):
         *,
         runtime: RuntimeConfig | None = None,
     ):
+        expected = self.config_class or type(None)
+        if config is not None and not isinstance(config, expected):
+            raise TypeError(
+                f"the {self.name or type(self).__name__} strategy takes "
+                f"{'no method config' if self.config_class is None else 'a ' + expected.__name__}, "
+                f"got {type(config).__name__} (serving settings go in runtime=RuntimeConfig(...))"
+            )
         self.generator = generator
         self.embedder = embedder
         self.config = config if config is not None else (self.config_class() if self.config_class else None)

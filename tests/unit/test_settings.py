@@ -70,3 +70,14 @@ def test_readme_settings_table_is_generated_from_the_fields():
         [sys.executable, str(ROOT / "scripts/settings_table.py"), "--check"], capture_output=True, text=True
     )
     assert check.returncode == 0, check.stderr
+
+
+def test_a_strategy_refuses_another_methods_config():
+    """Old code passing one config for everything gets a clear error, not a silent default (no model is reached)."""
+    from rea_core.methods.secom.strategy import SeComStrategy
+    from rea_core.methods.vanilla.strategy import VanillaStrategy
+
+    with pytest.raises(TypeError, match="takes no method config, got REAConfig"):
+        VanillaStrategy(object(), None, REAConfig())
+    with pytest.raises(TypeError, match="takes a SeComConfig, got REAConfig"):
+        SeComStrategy(object(), object(), REAConfig())
