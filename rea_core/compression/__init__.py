@@ -1,4 +1,7 @@
-"""Latent Episodic Memory (REA paper, sections 3.2, 3.5, A.1-A.3): the dual-LoRA codec, its training and evaluation."""
+"""Latent Episodic Memory (REA paper, sections 3.2, 3.5, A.1-A.3): the dual-LoRA codec as it runs.
+
+Its training is in ``training/codec.py`` (data: ``training/codec_data.py``), its evaluation in ``evals/codec.py``.
+"""
 
 from __future__ import annotations
 
