@@ -27,7 +27,7 @@ COPY --chown=user app ./app
 COPY --chown=user annotations ./annotations
 RUN bash scripts/setup.sh
 # Convert the packaged GGUF model once, at build time, so the Space starts in seconds.
-RUN .venv/bin/python -c "from rea_core.backends.packaged import packaged_generator_dir; print(packaged_generator_dir())"
+RUN .venv/bin/python -c "from rea_core import Settings; from rea_core.backends.packaged import packaged_generator_dir; print(packaged_generator_dir(Settings.from_env().models.cache_dir))"
 
 COPY --chown=user . .
 EXPOSE 7860
