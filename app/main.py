@@ -19,6 +19,7 @@ from .state import REPO_ROOT, AppEngine
 from .tabs.annotate.layout import build_annotate_tab
 from .tabs.compare.layout import build_compare_tab
 from .tabs.inspect.layout import build_inspect_tab
+from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
 
 logger = logging.getLogger(__name__)
@@ -91,6 +92,8 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 init_annotate, annotate_outputs = build_annotate_tab(engine)
             with gr.Tab("Review", id="review"):
                 init_review, review_outputs = build_review_tab(engine)
+            with gr.Tab("Results", id="results"):
+                build_results_tab(engine)
         ui_only = dict(api_visibility="private")  # page-load events serve the page, not API clients
         demo.load(init_compare, inputs=[tau_low, tau_high], outputs=compare_outputs, **ui_only)
         demo.load(list_marks, outputs=marks_outputs, **ui_only)

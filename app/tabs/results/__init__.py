@@ -1,0 +1,1 @@
+"""The Results tab: measured results drawn from results.json files."""
