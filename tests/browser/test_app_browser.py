@@ -1,5 +1,6 @@
 """A real Chromium (Debian's, through Playwright) against the launched app."""
 
+import json
 import os
 from pathlib import Path
 
@@ -117,3 +118,33 @@ def test_reply_text_appears_in_a_column_before_the_reply_is_complete(page):
     )
     final = page.evaluate(f"{LAST_BOT}(0)")
     assert "▌" not in final and final.startswith(partial.replace("▌", "").strip())
+
+
+def test_results_tab_draws_shipped_runs_with_their_commands_and_says_why_an_upload_is_refused(page):
+    shipped = sorted((ARTIFACTS.parent / "app" / "results").glob("*/results.json"))
+    page.get_by_role("tab", name="Results").click()
+    first = page.locator(".rea-results-caption").first
+    first.wait_for(timeout=30_000)
+    assert "Reproduce: rea data make-adherence" in first.inner_text() and "rea eval adherence" in first.inner_text()
+    assert page.locator(".rea-results-caption").count() == len(shipped)
+    plots = ".rea-results-plot .js-plotly-plot"
+    page.wait_for_selector(f"{plots} .trace", timeout=30_000)  # plotly drew a series
+    upload = "#results-upload input[type=file]"
+    bad = {"name": "results.json", "mimeType": "application/json", "buffer": json.dumps({"task": XSS}).encode()}
+    page.set_input_files(upload, files=[bad])
+    page.wait_for_function(
+        "document.querySelector('#results-upload-status').innerText.includes('Cannot draw')", timeout=30_000
+    )
+    status = page.inner_text("#results-upload-status")
+    assert f'Cannot draw results.json: results of task "{XSS}" are not drawn here' in status  # shown as text
+    assert "/tmp" not in status and page.locator("#results-upload-status img").count() == 0
+    drawn = page.locator(plots).count()
+    page.set_input_files(upload, files=[str(shipped[0])])  # a good file is drawn below, for this session
+    page.wait_for_function(
+        f"document.querySelectorAll('.rea-results-caption').length === {len(shipped) + 1} && "
+        f"document.querySelectorAll({plots!r}).length > {drawn}",
+        timeout=30_000,
+    )
+    assert "dropped in this session" in page.locator(".rea-results-caption").last.inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "results-tab.png"), full_page=True)
