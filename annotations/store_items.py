@@ -49,10 +49,14 @@ def apply_double_share(session: Session, share: float) -> int:
     """Mark which items get a second label under ``share`` (the setting may have changed since they
     were imported); labels already given stay. Returns how many items changed."""
 
+    with reading(session):  # a page load that changes nothing takes no write lock
+        rows = session.execute(select(Item.id, Item.text_hash, Item.double)).all()
+    changed = {i: is_double(h, share) for i, h, double in rows if is_double(h, share) != bool(double)}
+    if not changed:
+        return 0
+
     def run() -> int:
         with writing(session):
-            rows = session.execute(select(Item.id, Item.text_hash, Item.double)).all()
-            changed = {i: is_double(h, share) for i, h, double in rows if is_double(h, share) != bool(double)}
             for value in (True, False):
                 ids = [i for i, v in changed.items() if v is value]
                 for start in range(0, len(ids), 500):
