@@ -12,18 +12,18 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import and_, case, delete, exists, func, select
+from sqlalchemy import and_, case, delete, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rea_core.recognizer import rule_priors
+from rea_core.settings import AnnotationSettings
 from rea_core.text import normalize
 
 from .db import reading, retrying, writing
 from .io import ImportRow
 from .models import LABEL_CHOICES, ROLES, Adjudication, Annotator, CurrentLabel, ImportBatch, Item, LabelEvent
 
-DEFAULT_DOUBLE_SHARE = 0.2  # share of items that go to two annotators, for agreement
 Scorer = Callable[[Sequence[str]], Sequence[float]]
 
 
@@ -36,8 +36,34 @@ def text_hash(text: str) -> str:
 
 
 def is_double(digest: str, share: float) -> bool:
-    """Deterministic per text, so a re-import never changes which items get two annotators."""
+    """Deterministic per text, so a re-import never changes which items get two annotators; a larger
+    share keeps every item a smaller one chose."""
     return int(digest[:8], 16) / 0xFFFFFFFF < share
+
+
+def _share(double_share: float | None) -> float:
+    return AnnotationSettings.current().double_label_share if double_share is None else double_share
+
+
+def apply_double_share(session: Session, share: float) -> int:
+    """Mark which items get a second label under ``share`` (the setting may have changed since they
+    were imported); labels already given stay. Returns how many items changed."""
+
+    with reading(session):  # a page load that changes nothing takes no write lock
+        rows = session.execute(select(Item.id, Item.text_hash, Item.double)).all()
+    changed = {i: is_double(h, share) for i, h, double in rows if is_double(h, share) != bool(double)}
+    if not changed:
+        return 0
+
+    def run() -> int:
+        with writing(session):
+            for value in (True, False):
+                ids = [i for i, v in changed.items() if v is value]
+                for start in range(0, len(ids), 500):
+                    session.execute(update(Item).where(Item.id.in_(ids[start : start + 500])).values(double=value))
+            return len(changed)
+
+    return retrying(run)
 
 
 def _annotator(session: Session, name: str, role: str | None = None) -> Annotator:
@@ -114,15 +140,17 @@ def import_rows(
     *,
     source: str,
     annotator: str | None = None,
-    double_share: float = DEFAULT_DOUBLE_SHARE,
+    double_share: float | None = None,
     scorer: Scorer = rule_priors,
 ) -> ImportResult:
     """Import one file's rows in one transaction: all of it, or (on any error) nothing.
 
+    ``double_share`` of the new items (default: the ``REA_DOUBLE_LABEL_SHARE`` setting) get a second label.
     Duplicates (same text after normalizing case and spaces, in the file or already stored)
     become one item; their labels still attach to it.
     """
     hashes = [text_hash(r.text) for r in rows]
+    share = _share(double_share)
 
     def run() -> ImportResult:
         with writing(session):
@@ -145,7 +173,7 @@ def import_rows(
                     source=r.source[:200],
                     context=r.context,
                     batch_id=batch.id,
-                    double=is_double(h, double_share),
+                    double=is_double(h, share),
                     score=float(score),
                 )
                 session.add(item)
@@ -179,7 +207,9 @@ def count_items(session: Session) -> int:
         return session.scalar(select(func.count(Item.id))) or 0
 
 
-def ensure_seeded(session: Session, rows_factory: Callable[[], Sequence[ImportRow]] | None = None) -> int:
+def ensure_seeded(
+    session: Session, rows_factory: Callable[[], Sequence[ImportRow]] | None = None, double_share: float | None = None
+) -> int:
     """Import the built-in seed pool when the store has no items yet; returns items added."""
     if count_items(session):
         return 0
@@ -187,7 +217,7 @@ def ensure_seeded(session: Session, rows_factory: Callable[[], Sequence[ImportRo
 
     rows = (rows_factory or seed_rows)()
     try:
-        return import_rows(session, rows, source="seed:packaged").n_new_items
+        return import_rows(session, rows, source="seed:packaged", double_share=double_share).n_new_items
     except IntegrityError:  # another process seeded at the same moment
         return 0
 
@@ -225,16 +255,19 @@ def _open_query(session: Session, annotator: str):
 
 
 def next_item(session: Session, annotator: str) -> QueueItem | None:
-    """The annotator's next item: nobody-labeled first, then the recognizer's least sure."""
+    """The annotator's next item: a second label on an item someone else labeled first (only the
+    double-labeled share waits for one), so agreement is measurable from the first labels; then
+    the recognizer's least sure."""
     with reading(session):
         query, n = _open_query(session, annotator)
-        query = query.order_by(n, func.abs(func.coalesce(Item.score, 0.5) - 0.5), Item.id).limit(1)
+        query = query.order_by(n.desc(), func.abs(func.coalesce(Item.score, 0.5) - 0.5), Item.id).limit(1)
         item = session.scalars(query).first()
         return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
 
 
 def open_items(session: Session, annotator: str, limit: int = 5000) -> list[QueueItem]:
-    """Every item still in the annotator's queue (oldest first), for the triage queue modes."""
+    """Every item still in the annotator's queue (oldest first; annotator "": every item still waiting
+    for a label), for the triage queue modes and rescoring."""
     with reading(session):
         query, _ = _open_query(session, annotator)
         return [

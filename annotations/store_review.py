@@ -43,8 +43,14 @@ class AgreementStats:
     label_counts: dict[str, int] = field(default_factory=dict)  # current labels per class
     final_counts: dict[str, int] = field(default_factory=dict)  # adjudicated-or-majority per class
     n_items: int = 0
-    n_labeled: int = 0
+    n_labeled: int = 0  # items with at least one annotator's label
     n_adjudicated: int = 0
+    n_ties: int = 0  # labeled items whose labels tie and that nobody adjudicated: no final label yet
+
+    @property
+    def n_final(self) -> int:
+        """Items with a final label: exactly the labels "Train recognizer" learns from (``training_data``)."""
+        return sum(self.final_counts.values())
 
 
 def agreement_stats(session: Session) -> AgreementStats:
@@ -61,8 +67,10 @@ def agreement_stats(session: Session) -> AgreementStats:
     multi = [Counter(labels.values()) for labels in by_item.values() if len(labels) >= 2]
     stats.fleiss_items, stats.fleiss = len(multi), fleiss_kappa(multi)
     stats.label_counts = dict(Counter(label for labels in by_item.values() for label in labels.values()))
-    finals = Counter(adjudicated.get(i) or majority(list(labels.values())) for i, labels in by_item.items())
-    finals.pop(None, None)
+    finals = Counter(
+        adjudicated.get(i) or majority(list(by_item.get(i, {}).values())) for i in set(by_item) | set(adjudicated)
+    )
+    stats.n_ties = finals.pop(None, 0)
     stats.final_counts = dict(finals)
     return stats
 
@@ -164,7 +172,8 @@ def labeled_rows(session: Session) -> list[tuple[str, str, str]]:
 
 
 def training_data(session: Session) -> tuple[list[str], list[str]]:
-    """Texts and final labels (adjudicated, else majority; ties left out) for recognizer training."""
+    """Texts and final labels (adjudicated, else majority; ties left out) for recognizer training;
+    as many as ``agreement_stats(...).n_final``."""
     rows = [r for r in export_rows(session, labeled_only=True) if r["final_label"]]
     return [r["text"] for r in rows], [r["final_label"] for r in rows]
 
@@ -190,9 +199,9 @@ def save_version(
     *,
     created_by: str,
     n_labels: int,
-    activate: bool = True,
+    activate: bool = False,
 ) -> VersionInfo:
-    """Store a trained recognizer and its metrics; `activate` makes it the one in use."""
+    """Store a trained recognizer and its metrics, as a candidate; `activate` also puts it in use."""
     with writing(session, "the trained recognizer was NOT saved"):
         if activate:
             session.execute(update(RecognizerVersion).values(active=False))
@@ -212,6 +221,15 @@ def list_versions(session: Session) -> list[VersionInfo]:
     """Trained versions, newest first."""
     with reading(session):
         return [_info(v) for v in session.scalars(select(RecognizerVersion).order_by(RecognizerVersion.id.desc()))]
+
+
+def add_version_metrics(session: Session, version_id: int, **parts: Any) -> None:
+    """Keep more measurements of a version (e.g. on the validation set), so they are computed once."""
+    with writing(session):
+        v = session.get(RecognizerVersion, version_id)
+        if v is None:
+            raise ValueError(f"no recognizer version {version_id}")
+        v.metrics_json = json.dumps({**json.loads(v.metrics_json), **parts})
 
 
 def version_model(session: Session, version_id: int) -> dict[str, Any]:

@@ -129,7 +129,7 @@ def require_adjudicator(who: Identity | None) -> Identity:
         AccessDenied: Not signed in, or not an adjudicator now.
     """
     if who is None or who.role != "adjudicator":
-        raise AccessDenied("only adjudicators (REA_ADJUDICATORS, or role adjudicator in REA_AUTH_FILE) may do this")
+        raise AccessDenied("only adjudicators may do this; whoever runs the studio can give you that role")
     return who
 
 

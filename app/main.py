@@ -90,7 +90,7 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 list_marks, marks_outputs = build_inspect_tab(engine, tau_low, tau_high)
             with gr.Tab("Annotate", id="annotate"):
                 init_annotate, annotate_outputs = build_annotate_tab(engine)
-            with gr.Tab("Review", id="review"):
+            with gr.Tab("Review", id="review") as review_tab:
                 init_review, review_outputs = build_review_tab(engine)
             with gr.Tab("Results", id="results"):
                 build_results_tab(engine)
@@ -98,7 +98,7 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
         demo.load(init_compare, inputs=[tau_low, tau_high], outputs=compare_outputs, **ui_only)
         demo.load(list_marks, outputs=marks_outputs, **ui_only)
         demo.load(init_annotate, outputs=annotate_outputs, **ui_only)
-        demo.load(init_review, outputs=review_outputs, **ui_only)
+        review_tab.select(init_review, outputs=review_outputs, **ui_only)  # shown fresh each time, after new labels
     return demo
 
 

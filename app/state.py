@@ -53,6 +53,7 @@ class AppEngine:
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
     # The one path that swaps the shared recognizer (tabs.review.handlers.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    recognizer_version: int | None = field(default=None, init=False)  # studio version in use; None: packaged
     # Stop flags of the replies streaming now, one per browser session (the Stop button sets it);
     # removed when the reply ends.
     _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
@@ -152,6 +153,13 @@ class AppEngine:
 
     def new_column(self, name: str) -> ColumnState:
         return ColumnState(strategy=name, session=self.strategy(name).new_session())
+
+    @cached_property
+    def recognizer_validation(self):
+        """The validation set every recognizer version is compared on, with its measurements kept."""
+        from annotations.training import Validation
+
+        return Validation(self.models.embedder)
 
     @cached_property
     def db(self):

@@ -175,6 +175,28 @@ class StoreSettings:
 
 
 @dataclass(frozen=True)
+class AnnotationSettings:
+    """How the annotation studio hands out work."""
+
+    double_label_share: float = field(
+        default=0.1,
+        metadata={
+            "env": "REA_DOUBLE_LABEL_SHARE",
+            "help": "share of items a second annotator labels early, so agreement is measurable from the first day",
+        },
+    )
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.double_label_share <= 1.0:
+            raise ValueError("REA_DOUBLE_LABEL_SHARE must be between 0 and 1")
+
+    @classmethod
+    def current(cls) -> AnnotationSettings:
+        """The annotation settings as the environment holds them now (``rea annotations import`` reads them)."""
+        return read_section(cls, os.environ)
+
+
+@dataclass(frozen=True)
 class AuthSettings:
     """Who may sign in to the studio and who adjudicates. Read again at each sign-in (``AuthSettings.current``),
     so an account removed from the file is refused without a restart."""
@@ -226,6 +248,7 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     app: AppSettings = field(default_factory=AppSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
+    annotation: AnnotationSettings = field(default_factory=AnnotationSettings)
     auth: AuthSettings = field(default_factory=AuthSettings)
 
     @classmethod

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from rea_core.recognizer.metrics import defined
+
 COLORS = ("#7c3aed", "#9ca3af")
 
 
 def metrics_bars(current: dict | None, previous: dict | None, names: tuple[str, str]) -> go.Figure:
-    """Precision, recall and F1 on the class global, the two versions side by side."""
+    """Precision, recall and F1 on the class global, the two versions side by side; an undefined one
+    (0/0) has no bar and reads "n/a"."""
     fig = go.Figure()
     for m, name, color in ((current, names[0], COLORS[0]), (previous, names[1], COLORS[1])):
         if m:
+            values = [defined(m, key) for key in ("precision", "recall", "f1")]
             fig.add_bar(
                 x=["precision", "recall", "F1"],
-                y=[m["precision"], m["recall"], m["f1"]],
+                y=[0 if v is None else v for v in values],
                 name=name,
                 marker_color=color,
-                text=[f"{m['precision']:.3f}", f"{m['recall']:.3f}", f"{m['f1']:.3f}"],
+                text=["n/a" if v is None else f"{v:.3f}" for v in values],
                 textposition="outside",
             )
     fig.update_layout(

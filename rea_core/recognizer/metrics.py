@@ -70,6 +70,15 @@ def evaluate_scores(gold: Sequence[str], scores: Sequence[float], threshold: flo
     return out
 
 
+def defined(m: dict[str, Any], key: str) -> float | None:
+    """``m[key]`` (precision, recall or f1 of ``evaluate_scores``), or None where the ratio is 0/0:
+    precision with nothing predicted global, recall with no global input, F1 with neither.
+    ``evaluate_scores`` stores those as 0 (scikit-learn's zero_division); a reader must not see 0."""
+    (_, fp), (fn, tp) = m["confusion"]
+    denominator = {"precision": tp + fp, "recall": tp + fn, "f1": tp + fp + fn}[key]
+    return m[key] if denominator else None
+
+
 def verdict_scores(verdicts: Sequence["Recognition"]) -> np.ndarray:
     """P(global) per verdict; a revocation scores 0 (it adds no instruction)."""
     return np.array([0.0 if v.label == REVOKE else v.score for v in verdicts], dtype=np.float64)

@@ -1,11 +1,15 @@
-"""A real Chromium signs in, labels three items with the keys 1, 2, 3 and undoes the last one."""
+"""A real Chromium signs in, labels three items with the keys 1, 2, 3 and undoes the last one; an
+adjudicator trains a candidate recognizer that goes into use only when chosen, and puts the
+packaged one back; an annotator sees no adjudicator button, and Review counts a new label at once."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from rea_core import RuntimeConfig, Settings
+from rea_core.settings import AnnotationSettings
 
 pytestmark = pytest.mark.browser
 
@@ -14,13 +18,16 @@ CHROMIUM = os.environ.get("REA_CHROMIUM", "/usr/bin/chromium")
 
 @pytest.fixture(scope="module")
 def studio(models, tmp_path_factory):
-    """The app with a local account (Gradio auth) on a fresh database seeded with three items."""
+    """The app with local accounts (Gradio auth; alice adjudicates, bob annotates) on a fresh database
+    with three items to label and the labels of one earlier annotator to train from."""
     from annotations import create_db_engine, session_factory, upgrade
     from annotations import store_items as si
     from annotations.io import ImportRow
+    from annotations.training import Validation, validation_rows
     from app.main import launch
     from app.state import AppEngine
     from tests.conftest import _free_port
+    from tests.model.test_triage import STUDIO_LABELS
 
     db = f"sqlite:///{tmp_path_factory.mktemp('studio') / 'studio.db'}"
     engine = create_db_engine(db)
@@ -33,58 +40,96 @@ def studio(models, tmp_path_factory):
             source="browser",
             double_share=0.0,
         )
-    app_engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=8)), database_url=db)
+        si.import_rows(s, [ImportRow(t, labels=[("carol", lab)]) for t, lab in STUDIO_LABELS], source="earlier")
+    settings = Settings(runtime=RuntimeConfig(max_new_tokens=8), annotation=AnnotationSettings(double_label_share=0.0))
+    app_engine = AppEngine(models=models, settings=settings, database_url=db)
+    # Every eighth validation item (all sources), so measuring a version takes seconds, not a minute.
+    app_engine.recognizer_validation = Validation(models.embedder, validation_rows()[::8])
     port = _free_port()
-    demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True, auth=[("alice", "pw-alice")])
-    yield f"http://127.0.0.1:{port}/", session_factory(engine)
-    demo.close()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("REA_ADJUDICATORS", "alice")
+        demo = launch(
+            app_engine,
+            host="127.0.0.1",
+            port=port,
+            block=False,
+            quiet=True,
+            auth=[("alice", "pw-alice"), ("bob", "pw-bob")],
+        )
+        yield f"http://127.0.0.1:{port}/", session_factory(engine), app_engine
+        demo.close()
     engine.dispose()
 
 
-def test_label_three_items_with_keys_and_undo_one(studio):
+def _sign_in(browser, url: str, name: str):
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(url)
+    page.fill("input[type=text]", name)
+    page.fill("input[type=password]", f"pw-{name}")
+    page.keyboard.press("Enter")
+    page.get_by_role("tab", name="Review").click(timeout=60_000)
+    page.wait_for_selector("#review-stats :text('labeled')", timeout=60_000)
+    return page
+
+
+def _wait_text(page, selector: str, text: str, timeout: int = 60_000) -> None:
+    page.wait_for_function(
+        "([s, t]) => document.querySelector(s) && document.querySelector(s).innerText.includes(t)",
+        arg=[selector, text],
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="module")
+def browser():
     from playwright.sync_api import sync_playwright
 
-    from annotations import store_review as sr
-
-    url, Session = studio
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}")
     with sync_playwright() as p:
-        browser = p.chromium.launch(
+        b = p.chromium.launch(
             executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
         )
-        page = browser.new_page(viewport={"width": 1400, "height": 1600})
-        page.goto(url)
-        page.fill("input[type=text]", "alice")
-        page.fill("input[type=password]", "pw-alice")
-        page.keyboard.press("Enter")
-        page.get_by_role("tab", name="Annotate").click(timeout=60_000)
-        page.wait_for_selector("#annotate-text", timeout=60_000)
-        assert "earlier <b>turn</b>" in page.inner_text("#annotate-item")  # user text is escaped, shown literally
-        seen = []
-        for key in ("1", "2", "3"):
-            text = page.inner_text("#annotate-text")
-            seen.append(text)
-            page.locator("body").click(position={"x": 5, "y": 5})  # focus off any text field
-            page.keyboard.press(key)
-            page.wait_for_function(
-                "!document.querySelector('#annotate-text') || "
-                f"document.querySelector('#annotate-text').innerText !== {text!r}",
-                timeout=30_000,
-            )
-        page.wait_for_selector("#annotate-empty", timeout=30_000)
-        assert "3 labeled" in page.inner_text("#annotate-progress")
-        page.keyboard.press("u")
+        yield b
+        b.close()
+
+
+def test_label_three_items_with_keys_and_undo_one(studio, browser):
+    from annotations import store_review as sr
+
+    url, Session, _ = studio
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    page.goto(url)
+    page.fill("input[type=text]", "alice")
+    page.fill("input[type=password]", "pw-alice")
+    page.keyboard.press("Enter")
+    page.get_by_role("tab", name="Annotate").click(timeout=60_000)
+    page.wait_for_selector("#annotate-text", timeout=60_000)
+    assert "earlier <b>turn</b>" in page.inner_text("#annotate-item")  # user text is escaped, shown literally
+    seen = []
+    for key in ("1", "2", "3"):
+        text = page.inner_text("#annotate-text")
+        seen.append(text)
+        page.locator("body").click(position={"x": 5, "y": 5})  # focus off any text field
+        page.keyboard.press(key)
         page.wait_for_function(
-            "document.querySelector('#annotate-text') && "
-            f"document.querySelector('#annotate-text').innerText === {seen[2]!r}",
+            "!document.querySelector('#annotate-text') || "
+            f"document.querySelector('#annotate-text').innerText !== {text!r}",
             timeout=30_000,
         )
-        assert "Undone" in page.inner_text("#annotate-status")
-        page.wait_for_function(
-            "document.querySelector('#annotate-progress').innerText.includes('2 labeled')", timeout=30_000
-        )
-        browser.close()
+    page.wait_for_selector("#annotate-empty", timeout=30_000)
+    assert "3 labeled" in page.inner_text("#annotate-progress")
+    page.keyboard.press("u")
+    page.wait_for_function(
+        "document.querySelector('#annotate-text') && "
+        f"document.querySelector('#annotate-text').innerText === {seen[2]!r}",
+        timeout=30_000,
+    )
+    assert "Undone" in page.inner_text("#annotate-status")
+    page.wait_for_function(
+        "document.querySelector('#annotate-progress').innerText.includes('2 labeled')", timeout=30_000
+    )
+    page.close()
     with Session() as s:
         rows = {r["text"]: r for r in sr.export_rows(s)}
     assert [rows[t]["labels"] for t in seen] == [
@@ -92,3 +137,66 @@ def test_label_three_items_with_keys_and_undo_one(studio):
         [{"annotator": "alice", "label": "task"}],
         [],
     ]
+
+
+def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chosen_back(studio, browser):
+    from annotations import store_review as sr
+
+    url, Session, engine = studio
+    recognizer = engine.strategy("rea").recognizer
+    packaged = recognizer.trained
+
+    def active():
+        with Session() as s:
+            found = sr.active_version(s)
+        return None if found is None else found.id
+
+    page = _sign_in(browser, url, "alice")
+    page.click("#review-train")
+    _wait_text(page, "#review-status", "not in use")
+    assert recognizer.trained is packaged and active() is None  # every chat still runs the packaged one
+    with Session() as s:
+        n_final = sr.agreement_stats(s).n_final
+    # One count of final labels on the page: the stats, the training message and the version list.
+    assert f"{n_final} final labels" in page.inner_text("#review-stats")
+    assert f"from the {n_final} final labels" in page.inner_text("#review-status")
+    assert re.search(rf"version \d+ · {n_final} final labels", page.input_value("#review-version input"))
+    assert "packaged (in use)" in page.inner_text("#review-comparison")  # beside the one in use, same items
+
+    page.click("#review-use")
+    _wait_text(page, "#review-confirm", "in use for every chat")
+    assert recognizer.trained is packaged  # asking is not choosing
+    page.click("#review-use-confirm")
+    _wait_text(page, "#review-status", "Recognizer in use: version")
+    version = active()
+    assert version is not None and recognizer.trained is not packaged
+
+    page.click("#review-version input")
+    page.get_by_role("option", name=re.compile(r"^packaged")).click()
+    _wait_text(page, "#review-version-note", "packaged:")
+    page.wait_for_timeout(1000)  # it used to snap back to the version in use within a second
+    assert page.input_value("#review-version input").startswith("packaged")
+    page.click("#review-use")
+    _wait_text(page, "#review-confirm", "Put packaged in use")
+    page.click("#review-use-confirm")
+    _wait_text(page, "#review-status", "Recognizer in use: packaged")
+    assert active() is None and recognizer.trained is packaged
+    page.close()
+
+
+def test_an_annotator_sees_no_adjudicator_buttons_and_review_counts_a_new_label_at_once(studio, browser):
+    url, _, _ = studio
+    page = _sign_in(browser, url, "bob")
+    _wait_text(page, "#review-role", "for adjudicators")
+    for button in ("#review-train", "#review-adjudicate", "#review-use", "#review-use-confirm"):
+        assert not page.is_visible(button), button
+    assert "REA_" not in page.inner_text("body")
+    before = int(re.search(r"(\d+) labeled", page.inner_text("#review-stats")).group(1))
+
+    page.get_by_role("tab", name="Annotate").click()
+    page.wait_for_selector("#annotate-text", timeout=60_000)
+    page.click("#annotate-task")
+    _wait_text(page, "#annotate-status", "Saved")
+    page.get_by_role("tab", name="Review").click()
+    _wait_text(page, "#review-stats", f"{before + 1} labeled")  # no Refresh pressed
+    page.close()

@@ -53,7 +53,7 @@ def test_trained_stage_two_decides_cue_bearing_inputs(trained, models, tmp_path)
     )
 
 
-def test_locked_database_keeps_the_label_pending_in_the_annotate_handler(tmp_path):
+def test_locked_database_keeps_the_label_pending_in_the_annotate_handler(models, tmp_path):
     from annotations import store_items as si
     from annotations.io import ImportRow
     from app.annotate_auth import Identity
@@ -61,7 +61,7 @@ def test_locked_database_keeps_the_label_pending_in_the_annotate_handler(tmp_pat
     from app.tabs.annotate import handlers as ah
 
     db = tmp_path / "ui.db"
-    engine = AppEngine(models=None, database_url=f"sqlite:///{db}")
+    engine = AppEngine(models=models, database_url=f"sqlite:///{db}")  # the item shows a real stage-2 score
     who = Identity("alice", "annotator")
     with engine.db() as s:
         si.import_rows(s, [ImportRow("Always answer in French.")], source="t")

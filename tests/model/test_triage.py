@@ -130,7 +130,7 @@ def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_in
         store_items.import_rows(
             s, [ImportRow(t, labels=[("alice", lab)]) for t, lab in STUDIO_LABELS], source="studio"
         )
-    version = train_from_store(engine.db, models.embedder, created_by="alice")
+    version = train_from_store(engine.db, models.embedder, created_by="alice", activate=True)
     assert review_handlers.apply_active(engine) == f"version {version.id}"
     app_recognizer = engine.strategy("rea").recognizer
     rows = validation_rows()

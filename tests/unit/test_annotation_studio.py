@@ -125,19 +125,19 @@ def _write(path, content):
     return path
 
 
-def test_queue_unlabeled_first_then_least_sure_and_double_share(Session):
+def test_queue_second_labels_first_then_least_sure_and_double_share(Session):
     scores = {"sure no": 0.02, "unsure": 0.5, "fairly sure": 0.9}
     with Session() as s:
         si.import_rows(s, rows(*scores), source="q", double_share=1.0, scorer=lambda ts: [scores[t] for t in ts])
         assert si.next_item(s, "a").text == "unsure"
         first = si.next_item(s, "a")
         si.record_label(s, "a", first.id, "task")
-        assert si.next_item(s, "b").text == "fairly sure"  # nobody labeled it; |0.9-0.5| < |0.02-0.5|
-        si.record_label(s, "b", si.next_item(s, "b").id, "task")
-        si.record_label(s, "b", si.next_item(s, "b").id, "ordinary")
-        # everything has one label now: b gets the double-annotated item a labeled
+        # b gives the second label of the double-annotated item a labeled before anything nobody labeled
         assert si.next_item(s, "b").text == "unsure"
         si.record_label(s, "b", si.next_item(s, "b").id, "global")
+        assert si.next_item(s, "b").text == "fairly sure"  # |0.9-0.5| < |0.02-0.5|
+        si.record_label(s, "b", si.next_item(s, "b").id, "task")
+        si.record_label(s, "b", si.next_item(s, "b").id, "ordinary")
         assert si.next_item(s, "b") is None
         p = si.progress(s, "b")
         assert (p.mine, p.my_left, p.team_done, p.team_total) == (3, 0, 4, 6)
@@ -380,3 +380,69 @@ def test_kappa_from_the_store_matches_hand_computation(Session):
     ((a, b, n, k),) = stats.pairs
     assert (a, b, n) == ("a", "b", 4) and k == pytest.approx(7 / 11)
     assert stats.fleiss == pytest.approx(26 / 42) and stats.label_counts == {"global": 3, "task": 3, "ordinary": 2}
+
+
+def test_the_double_label_share_gets_second_labels_early_so_kappa_is_defined_on_day_one(Session, monkeypatch):
+    """Two annotators starting on a fresh pool: the second one's queue opens with the items of the
+    double-labeled share the first one labeled, so Cohen's kappa has items long before the pool is done."""
+    monkeypatch.setenv("REA_DOUBLE_LABEL_SHARE", "0.3")
+    texts = [f"candidate input {i}" for i in range(60)]
+    with Session() as s:
+        si.import_rows(s, rows(*texts), source="day1")  # the share comes from the setting
+        double = set(s.scalars(text("SELECT id FROM items WHERE double")).all())
+    assert len(double) == sum(si.is_double(si.text_hash(t), 0.3) for t in texts) and 0 < len(double) < 60
+    kinds = ["global", "task", "ordinary"]
+    alice = {}
+    with Session() as s:
+        for k in range(15):  # alice's first 15 labels, a quarter of the pool
+            item = si.next_item(s, "alice")
+            alice[item.id] = kinds[k % 3]
+            si.record_label(s, "alice", item.id, alice[item.id])
+        to_second = [i for i in alice if i in double]
+        assert len(to_second) >= 2
+        for _ in to_second:  # bob's first items are exactly those
+            item = si.next_item(s, "bob")
+            assert item.id in to_second
+            si.record_label(s, "bob", item.id, alice[item.id])
+        ((a, b, shared, kappa),) = sr.agreement_stats(s).pairs
+    assert (a, b, shared) == ("alice", "bob", len(to_second)) and kappa == pytest.approx(1.0)
+    with Session() as s:  # the setting lowered: fewer items wait for a second label; labels stay
+        assert si.apply_double_share(s, 0.0) == len(double)
+        assert si.apply_double_share(s, 0.0) == 0
+        assert si.progress(s, "bob").team_total == 60 and sr.agreement_stats(s).pairs[0][2] == len(to_second)
+
+
+def test_final_label_counts_agree_between_stats_and_training(Session):
+    """The number the Review tab calls final labels is the number of labels training learns from."""
+    with Session() as s:
+        si.import_rows(
+            s,
+            [
+                ImportRow("Call me Sam.", labels=[("a", "global"), ("b", "global")]),
+                ImportRow("Hi!", labels=[("a", "ordinary")]),
+                ImportRow("Write a limerick.", labels=[("a", "task"), ("b", "global")]),  # a tie
+                ImportRow("Be brief from now on.", adjudicated="global", adjudicator="boss"),  # no annotator labels
+            ],
+            source="counts",
+        )
+        stats = sr.agreement_stats(s)
+        texts, labels = sr.training_data(s)
+    assert stats.n_final == len(texts) == 3 and stats.n_ties == 1
+    assert stats.final_counts == {"global": 2, "ordinary": 1} == {lab: labels.count(lab) for lab in set(labels)}
+
+
+def test_a_trained_version_is_a_candidate_until_chosen_and_packaged_comes_back(Session):
+    with Session() as s:
+        first = sr.save_version(s, {"w": 1}, {"n_train": 9}, created_by="boss", n_labels=12)
+        second = sr.save_version(s, {"w": 2}, {"n_train": 9}, created_by="boss", n_labels=12)
+        assert not first.active and not second.active and sr.active_version(s) is None
+        sr.set_active_version(s, first.id)
+        assert sr.active_version(s).id == first.id
+        sr.set_active_version(s, second.id)
+        assert sr.active_version(s).id == second.id and [v.active for v in sr.list_versions(s)] == [True, False]
+        sr.set_active_version(s, None)  # the packaged recognizer again
+        assert sr.active_version(s) is None and len(sr.list_versions(s)) == 2
+        sr.add_version_metrics(s, first.id, validation_report={"all": {"n": 3}})
+        assert sr.list_versions(s)[1].metrics == {"n_train": 9, "validation_report": {"all": {"n": 3}}}
+        with pytest.raises(ValueError, match="no recognizer version 99"):
+            sr.set_active_version(s, 99)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from rea_core import REAError
-from rea_core.recognizer import LABELS
+from rea_core.recognizer import GLOBAL, LABELS, OTHER, REVOKE, rule_stage
 
 from ...annotate_auth import Identity
 from ...state import AppEngine
@@ -33,7 +33,7 @@ class Shown:
 
     item_id: int
     shown_at: float
-    score: float | None
+    score: float | None  # the stage-2 P(global) the annotator saw, kept with the label
 
 
 def guideline() -> str:
@@ -41,19 +41,45 @@ def guideline() -> str:
 
 
 def sign_in(engine: AppEngine, who: Identity) -> None:
-    """Record the annotator and their role (from server config); seed an empty store."""
+    """Record the annotator and their role (from server config); seed an empty store; mark the share of
+    items that get a second label as the settings say now."""
     from annotations import store_items
+
+    share = engine.settings.annotation.double_label_share
 
     def run():
         with engine.db() as session:
             store_items.ensure_annotator(session, who.name, who.role)
         with engine.db() as session:
-            store_items.ensure_seeded(session)
+            store_items.ensure_seeded(session, double_share=share)
+        with engine.db() as session:
+            store_items.apply_double_share(session, share)
 
     guard(run, "not signed in")
 
 
-def item_html(item, score: float | None) -> str:
+@dataclass(frozen=True)
+class Stage2:
+    """What the recognizer in use says of an item: stage 1's verdict and the stage-2 classifier's P(global)."""
+
+    version: str  # "packaged" or "version 3"
+    stage1: str  # what stage 1 does with it, in words (STAGE1)
+    p_global: float | None  # None: no trained stage 2 to ask
+
+
+STAGE1 = {None: "defers to stage 2", GLOBAL: "accepts it as global", OTHER: "stops it", REVOKE: "a revocation"}
+
+
+def stage2_score(engine: AppEngine, text: str) -> Stage2:
+    """The score of the recognizer every chat runs now (the one the Review tab put in use), not a rule prior."""
+    recognizer = engine.strategy("rea").recognizer
+    model, embedder = recognizer.trained, recognizer.embedder
+    p = None if model is None or embedder is None else float(model.p_global([text], embedder)[0])
+    version = "packaged" if engine.recognizer_version is None else f"version {engine.recognizer_version}"
+    return Stage2(version, STAGE1.get(rule_stage(text)[0], "defers to stage 2"), p)
+
+
+def item_html(item, score: Stage2 | None) -> str:
     if item is None:
         return (
             "<div class='rea-annotate-item' id='annotate-empty'><b>Nothing "
@@ -65,11 +91,15 @@ def item_html(item, score: float | None) -> str:
         if item.context
         else ""
     )
-    shown = "n/a" if score is None else f"{score:.2f}"
+    if score is None:
+        verdict = "recognizer: n/a"
+    else:
+        p = "n/a (no trained stage 2)" if score.p_global is None else f"{score.p_global:.2f}"
+        verdict = f"recognizer in use ({score.version}): stage 1 {score.stage1} · stage 2 P(global) {p}"
     return (
         f"<div class='rea-annotate-item' data-item-id='{item.id}'><div "
         f"class='rea-annotate-meta'>item {item.id} · source "
-        f"{html.escape(item.source)} · recognizer P(global) {shown}</div>"
+        f"{html.escape(item.source)} · <span class='rea-annotate-score'>{verdict}</span></div>"
         f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>"
     )
 
@@ -105,7 +135,8 @@ def next_view(
         item, p, reason = guard(run, "next item not loaded")
     except ValueError as exc:  # no trained stage 2 to triage with
         raise REAError(str(exc)) from exc
-    shown = None if item is None else Shown(item.id, time.monotonic(), item.score)
+    score = None if item is None else stage2_score(engine, item.text)
+    shown = None if item is None else Shown(item.id, time.monotonic(), score.p_global)
     progress = (
         f"**{html.escape(who.name)}** ({who.role}): {p.mine} labeled, {p.my_left} left in your queue · "
         f"team: {p.team_done} / {p.team_total} labels"
@@ -114,7 +145,7 @@ def next_view(
         progress += f" · queue: **{mode}**" + (
             f" ({html.escape(reason)})" if reason else " (nothing left in this mode)"
         )
-    return shown, item_html(item, item.score if item else None), progress
+    return shown, item_html(item, score), progress
 
 
 def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str = "") -> str:

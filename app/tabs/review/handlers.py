@@ -1,19 +1,39 @@
-"""Store-facing functions of the Review tab: agreement, disagreements, adjudication, training
-and switching the recognizer version the app uses (REA paper, D.1-D.3)."""
+"""Store-facing functions of the Review tab: agreement, disagreements, adjudication, training a
+candidate recognizer, comparing versions on the validation set and choosing the one in use
+(REA paper, D.1-D.3).
+
+A trained version is only a candidate: every chat keeps the recognizer in use until an
+adjudicator compares the two on the same validation items and chooses "use". Any version, the
+packaged one (id 0 here) included, can be put back.
+"""
 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
+from typing import Any
 
 from rea_core import REAError
+from rea_core.recognizer.metrics import defined
 
 from ...annotate_auth import Identity, require_adjudicator
 from ...state import AppEngine
 from ...store_guard import guard
 
+PACKAGED = 0  # the version id the page uses for the packaged recognizer (studio versions start at 1)
+NO_VERSIONS = (
+    'No studio version yet. "Train a candidate recognizer" makes one from the final labels and shows it beside '
+    "the recognizer in use, on the same validation items."
+)
 
-def _fmt(k: float | None) -> str:
-    return "undefined" if k is None else f"{k:.3f}"
+
+def fmt(value: float | None) -> str:
+    """A metric for people: "n/a" where it is undefined (0/0), never a made-up 0.000."""
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def metric(m: dict | None, key: str) -> str:
+    return "n/a" if not m else fmt(defined(m, key))
 
 
 def stats_markdown(engine: AppEngine) -> str:
@@ -24,20 +44,22 @@ def stats_markdown(engine: AppEngine) -> str:
             return store_review.agreement_stats(session)
 
     s = guard(run, "stats not loaded")
+    ties = f" · {s.n_ties} tied, waiting for adjudication" if s.n_ties else ""
     lines = [
-        f"**{s.n_items}** items · **{s.n_labeled}** labeled · **{s.n_adjudicated}** adjudicated",
+        f"**{s.n_items}** items · **{s.n_labeled}** labeled · **{s.n_adjudicated}** adjudicated · "
+        f"**{s.n_final}** final labels{ties}",
         "",
         "labels given: " + (", ".join(f"{k} **{v}**" for k, v in sorted(s.label_counts.items())) or "none"),
         "",
-        "final labels (adjudicated or majority): "
+        "final labels (adjudicated, else the majority; what training learns from): "
         + (", ".join(f"{k} **{v}**" for k, v in sorted(s.final_counts.items())) or "none"),
         "",
-        f"Fleiss' kappa: **{_fmt(s.fleiss)}** on {s.fleiss_items} items with 2+ labels",
+        f"Fleiss' kappa: **{fmt(s.fleiss)}** on {s.fleiss_items} items with 2+ labels",
         "",
     ]
     if s.pairs:
         lines += ["| annotator A | annotator B | shared items | Cohen's kappa |", "| --- | --- | --- | --- |"]
-        lines += [f"| {html.escape(a)} | {html.escape(b)} | {n} | {_fmt(k)} |" for a, b, n, k in s.pairs]
+        lines += [f"| {html.escape(a)} | {html.escape(b)} | {n} | {fmt(k)} |" for a, b, n, k in s.pairs]
     return "\n".join(lines)
 
 
@@ -79,6 +101,7 @@ def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> st
 
 
 def versions(engine: AppEngine):
+    """Studio versions, newest first."""
     from annotations import store_review
 
     def run():
@@ -88,69 +111,187 @@ def versions(engine: AppEngine):
     return guard(run, "recognizer versions not loaded")
 
 
-def _active(engine: AppEngine):
-    from annotations import store_review
+def in_use(engine: AppEngine) -> int:
+    """The version every chat runs now (PACKAGED or a studio version id): what the app applied,
+    which is the database's choice except after a `rea train use` the app has not restarted for."""
+    return engine.recognizer_version or PACKAGED
 
-    def run():
-        with engine.db() as session:
-            return store_review.active_version(session)
 
-    return guard(run, "active recognizer version not loaded")
+def name_of(version_id: int) -> str:
+    return "packaged" if version_id == PACKAGED else f"version {version_id}"
 
 
 def active_name(engine: AppEngine) -> str:
-    """Which recognizer version the database marks active; reads only (a page load swaps nothing)."""
-    active = _active(engine)
-    return "packaged" if active is None else f"version {active.id}"
+    return name_of(in_use(engine))
 
 
 def apply_active(engine: AppEngine) -> str:
-    """Point the app's REA recognizer at the active trained version (or the packaged one).
+    """Point the app's REA recognizer at the version the database marks active (or the packaged one).
 
-    The only place the shared recognizer changes: at startup, after training and after "Use this
-    version", each under ``engine.recognizer_lock``, so two switches never interleave.
+    The only place the shared recognizer changes: at startup and after "use", each under
+    ``engine.recognizer_lock``, so two switches never interleave.
     """
+    from annotations import store_review
     from annotations.training import load_version
 
+    def active():
+        with engine.db() as session:
+            return store_review.active_version(session)
+
     with engine.recognizer_lock:
-        active = _active(engine)
+        found = guard(active, "active recognizer version not loaded")
         recognizer = engine.strategy("rea").recognizer
-        if active is None:
+        if found is None:
             recognizer.use_trained(None)  # back to the packaged stage 2 (the shipped trained classifier by default)
+            engine.recognizer_version = None
             return f"packaged ({recognizer.stage2} stage 2)"
-        recognizer.use_trained(load_version(engine.db, active.id), engine.models.embedder)
-        return f"version {active.id}"
+        recognizer.use_trained(load_version(engine.db, found.id), engine.models.embedder)
+        engine.recognizer_version = found.id
+        return f"version {found.id}"
 
 
-def train(engine: AppEngine, who: Identity) -> str:
-    """Train a version from the labels and put it in use; say how many earlier misses it catches."""
+def report(engine: AppEngine, version_id: int, found=None) -> dict[str, Any] | None:
+    """The whole recognizer with this version as stage 2 on every validation item: metrics on all
+    and per source, and each item's verdict. Measured once (kept with the version, or in memory for
+    the packaged one); None without a validation set."""
+    from annotations import store_review
+    from annotations.training import load_version
+
+    validation = engine.recognizer_validation
+    if version_id == PACKAGED:
+        shipped, _ = engine.strategy("rea").recognizer.packaged  # None: an LLM stage 2, measured as rules only
+        return validation.report("packaged", shipped)
+    info = next((v for v in found or versions(engine) if v.id == version_id), None)
+    if info is None:
+        raise REAError(f"no recognizer version {version_id}")
+    kept = info.metrics.get("validation_report")
+    if kept and kept["all"]["n"] == len(validation.rows):
+        return kept
+    measured = validation.report(version_id, load_version(engine.db, version_id))
+
+    def keep():
+        with engine.db() as session:
+            store_review.add_version_metrics(session, version_id, validation_report=measured)
+
+    guard(keep, "measurements not kept")
+    return measured
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A version beside the one in use, on the same validation items."""
+
+    chosen: int
+    in_use: int
+    chosen_report: dict[str, Any] | None
+    in_use_report: dict[str, Any] | None
+    gold: tuple[bool, ...]  # which validation items are global, in the reports' order
+
+    def headline(self) -> str:
+        """Precision and recall of both, and which validation items the chosen one would decide differently."""
+        a, b = self.chosen_report, self.in_use_report
+        if not a or not b:
+            return "No validation set is installed, so versions cannot be compared."
+        n = a["all"]["n"]
+        chosen, current = name_of(self.chosen), name_of(self.in_use)
+        if self.chosen == self.in_use:
+            return (
+                f"{chosen.capitalize()} (in use) on the {n} validation items (never used for training): "
+                f"precision **{metric(a['all'], 'precision')}**, recall **{metric(a['all'], 'recall')}**."
+            )
+        changed = [(g, x) for g, x, y in zip(self.gold, a["predicted"], b["predicted"]) if x != y]
+        caught, lost = sum(g and x for g, x in changed), sum(g and not x for g, x in changed)
+        added, removed = sum(x and not g for g, x in changed), sum(not x and not g for g, x in changed)
+        return (
+            f"On the same {n} validation items (never used for training): {chosen} has precision "
+            f"**{metric(a['all'], 'precision')}** and recall **{metric(a['all'], 'recall')}**; {current} (in use) "
+            f"has precision **{metric(b['all'], 'precision')}** and recall **{metric(b['all'], 'recall')}**. "
+            f"Item by item, {chosen} catches {caught} globals {current} misses and misses {lost} it catches; "
+            f"it adds {added} false alarms and removes {removed}."
+        )
+
+    def table(self) -> str:
+        """Markdown: precision and recall of both, on all validation items and per source."""
+        a, b = self.chosen_report, self.in_use_report
+        if not a:
+            return ""
+        same = self.chosen == self.in_use
+        names = [name_of(self.chosen) + (" (in use)" if same else "")] + (
+            [] if same else [f"{name_of(self.in_use)} (in use)"]
+        )
+        head = "| validation items | n | global | " + " | ".join(f"precision: {x} | recall: {x}" for x in names) + " |"
+        lines = [head, "|" + " --- |" * 3 + " ---: |" * (2 * len(names))]
+        parts = [("all", a["all"], None if same else b["all"])] + [
+            (source, m, None if same else b["by_source"].get(source)) for source, m in a["by_source"].items()
+        ]
+        for label, m, other in parts:
+            cells = [metric(m, "precision"), metric(m, "recall")]
+            if not same:
+                cells += [metric(other, "precision"), metric(other, "recall")]
+            lines.append(f"| {html.escape(label)} | {m['n']} | {m['positives']} | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+def compare(engine: AppEngine, chosen: int, found=None) -> Comparison:
+    from rea_core.recognizer import GLOBAL
+
+    current = in_use(engine)
+    gold = tuple(r["label"] == GLOBAL for r in engine.recognizer_validation.rows)
+    return Comparison(chosen, current, report(engine, chosen, found), report(engine, current, found), gold)
+
+
+def train(engine: AppEngine, who: Identity) -> tuple[str, int]:
+    """Train a candidate from the final labels; it does not go into use. Returns (message, version id)."""
     who = require_adjudicator(who)
-    import copy
-
-    from annotations import store_review, triage
     from annotations.training import train_from_store
 
-    recognizer = engine.strategy("rea").recognizer
-    before = copy.copy(recognizer)  # the recognizer in use until now (its stage 2 is not changed by training)
-
-    def labeled():
-        with engine.db() as session:
-            return [t for t, lab, _ in store_review.labeled_rows(session) if lab == "global"]
-
+    validation = engine.recognizer_validation
     version = guard(
-        lambda: train_from_store(engine.db, engine.models.embedder, created_by=who.name), "recognizer not trained"
+        lambda: train_from_store(
+            engine.db, validation.embedder, created_by=who.name, validation=validation.rows or None
+        ),
+        "recognizer not trained",
     )
-    apply_active(engine)
-    missed, caught = triage.caught_misses(before, recognizer, guard(labeled, "labels not loaded"))
+    m = version.metrics
+    left_out = (
+        f", {m['n_excluded_overlap']} left out because they are validation items" if m["n_excluded_overlap"] else ""
+    )
+    headline = compare(engine, version.id).headline()
     return (
-        f"Trained recognizer version {version.id} on {version.n_labels} labels; it is now in use. "
-        f"Of the {missed} labeled global inputs the previous recognizer missed, it catches {caught}."
+        f"Trained **version {version.id}**, a candidate: it is **not in use**. It learned from the "
+        f"{version.n_labels} final labels ({m['n_train']} to fit, {m['n_heldout']} held out to check it{left_out}). "
+        f'{headline} Choose "Use this version" to put it in use.',
+        version.id,
     )
+
+
+def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
+    """Put a version (None or PACKAGED: the packaged one) in use for every chat, and rescore the queue with it."""
+    who = require_adjudicator(who)
+    from annotations import store_review
+    from annotations.training import rescore
+
+    target = version_id or None
+
+    def run():
+        with engine.db() as session:
+            store_review.set_active_version(session, target)
+
+    try:
+        guard(run, "recognizer not switched")
+    except ValueError as exc:
+        raise REAError(str(exc)) from exc
+    applied = apply_active(engine)
+    model = engine.strategy("rea").recognizer.trained
+    if model is not None:
+        guard(lambda: rescore(engine.db, engine.recognizer_validation.embedder, model, target), "queue not rescored")
+    return f"Recognizer in use: {applied}, for every chat from its next message on."
 
 
 def source_metrics_markdown(engine: AppEngine) -> str:
-    """Recall and precision of the recognizer in use, per label source of the final labels."""
+    """Recall and precision of the recognizer in use, per label source of the studio's final labels."""
     from annotations import store_review, triage
+    from rea_core.recognizer import InstructionRecognizer
 
     def rows():
         with engine.db() as session:
@@ -159,29 +300,28 @@ def source_metrics_markdown(engine: AppEngine) -> str:
     found = guard(rows, "labels not loaded")
     if not found:
         return "No final labels yet: recall and precision per source appear once items are labeled."
-    by_source = triage.metrics_by_source(engine.strategy("rea").recognizer, found)
+    running = engine.strategy("rea").recognizer
+    recognizer = running
+    if running.trained is not None:  # the same recognizer on an embedder that keeps vectors between page views
+        recognizer = InstructionRecognizer(
+            running.classifier, running.config, trained=running.trained, embedder=engine.recognizer_validation.embedder
+        )
+    by_source = triage.metrics_by_source(recognizer, found)
     lines = [
         "| label source | labeled | global | recall | precision | missed | false alarms |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for source, m in by_source.items():
         (_, fp), (fn, _) = m["confusion"]
-        recall = f"{m['recall']:.3f}" if m["positives"] else "-"
-        precision = f"{m['precision']:.3f}" if m["positives"] or fp else "-"
-        lines.append(f"| {html.escape(source)} | {m['n']} | {m['positives']} | {recall} | {precision} | {fn} | {fp} |")
-    return "Recognizer in use, per label source (the whole recognizer: stage 1, then stage 2):\n\n" + "\n".join(lines)
-
-
-def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
-    who = require_adjudicator(who)
-    from annotations import store_review
-
-    def run():
-        with engine.db() as session:
-            store_review.set_active_version(session, version_id)
-
-    guard(run, "recognizer not switched")
-    return f"Recognizer in use: {apply_active(engine)}."
+        lines.append(
+            f"| {html.escape(source)} | {m['n']} | {m['positives']} | {metric(m, 'recall')} | "
+            f"{metric(m, 'precision')} | {fn} | {fp} |"
+        )
+    return (
+        f"The recognizer in use ({active_name(engine)}) on the studio's final labels, per source (a version "
+        "trained on these labels has seen them; compare versions on the validation items below):\n\n"
+        + "\n".join(lines)
+    )
 
 
 def provenance(engine: AppEngine) -> str:

@@ -1,8 +1,12 @@
 """The Review tab: agreement (Cohen's kappa per pair, Fleiss' kappa), label counts, the
-disagreements with an adjudicate action, and "Train recognizer" with the new version's metrics
-and precision-recall curve beside the previous version's (REA paper, D.1-D.3). Disagreements,
-adjudication, training and switching are for adjudicators (role from the server's config).
+disagreements with an adjudicate action, and "Train recognizer", which makes a candidate version.
+A version (the packaged one included) is shown beside the one in use on the same validation
+items, and goes into use only through "Use this version" and a confirmation (REA paper, D.1-D.3).
+Adjudicating, training and choosing are for adjudicators (role from the server's config): other
+people do not see those buttons, and the handlers refuse them anyway.
 """
+
+import html
 
 import gradio as gr
 
@@ -14,53 +18,55 @@ from ...state import AppEngine
 from ...views.recognizer_charts import confusion, metrics_bars, pr_curves
 from . import handlers as rh
 
-PACKAGED = "packaged (shipped trained classifier, no studio version)"
+ANNOTATOR_NOTE = (
+    "You review as an annotator: agreement and metrics are yours to read; adjudicating, training "
+    "and choosing the recognizer are for adjudicators."
+)
 
 
-def _pipeline_metrics(metrics: dict) -> dict | None:
-    """The whole recognizer's metrics of a version: on the validation set, else on the held-out split."""
-    part = metrics.get("validation") or metrics.get("heldout")
-    return part["pipeline"] if part else None
-
-
-def _charts(found, selected: int | None):
-    """Figures for the selected version (default: the active one) and the one before it."""
-    if not found:
-        return (
-            metrics_bars(None, None, ("", "")),
-            pr_curves(None, None, ("", "")),
-            confusion(None, ""),
-            "No trained version yet.",
-        )
-    ids = [v.id for v in found]
-    index = ids.index(selected) if selected in ids else next((i for i, v in enumerate(found) if v.active), 0)
-    current = found[index]
-    on = "validation set" if current.metrics.get("validation") else "held-out split"
-    if index + 1 < len(found):
-        previous, prev_name = _pipeline_metrics(found[index + 1].metrics), f"version {found[index + 1].id}"
-    else:
-        base = current.metrics.get("baseline_validation")
-        previous, prev_name = (base["pipeline"], "rules only") if base else (None, "")
-    names = (f"version {current.id}", prev_name)
-    m = current.metrics
-    note = (
-        f"Version {current.id}: trained on {m['n_train']} labels by {current.created_by}; metrics on the {on} "
-        f"(the whole recognizer: rules, then this classifier where the rules defer)."
+def _version_note(found, chosen: int, provenance: str) -> str:
+    """Where the chosen version comes from: its label counts (as the training message gives them)."""
+    if chosen == rh.PACKAGED:
+        return f"**packaged**: {provenance}"
+    v = next(v for v in found if v.id == chosen)
+    m = v.metrics
+    return (
+        f"**version {v.id}**, trained by {html.escape(v.created_by)} on {v.created_at:%Y-%m-%d %H:%M} UTC "
+        f"from {v.n_labels} final labels ({m['n_train']} to fit, {m['n_heldout']} held out, "
+        f"{m['n_excluded_overlap']} left out as validation items)."
     )
-    shown = _pipeline_metrics(m)
-    return metrics_bars(shown, previous, names), pr_curves(shown, previous, names), confusion(shown, names[0]), note
+
+
+def _charts(c: rh.Comparison | None):
+    """Figures of the chosen version (and the one in use, when another) on the validation items."""
+    if c is None or not c.chosen_report:
+        return metrics_bars(None, None, ("", "")), pr_curves(None, None, ("", "")), confusion(None, "")
+    shown = c.chosen_report["all"]
+    other = None if c.chosen == c.in_use else c.in_use_report["all"]
+    names = (rh.name_of(c.chosen), f"{rh.name_of(c.in_use)} (in use)")
+    return metrics_bars(shown, other, names), pr_curves(shown, other, names), confusion(shown, names[0])
+
+
+def _choices(found, current: int) -> list[tuple[str, int]]:
+    def tag(version_id: int) -> str:
+        return " · in use" if version_id == current else ""
+
+    return [(f"packaged (shipped classifier){tag(rh.PACKAGED)}", rh.PACKAGED)] + [
+        (f"version {v.id} · {v.n_labels} final labels · by {v.created_by}{tag(v.id)}", v.id) for v in found
+    ]
 
 
 def build_review_tab(engine: AppEngine):
-    """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``."""
+    """Lay out the tab and wire it; returns (on_load, outputs) to run when the tab is shown."""
+    pending = gr.State(None)  # the version the confirmation is about, server side
     with gr.Row():
         refresh = gr.Button("Refresh", elem_id="review-refresh")
-        train_btn = gr.Button("Train recognizer", variant="primary", elem_id="review-train")
+        train_btn = gr.Button("Train a candidate recognizer", variant="primary", visible=False, elem_id="review-train")
     status = gr.Markdown(elem_id="review-status")
-    shipped = gr.Markdown(elem_id="review-provenance")
+    role_note = gr.Markdown(visible=False, elem_id="review-role")
     stats = gr.Markdown(elem_id="review-stats")
     per_source = gr.Markdown(elem_id="review-per-source")
-    with gr.Accordion("Disagreements (adjudicators)", open=True):
+    with gr.Accordion("Disagreements", open=True, visible=False, elem_id="review-adjudication") as adjudication:
         table = gr.Dataframe(
             headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements"
         )
@@ -68,39 +74,69 @@ def build_review_tab(engine: AppEngine):
             item_id = gr.Number(label="item", precision=0, elem_id="review-item")
             final = gr.Radio(list(LABELS), label="final label", elem_id="review-label")
             adjudicate_btn = gr.Button("Adjudicate", elem_id="review-adjudicate")
+    gr.Markdown("### Recognizer versions")
     with gr.Row():
-        version = gr.Dropdown([], label="recognizer version", elem_id="review-version")
-        use_btn = gr.Button("Use this version in the app", elem_id="review-use")
-    chart_note = gr.Markdown(elem_id="review-chart-note")
+        version = gr.Dropdown([], label="version to look at", elem_id="review-version")
+        use_btn = gr.Button("Use this version…", visible=False, elem_id="review-use")
+    with gr.Group(visible=False, elem_id="review-confirm") as confirm_box:
+        confirm_md = gr.Markdown(elem_id="review-confirm-text")
+        with gr.Row():
+            confirm_btn = gr.Button("Yes, put it in use", variant="stop", elem_id="review-use-confirm")
+            cancel_btn = gr.Button("Cancel", elem_id="review-use-cancel")
+    version_note = gr.Markdown(elem_id="review-version-note")
+    comparison = gr.Markdown(elem_id="review-comparison")
     with gr.Row():
         bars = gr.Plot(show_label=False, elem_id="review-metrics")
         curve = gr.Plot(show_label=False, elem_id="review-pr")
         matrix = gr.Plot(show_label=False, elem_id="review-confusion")
-    outputs = [status, stats, table, version, bars, curve, matrix, chart_note, shipped, per_source]
+    outputs = [
+        status,
+        role_note,
+        stats,
+        per_source,
+        adjudication,
+        table,
+        train_btn,
+        version,
+        use_btn,
+        confirm_box,
+        confirm_md,
+        pending,
+        version_note,
+        comparison,
+        bars,
+        curve,
+        matrix,
+    ]
 
-    def view(request: gr.Request, profile: gr.OAuthProfile | None, selected=None, message: str = ""):
+    def view(request: gr.Request, profile: gr.OAuthProfile | None, selected: int | None = None, message: str = ""):
         who = auth.identity(request, profile)
         if who is None:
             return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in to review."}
+        adjudicator = who.role == "adjudicator"
         try:
-            in_use = rh.active_name(engine)  # applied at startup and on switches only, never on a page load
             found = rh.versions(engine)
-            b, c, m, note = _charts(found, selected)
-            choices = [(PACKAGED, 0)] + [(f"version {v.id}{' (in use)' if v.active else ''}", v.id) for v in found]
+            current = rh.in_use(engine)
+            chosen = selected if selected in [rh.PACKAGED] + [v.id for v in found] else current
+            c = rh.compare(engine, chosen, found) if found else None  # nothing to compare: nothing measured
+            b, p, m = _charts(c)
             return {
-                status: message or f"Recognizer in use: {in_use}.",
+                status: message or f"Recognizer in use: **{rh.name_of(current)}**.",
+                role_note: gr.Markdown(ANNOTATOR_NOTE, visible=not adjudicator),
                 stats: rh.stats_markdown(engine),
-                table: rh.disagreement_rows(engine, who),
-                version: gr.Dropdown(
-                    choices=choices,
-                    value=selected if selected is not None else next((v.id for v in found if v.active), 0),
-                ),
-                bars: b,
-                curve: c,
-                matrix: m,
-                chart_note: note,
-                shipped: rh.provenance(engine),
                 per_source: rh.source_metrics_markdown(engine),
+                adjudication: gr.Accordion(visible=adjudicator),
+                table: rh.disagreement_rows(engine, who),
+                train_btn: gr.Button(visible=adjudicator),
+                version: gr.Dropdown(choices=_choices(found, current), value=chosen),
+                use_btn: gr.Button(visible=adjudicator and chosen != current),
+                confirm_box: gr.Group(visible=False),
+                pending: None,
+                version_note: _version_note(found, chosen, rh.provenance(engine)),
+                comparison: rh.NO_VERSIONS if c is None else c.headline() + "\n\n" + c.table(),
+                bars: b,
+                curve: p,
+                matrix: m,
             }
         except REAError as exc:
             return {status: f"**Database error:** {exc}"}
@@ -110,29 +146,51 @@ def build_review_tab(engine: AppEngine):
 
     def act_then_view(action, request: gr.Request, profile: gr.OAuthProfile | None):
         """Run ``action(who)`` as the person signed in for this request (the handlers check the role),
-        then show the tab again with its message; a refusal replaces only the status line."""
+        then show the tab again with its message (and the version it names); a refusal replaces only the status."""
         who = auth.identity(request, profile)
         if who is None:
             return {status: "**Refused:** sign in first."}
         try:
-            message = action(who)
+            message, selected = action(who)
         except REAError as exc:
             return {status: f"**Refused:** {exc}"}
-        return view(request, profile, message=message)
+        return view(request, profile, selected=selected, message=message)
 
     def do_adjudicate(item, label, request: gr.Request, profile: gr.OAuthProfile | None):
         if item is None or not label:
             return {status: "Pick an item and a final label."}
-        return act_then_view(lambda who: rh.adjudicate(engine, who, int(item), label), request, profile)
+        return act_then_view(lambda who: (rh.adjudicate(engine, who, int(item), label), None), request, profile)
 
     def do_train(request: gr.Request, profile: gr.OAuthProfile | None):
         return act_then_view(lambda who: rh.train(engine, who), request, profile)
 
-    def do_use(selected, request: gr.Request, profile: gr.OAuthProfile | None):
-        return act_then_view(lambda who: rh.switch(engine, who, int(selected or 0) or None), request, profile)
+    def ask_use(selected, request: gr.Request, profile: gr.OAuthProfile | None):
+        """The confirmation step: what changes for every chat, with both versions' validation numbers."""
+        who = auth.identity(request, profile)
+        try:
+            auth.require_adjudicator(who)
+            chosen = int(selected or 0)
+            if chosen == rh.in_use(engine):
+                return {status: f"{rh.name_of(chosen).capitalize()} is already in use."}
+            c = rh.compare(engine, chosen)
+        except REAError as exc:
+            return {status: f"**Refused:** {exc}"}
+        text = (
+            f"**Put {rh.name_of(chosen)} in use for every chat, from its next message on?** "
+            f"{c.headline()} Any version, the packaged one included, can be put back later."
+        )
+        return {confirm_box: gr.Group(visible=True), confirm_md: text, pending: chosen}
+
+    def do_use(chosen, request: gr.Request, profile: gr.OAuthProfile | None):
+        if chosen is None:
+            return {status: 'Choose a version and press "Use this version" first.'}
+        return act_then_view(lambda who: (rh.switch(engine, who, int(chosen)), int(chosen)), request, profile)
+
+    def cancel_use():
+        return {confirm_box: gr.Group(visible=False), pending: None}
 
     def show_version(selected, request: gr.Request, profile: gr.OAuthProfile | None):
-        return view(request, profile, selected=int(selected) if selected else None)
+        return view(request, profile, selected=None if selected is None else int(selected))
 
     refresh.click(on_load, outputs=outputs, api_name="review_refresh", api_visibility="private")
     adjudicate_btn.click(do_adjudicate, inputs=[item_id, final], outputs=outputs, api_name="review_adjudicate")
@@ -143,13 +201,15 @@ def build_review_tab(engine: AppEngine):
         concurrency_id="model",
         concurrency_limit=engine.concurrency,
     )
-    use_btn.click(
+    use_btn.click(ask_use, inputs=[version], outputs=outputs, api_name="review_ask_use", api_visibility="private")
+    confirm_btn.click(
         do_use,
-        inputs=[version],
+        inputs=[pending],
         outputs=outputs,
         api_name="review_use",  # a switch waits for running model calls
         concurrency_id="model",
         concurrency_limit=engine.concurrency,
     )
+    cancel_btn.click(cancel_use, outputs=outputs, api_name="review_cancel_use", api_visibility="private")
     version.input(show_version, inputs=[version], outputs=outputs, api_name="review_version", api_visibility="private")
     return on_load, outputs
