@@ -89,6 +89,12 @@ class Strategy(ABC):
         """Whether this strategy keeps an Instructional Memory prefix (views show the IM panel)."""
         return False
 
+    @property
+    def uses_sessions(self) -> bool:
+        """Whether ``end_session`` does anything: the strategy organizes memory by conversation session
+        (COMEDY, SeCom), so a "new session" control means something for it."""
+        return False
+
     def catch_up_cost(self, session: ChatSession) -> int:
         """Model calls (embeddings, compressions) the next turn would make to bring a session read
         from a file up to date, so a caller can refuse a file whose catch-up would hold the shared

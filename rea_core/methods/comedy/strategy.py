@@ -80,6 +80,10 @@ class ComedyStrategy(Strategy):
             state = self._close_session(session, state)
         self.commit_memory(session, session.n_turns - 1, state)
 
+    @property
+    def uses_sessions(self) -> bool:
+        return True
+
     def end_session(self, session: ChatSession) -> str:
         state = self.state(session)
         if state["session_start"] >= session.n_turns:

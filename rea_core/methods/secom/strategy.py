@@ -125,6 +125,10 @@ class SeComStrategy(Strategy):
             state = self._segment_tail(session, state, close_all=False)
         self.commit_memory(session, session.n_turns - 1, state)
 
+    @property
+    def uses_sessions(self) -> bool:
+        return True
+
     def end_session(self, session: ChatSession) -> str:
         state = self.state(session)
         if state["open_from"] >= session.n_turns:
