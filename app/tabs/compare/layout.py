@@ -319,17 +319,19 @@ def streamed_chats(
     """Both columns answer their message (``texts``; None: that column does not), streamed into the
     chats; Stop ends them. A long message first shows how many tokens are being prefilled."""
     tokens = max((engine.models.generator.count_tokens(t) for t in texts if t), default=0)
-    started, shown = time.monotonic(), ""
+    started, shown, ended = time.monotonic(), "", set()
     stopper = engine.stop_event(session_id(request))
     try:
         for partial in handlers.stream_columns(engine, columns, texts, tau_low, tau_high, stopper):
-            update = {
-                ui.sides[s].chat: handlers.chat_messages(columns[s], texts[s], partial[s])
-                if partial[s] is not None
-                else handlers.chat_messages(columns[s])
-                for s in SIDES
-                if texts[s] is not None
-            }
+            update = {}
+            for s in SIDES:
+                if texts[s] is None or s in ended:
+                    continue
+                if partial[s] is None:  # a column that ended shows its reply (with its stats) at once
+                    ended.add(s)
+                    update[ui.sides[s].chat] = handlers.chat_messages(columns[s])
+                else:
+                    update[ui.sides[s].chat] = handlers.chat_messages(columns[s], texts[s], partial[s])
             note = ""
             if tokens >= PREFILL_NOTE_TOKENS and not any(partial):
                 waited = time.monotonic() - started
