@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from rea_core import REAError
+from rea_core.methods.registry import get_strategy
 
 from ...state import AppEngine, ColumnState
 from . import handlers
@@ -255,9 +256,9 @@ def im_reason(name: str, uses_im: bool) -> str:
 
 def new_session_props(engine: AppEngine, names: Sequence[str]) -> dict:
     """New session works for strategies that organize memory by session; otherwise disabled, naming them."""
-    if any(engine.strategy(name).uses_sessions for name in names):
+    if any(get_strategy(name).uses_sessions for name in names):
         return dict(value="New session", interactive=True)
-    with_sessions = [handlers.strategy_title(n) for n in engine.strategy_names() if engine.strategy(n).uses_sessions]
+    with_sessions = [handlers.strategy_title(n) for n in engine.strategy_names() if get_strategy(n).uses_sessions]
     return dict(
         value=f"New session (for {' / '.join(with_sessions) or 'session-based strategies'})", interactive=False
     )

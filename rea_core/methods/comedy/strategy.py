@@ -39,6 +39,7 @@ class ComedyStrategy(Strategy):
     """
 
     config_class = COMEDYConfig
+    uses_sessions = True
 
     @property
     def extractor(self) -> MemoryExtractor:
@@ -79,10 +80,6 @@ class ComedyStrategy(Strategy):
         if session.n_turns - state["session_start"] >= self.config.session_turns:
             state = self._close_session(session, state)
         self.commit_memory(session, session.n_turns - 1, state)
-
-    @property
-    def uses_sessions(self) -> bool:
-        return True
 
     def end_session(self, session: ChatSession) -> str:
         state = self.state(session)

@@ -53,6 +53,7 @@ class SeComStrategy(Strategy):
     """
 
     config_class = SeComConfig
+    uses_sessions = True
 
     def __init__(self, generator, embedder=None, config: SeComConfig | None = None, *, runtime=None, compressor=None):
         if embedder is None:
@@ -124,10 +125,6 @@ class SeComStrategy(Strategy):
         if session.n_turns - state["open_from"] >= self.config.segment_window:
             state = self._segment_tail(session, state, close_all=False)
         self.commit_memory(session, session.n_turns - 1, state)
-
-    @property
-    def uses_sessions(self) -> bool:
-        return True
 
     def end_session(self, session: ChatSession) -> str:
         state = self.state(session)
