@@ -24,13 +24,16 @@ from .tabs.review.layout import build_review_tab
 
 logger = logging.getLogger(__name__)
 STATIC = REPO_ROOT / "static"
-HEADER = """<div class="rea-header"><h1>REA Studio</h1><p>Role-aware Heuristic Episodic Attention: \
-global instructions kept in
+HEADER = """<div class="rea-header"><h1>REA Studio</h1><p class="rea-intro">Two chats on the same small \
+model. <b>REA</b> keeps your standing instructions and recalls past turns by relevance; <b>vanilla</b> resends \
+the whole chat. <span class="rea-intro-more">Click an example below, or give an instruction ("From now on, \
+answer in lowercase.") and keep chatting: see which column still follows it.</span></p></div>"""
+LEGEND = """<p class="rea-legend">Role-aware Heuristic Episodic Attention: global instructions kept in
 <b>Instructional Memory</b>, past exchanges recalled <span class="rea-key rea-raw">raw</span>,
 <span class="rea-key rea-compressed">compressed</span> or <span class="rea-key rea-omitted">omitted</span> by
 <b>Heuristic Context Retrieval</b>; the latest exchanges stay in a \
 <span class="rea-key rea-recent">recent</span> working-memory
-window whatever their score.</p></div>"""
+window whatever their score. tau_low and tau_high below are HCR's thresholds.</p>"""
 
 
 def codec_line(engine: AppEngine) -> str:
@@ -71,12 +74,14 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
     # Gradio's copies of uploads and downloads are aged out like our own (app.tempfiles).
     with gr.Blocks(title="REA Studio", delete_cache=(max(60, ttl // 4), ttl)) as demo:
         gr.HTML(HEADER)
-        gr.Markdown(
-            f"Backbone: **{engine.models.generator.name}** · embedder: "
-            f"**{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}",
-            elem_id="backbone",
-        )
-        gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
+        with gr.Accordion("Details: model, memory scorer, calibration", open=False, elem_id="details"):
+            gr.HTML(LEGEND)
+            gr.Markdown(
+                f"Backbone: **{engine.models.generator.name}** · embedder: "
+                f"**{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}",
+                elem_id="backbone",
+            )
+            gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
         with gr.Row():
             tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")
             tau_high = gr.Slider(

@@ -73,13 +73,16 @@ class AppEngine:
                 if self._stops.get(session_hash) is event:
                     del self._stops[session_hash]
 
-    def request_stop(self, session_hash: str | None) -> None:
-        """The Stop button: end this browser session's streaming replies (nothing of the turn is stored)."""
+    def request_stop(self, session_hash: str | None) -> bool:
+        """The Stop button: end this browser session's streaming replies (nothing of the turn is stored).
+        Returns whether a reply was streaming."""
+        event = None
         if session_hash:
             with self._stops_lock:
                 event = self._stops.get(session_hash)
             if event is not None:
                 event.set()
+        return event is not None
 
     @property
     def config(self) -> REAConfig:

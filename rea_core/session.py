@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from .conversations import Conversation, parse_conversation
 from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
@@ -265,3 +266,39 @@ def load_sessions(path: str | Path) -> list[ChatSession]:
         return sessions_from_data(data)
     except DataFormatError as exc:
         raise DataFormatError(f"{path}: {exc}") from exc
+
+
+def saved_conversations(
+    path: str | Path, *, max_chars: int | None = None, max_turns: int | None = None
+) -> list[Conversation]:
+    """A saved file's sessions as conversations (each exchange's user text and reply, in order), so a
+    chat saved by the app or ``rea chat`` can be traced or replayed like a conversation JSONL file.
+
+    Held to the limits ``load_conversations`` applies (``max_chars``, ``max_turns``); sessions
+    without turns are skipped. Conversation ids are "column N: <strategy>".
+
+    Raises:
+        DataFormatError: Not a saved file, damaged, over a limit, or without any turn; the message
+            names the file (by name, not its folder) and the column.
+    """
+    name = Path(path).name
+    try:
+        sessions = load_sessions(path)
+    except DataFormatError as exc:
+        raise DataFormatError(str(exc).replace(str(path), name)) from exc
+    conversations = []
+    for number, session in enumerate(sessions, 1):
+        if not session.n_turns:
+            continue
+        turns = [{"user": ex.user, "assistant": ex.reply} for ex in session.episodes.exchanges]
+        conversations.append(
+            parse_conversation(
+                {"id": f"column {number}: {session.strategy}", "turns": turns},
+                where=f"{name}, column {number}",
+                max_chars=max_chars,
+                max_turns=max_turns,
+            )
+        )
+    if not conversations:
+        raise DataFormatError(f"{name}: the saved conversation has no turns to trace yet")
+    return conversations

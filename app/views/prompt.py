@@ -37,6 +37,24 @@ def _text_block(seg: Segment, css: str, label: str) -> str:
     return f'<div class="rea-seg {css}">{_head(label, seg.tokens)}<div class="rea-text">{escape(seg.text)}</div></div>'
 
 
+QUOTE_CHARS = 300  # a long query Instructional Memory already holds is shown this far, not printed twice
+
+
+def _query_block(seg: Segment, instructions: str) -> str:
+    """The current query; a long one that Instructional Memory holds word for word (a long message
+    recognized as an instruction) is printed once, in the IM block above, and only begun here."""
+    if len(seg.text) <= 2 * QUOTE_CHARS or seg.text.strip() not in instructions:
+        return _text_block(seg, "rea-query", "current query")
+    rest = (
+        f'<span class="rea-empty">… the whole {len(seg.text):,}-character message is in the '
+        "instructional memory block above</span>"
+    )
+    return (
+        f'<div class="rea-seg rea-query">{_head("current query", seg.tokens)}'
+        f'<div class="rea-text">{escape(seg.text[:QUOTE_CHARS])}{rest}</div></div>'
+    )
+
+
 def _rule(seg: Segment) -> str:
     """' · kept by rule: ...' for an exchange a rule keeps, with its full reason on hover."""
     if seg.reason is None or not seg.reason.is_rule:
@@ -140,6 +158,7 @@ def render_prompt_view(
     omitted: list[Segment] = []
     recent = [s for s in plan.segments if s.kind is SegmentKind.EXCHANGE and s.reason is Reason.RECENT]
     unused = [s for s in plan.segments if s.kind is SegmentKind.MEMORY and s.resolution is Resolution.OMIT]
+    instructions = "".join(s.text for s in plan.segments if s.kind is SegmentKind.INSTRUCTIONS)
     for seg in plan.segments:
         if seg.kind is SegmentKind.MEMORY:  # units not retrieved: one collapsed list where the first was
             if seg.resolution is not Resolution.OMIT:
@@ -163,7 +182,7 @@ def render_prompt_view(
         elif seg.kind is SegmentKind.EXCHANGE:
             blocks.append(_exchange_block(seg))
         else:
-            blocks.append(_text_block(seg, "rea-query", "current query"))
+            blocks.append(_query_block(seg, instructions))
     if omitted:
         blocks.append(_omitted_block(omitted))
     total = (

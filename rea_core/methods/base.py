@@ -30,6 +30,9 @@ class Strategy(ABC):
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()  # optional Generator capabilities this strategy calls
     config_class: ClassVar[type | None] = None  # the method's settings (methods/<method>/config.py); None: it has none
+    # Whether ``end_session`` does anything: memory organized by conversation session (COMEDY, SeCom),
+    # so a "new session" control means something. A class attribute: readable before a strategy is built.
+    uses_sessions: ClassVar[bool] = False
 
     def __init__(
         self,

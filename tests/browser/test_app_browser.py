@@ -148,3 +148,153 @@ def test_results_tab_draws_shipped_runs_with_their_commands_and_says_why_an_uplo
     assert "dropped in this session" in page.locator(".rea-results-caption").last.inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "results-tab.png"), full_page=True)
+
+
+# -- the first screen, its notices and controls -----------------------------------------------------
+# These share one page, in file order: each leaves it ready for the next (the controls test, which
+# switches a column's strategy, comes last).
+
+FIRST_SCREEN = {"width": 1440, "height": 1000}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def studio(browser, app_url):
+    """One page at 1440x1000, the first screen a visitor sees."""
+    context = browser.new_context(viewport=FIRST_SCREEN, accept_downloads=True)
+    page = context.new_page()
+    page.goto(app_url)
+    page.wait_for_selector("#message textarea", timeout=60_000)
+    yield page
+    context.close()
+
+
+def inside_viewport(page, selector):
+    box, size = page.locator(selector).bounding_box(), page.viewport_size
+    return (
+        box is not None
+        and 0 <= box["y"]
+        and box["y"] + box["height"] <= size["height"]
+        and 0 <= box["x"]
+        and box["x"] + box["width"] <= size["width"]
+    )
+
+
+def notice(page):
+    return page.inner_text("#message-notice") if page.locator("#message-notice .rea-notice").count() else ""
+
+
+def test_first_screen_shows_the_message_box_and_both_chats_on_a_desktop_and_a_phone(studio):
+    try:
+        for viewport in (FIRST_SCREEN, PHONE):
+            studio.set_viewport_size(viewport)
+            studio.wait_for_timeout(300)  # the layout follows the new width
+            for selector in ("#message textarea", "#send", "#chat-0", "#chat-1", "#example-0"):
+                assert inside_viewport(studio, selector), f"{selector} is below the fold at {viewport}"
+            if viewport is FIRST_SCREEN:
+                ARTIFACTS.mkdir(exist_ok=True)
+                studio.screenshot(path=str(ARTIFACTS / "first-screen.png"))
+    finally:
+        studio.set_viewport_size(FIRST_SCREEN)
+    titles = [studio.inner_text(f'#chat-{side} label[data-testid="block-label"]').strip() for side in (0, 1)]
+    assert titles == ["REA", "vanilla"]  # columns are titled by strategy
+    assert "instructions" in studio.inner_text("#chat-0") and "whole chat history" in studio.inner_text("#chat-1")
+    assert not studio.is_visible("#backbone") and not studio.is_visible("#hcr-scorer")  # details: collapsed
+
+
+def test_a_refused_message_is_explained_beside_the_box_and_stays_in_it(studio):
+    too_long = "x" * 40_000  # over REA_MAX_MESSAGE_CHARS (32,000)
+    studio.fill("#message textarea", too_long)
+    studio.click("#send")
+    studio.wait_for_selector("#message-notice .rea-notice-error", timeout=10_000)
+    studio.wait_for_timeout(1_000)  # the queued half of Send has run by now, and must not have cleared it
+    assert "over the limit of 32,000" in notice(studio)
+    assert studio.input_value("#message textarea") == too_long
+    box, message = studio.locator("#message-notice").bounding_box(), studio.locator("#message").bounding_box()
+    assert 0 <= box["y"] - (message["y"] + message["height"]) < 60  # right under the message box
+    assert inside_viewport(studio, "#message-notice")
+
+
+def test_stop_keeps_the_typed_message_and_a_long_one_shows_its_prefill(studio):
+    text = ("Here is a page of my garden diary, with roses, tomatoes and a fig tree. " * 18).strip()  # ~300 tokens
+    studio.fill("#message textarea", text)
+    studio.click("#send")
+    studio.wait_for_function(
+        "document.querySelector('#message-notice').innerText.includes('Prefilling')", timeout=60_000
+    )
+    assert studio.input_value("#message textarea") == ""  # sent: the box is free while it is answered
+    studio.click("#stop")
+    studio.wait_for_function("document.querySelector('#message textarea').value.length > 0", timeout=60_000)
+    assert studio.input_value("#message textarea") == text
+    assert "Stopped: nothing of this message was stored" in notice(studio)
+    assert studio.locator('#chat-0 [data-testid="bot"], #chat-1 [data-testid="bot"]').count() == 0
+
+
+def test_an_example_plays_in_one_click_and_its_saved_chat_opens_in_inspect(studio, tmp_path):
+    studio.click("#example-0")  # "From now on, answer in lowercase." then a question
+    studio.wait_for_function(
+        f"{LAST_BOT}(0).includes('first token') && {LAST_BOT}(1).includes('first token') && "
+        "document.querySelector('#prompt-0').innerText.includes('What are three tips')",
+        timeout=180_000,
+    )
+    for side in (0, 1):
+        assert studio.locator(f'#chat-{side} [data-testid="bot"]').count() == 2  # both turns answered
+        assert "From now on, answer in lowercase." in studio.inner_text(f"#chat-{side}")
+        box = studio.locator(f'#chat-{side} [data-testid="bot"]').last.bounding_box()
+        assert box and 0 <= box["y"] and box["y"] + min(box["height"], 40) <= FIRST_SCREEN["height"]  # in view
+    assert studio.locator("#prompt-0 .rea-instructions", has_text="answer in lowercase").count() == 1  # kept in IM
+    studio.click("#save")
+    with studio.expect_download() as download:
+        studio.locator("#saved-file a").first.click()
+    saved = tmp_path / "saved-chat.json"
+    download.value.save_as(saved)
+
+    studio.get_by_role("tab", name="Inspect").click()
+    try:
+        studio.set_input_files("#inspect-upload input[type=file]", str(saved))
+        studio.wait_for_function(
+            "document.querySelector('#inspect-status').innerText.includes('2 conversation(s)')", timeout=30_000
+        )
+        studio.click("#inspect-trace")
+        studio.wait_for_function(
+            "document.querySelector('#inspect-status').innerText.includes('Traced 2 turns of column 1: rea')",
+            timeout=60_000,
+        )
+        studio.wait_for_selector("#inspect-heatmap .js-plotly-plot", timeout=30_000)
+
+        bad = tmp_path / "broken.jsonl"
+        bad.write_text("{not json\n")
+        studio.locator("#inspect-upload button[aria-label='Clear']").click()
+        studio.set_input_files("#inspect-upload input[type=file]", str(bad))
+        studio.wait_for_function(
+            "document.querySelector('#inspect-status').innerText.includes('Cannot load')", timeout=30_000
+        )
+        status = studio.inner_text("#inspect-status")
+        assert "broken.jsonl:1" in status and "/tmp" not in status and "gradio" not in status  # no server path
+        studio.wait_for_selector("#inspect-heatmap .js-plotly-plot", state="detached", timeout=10_000)  # trace gone
+        studio.click("#inspect-mark")  # nothing of the old trace is left to mark either
+        studio.wait_for_function(
+            "document.querySelector('#inspect-status').innerText.includes('Trace a conversation')", timeout=30_000
+        )
+    finally:
+        studio.get_by_role("tab", name="Compare").click()
+
+
+def test_controls_a_strategy_cannot_use_are_hidden_or_disabled_with_the_reason(studio):
+    for side in (0, 1):
+        studio.locator(f"#views-{side} button", has_text="Instructional Memory").click()
+    studio.wait_for_selector("#im-add-0", state="visible")
+    assert not studio.is_visible("#im-add-1") and not studio.is_visible("#im-text-1")  # vanilla keeps no IM
+    assert "vanilla keeps no Instructional Memory" in studio.inner_text("#im-msg-1")
+    assert studio.is_disabled("#new-session") and "COMEDY / SeCom" in studio.inner_text("#new-session")
+    studio.click("#strategy-0 input")
+    studio.locator("ul[role=listbox] li", has_text="comedy").click()
+    studio.wait_for_function("!document.querySelector('#new-session').disabled", timeout=30_000)
+    assert studio.inner_text('#chat-0 label[data-testid="block-label"]').strip() == "COMEDY"
+    studio.click("#new-session")
+    studio.wait_for_function(
+        "document.querySelector('#message-notice').innerText.includes('COMEDY: the current session')",
+        timeout=30_000,
+    )
+    said = notice(studio)
+    assert "COMEDY: the current session has no turns yet" in said and "vanilla keeps no sessions" in said

@@ -115,3 +115,13 @@ def test_the_window_is_its_own_recent_block_with_its_token_count_and_rules_are_n
     assert "kept by rule: recent band" in html  # turn 3, just before the window
     assert "kept by rule: likely referent" in html  # turn 0, the best-scored omitted exchange
     assert "<img" not in html
+
+
+def test_a_long_message_held_in_instructional_memory_is_printed_once():
+    """A 20,000-character message recognized as an instruction is in IM and is the query: shown once."""
+    long = "Please answer in lowercase from now on. " + "The quick brown fox jumps over the lazy dog. " * 450
+    html = render_prompt_view(plan_with([], [], query=long, instructions=(long,)))
+    assert len(long) > 20_000 and html.count("lazy dog") == 450 + long[:300].count("lazy dog")
+    assert "the whole 20,290-character message is in the instructional memory block above" in html
+    short = render_prompt_view(plan_with([], [], query="Be brief.", instructions=("Be brief.",)))
+    assert short.count("Be brief.") == 2  # a short one reads better in full, in both places

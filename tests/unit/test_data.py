@@ -49,3 +49,29 @@ def test_empty_and_missing_files(tmp_path):
         load_conversations(write(tmp_path, [""]))
     with pytest.raises(DataFormatError, match="Cannot read"):
         load_conversations(tmp_path / "nope.jsonl")
+
+
+def test_a_saved_chat_reads_as_conversations(tmp_path):
+    """Compare's Save (and ``rea chat``'s /save) can be traced: each column with turns is one conversation."""
+    from rea_core.session import SAVE_FORMAT, ChatSession, saved_conversations
+
+    talked, empty = ChatSession(strategy="rea"), ChatSession(strategy="vanilla")
+    talked.episodes.append("My dog is called Biscuit.", "Nice name!")
+    talked.episodes.append("What is my dog called?", "Biscuit.")
+    path = tmp_path / "rea-conversation-x.json"
+    path.write_text(json.dumps({"format": SAVE_FORMAT, "version": 1, "columns": [talked.to_dict(), empty.to_dict()]}))
+    (conv,) = saved_conversations(path)
+    assert conv.id == "column 1: rea"
+    assert [(t.user, t.assistant) for t in conv.turns] == [
+        ("My dog is called Biscuit.", "Nice name!"),
+        ("What is my dog called?", "Biscuit."),
+    ]
+    with pytest.raises(DataFormatError, match="over the limit of 1 per conversation"):
+        saved_conversations(path, max_turns=1)
+    path.write_text(json.dumps({"format": SAVE_FORMAT, "version": 1, "columns": [empty.to_dict()]}))
+    with pytest.raises(DataFormatError, match="no turns to trace"):
+        saved_conversations(path)
+    path.write_text("{not json")
+    with pytest.raises(DataFormatError) as refused:
+        saved_conversations(path)
+    assert str(tmp_path) not in str(refused.value) and path.name in str(refused.value)  # no server folder

@@ -210,3 +210,14 @@ def test_loaded_log_fields_are_escaped_and_manual_instructions_limited():
     assert handlers.im_add(column, "x" * 101, max_chars=100).startswith("Not added: The message has 101 characters")
     assert len(session.instructions) == 0
     assert handlers.im_remove(column, float("nan")) == "Give a whole number."
+
+
+def test_instructional_memory_edits_are_refused_for_a_strategy_without_it():
+    """Vanilla's Add no longer answers "Added." under "This strategy keeps no Instructional Memory"."""
+    from app.state import ColumnState
+    from app.tabs.compare import handlers
+
+    column = ColumnState(strategy="vanilla", session=ChatSession(strategy="vanilla"))
+    said = handlers.im_add(column, "From now on, answer in French.", max_chars=100, uses_im=False)
+    assert said == "Not added: vanilla keeps no Instructional Memory." and len(column.session.instructions) == 0
+    assert handlers.im_remove(column, 0, uses_im=False).startswith("Nothing removed: vanilla keeps no")

@@ -9,7 +9,7 @@ import time
 from contextlib import closing
 from html import escape
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from rea_core import REAError, load_conversations
 from rea_core.errors import DataFormatError
@@ -22,6 +22,30 @@ from ...views.memory import im_table, stats_line
 from ...views.prompt import render_prompt_view
 
 DEMO_ID = "h1-initial-letter"
+STOPPED = "Stopped: the reply was not stored; the conversation is as it was before this message."
+
+
+# What each strategy is called on the page, and what it does in a line (a visitor's first question).
+STRATEGY_TITLES = {"rea": "REA", "vanilla": "vanilla", "comedy": "COMEDY", "secom": "SeCom"}
+STRATEGY_BLURBS = {
+    "rea": "Keeps your standing instructions in Instructional Memory and sends past exchanges raw, "
+    "compressed or not at all, by how relevant they are to your message.",
+    "vanilla": "Sends the whole chat history with every message, as a plain chatbot does.",
+    "comedy": "Summarizes past sessions into a compressive memory of you and your conversations.",
+    "secom": "Splits the chat into topical segments and retrieves the relevant ones.",
+}
+
+
+def strategy_title(name: str) -> str:
+    return STRATEGY_TITLES.get(name, name)
+
+
+def notice_html(text: str, kind: str = "info") -> str:
+    """A message shown next to the message box (``kind``: info, progress or error), escaped."""
+    if not text:
+        return ""
+    role = "alert" if kind == "error" else "status"
+    return f'<div class="rea-notice rea-notice-{kind}" role="{role}">{escape(text)}</div>'
 
 
 # -- sending -------------------------------------------------------------------------------------
@@ -52,7 +76,7 @@ def respond_column(
 def stream_columns(
     engine: AppEngine,
     columns: list[ColumnState],
-    text: str,
+    text: str | Sequence[str | None],
     tau_low: float,
     tau_high: float,
     stop: threading.Event,
@@ -62,17 +86,21 @@ def stream_columns(
     """Both columns answer ``text`` at once, each on its own thread (their tokens interleave under the
     model lock); yields each column's reply so far (None once it ended) at most every ``every_s``.
 
-    ``stop`` set (the Stop button) ends both replies: nothing of the turn is stored and the column
-    says so. A failure is shown in its column; the conversation stays as it was.
+    ``text`` is one message for every column, or one per column (re-answering columns that hold
+    different conversations; None: that column does not answer).
+
+    ``stop`` set (the Stop button) ends both replies: nothing of the turn is stored and the column's
+    error is ``STOPPED``. A failure is shown in its column; the conversation stays as it was.
     """
-    partial: list[str | None] = ["" for _ in columns]
+    texts = [text] * len(columns) if isinstance(text, str) else list(text)
+    partial: list[str | None] = ["" if t is not None else None for t in texts]
     changed = threading.Event()
 
     def run(side: int, column: ColumnState) -> None:
-        strategy = engine.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high)
+        strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
         column.error, finished = "", False
         try:
-            with closing(strategy.respond_stream(column.session, text)) as turn:
+            with closing(strategy.respond_stream(column.session, texts[side])) as turn:
                 for item in turn:
                     if stop.is_set():
                         break  # closing the stream rolls the turn back
@@ -82,7 +110,7 @@ def stream_columns(
                     else:
                         column.last, column.last_thresholds, finished = item, (tau_low, tau_high), True
             if not finished:
-                column.error = "Stopped: the reply was not stored; the conversation is as it was before this message."
+                column.error = STOPPED
         except REAError as exc:
             column.error = str(exc)
         except Exception as exc:  # a failing model call must not lose the conversation
@@ -96,6 +124,7 @@ def stream_columns(
     threads = [
         threading.Thread(target=run, args=(side, column), name=f"rea-column-{side}", daemon=True)
         for side, column in enumerate(columns)
+        if texts[side] is not None
     ]
     for t in threads:
         t.start()
@@ -112,31 +141,61 @@ def stream_columns(
             t.join()
 
 
-def reanswer_column(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
-    """Regenerate the latest reply under the current thresholds.
+def take_back_latest(engine: AppEngine, column: ColumnState) -> str | None:
+    """Undo the latest turn so that it can be answered again (re-answer); returns its message.
 
-    The latest turn is undone first (its exchange, what it added to Instructional Memory, its log
-    entry), then its message is answered again. If that answer fails, the turn stays undone: the
-    column shows the error and says so, and the message can be sent again.
+    The turn's exchange, what it added to Instructional Memory and its log entry go; None (and the
+    column says why) when there is nothing to re-answer.
     """
     if column.last is None or not column.session.n_turns:
         column.error = "Nothing to re-answer yet."
-        return
-    strategy = engine.column_strategy(column)
-    text = strategy.undo_last_turn(column.session)
-    column.last = None
-    respond_column(engine, column, text, tau_low, tau_high)
-    if column.error:
-        column.error += (
-            " The re-answered turn was taken back before this attempt and is no longer in the conversation."
-        )
+        return None
+    text = engine.column_strategy(column).undo_last_turn(column.session)
+    column.last, column.error = None, ""
+    return text
+
+
+TAKEN_BACK = " The re-answered turn was taken back before this attempt and is no longer in the conversation."
+
+
+def play_turns(
+    engine: AppEngine,
+    columns: list[ColumnState],
+    turns: Sequence[tuple[str, str | None]],
+    tau_low: float,
+    tau_high: float,
+    stop: threading.Event,
+) -> Iterator[tuple[str, list[str | None]]]:
+    """A scripted conversation (the H.1 demo, an example) in every column, turn by turn.
+
+    A turn with a given reply is stored as it is (no generation); the others stream like a typed
+    message. Yields (the turn's message, each column's reply so far: None once stored). Ends early
+    on Stop (the columns' error is ``STOPPED``; earlier turns stay) or when a column fails.
+    """
+    for user, reply in turns:
+        if stop.is_set():
+            for column in columns:
+                column.error = STOPPED
+            return
+        if reply is not None:
+            for column in columns:
+                respond_column(engine, column, user, tau_low, tau_high, reply=reply)
+            yield user, [None] * len(columns)
+        else:
+            for partial in stream_columns(engine, columns, user, tau_low, tau_high, stop):
+                yield user, partial
+        if any(column.error for column in columns):
+            return
 
 
 def end_session_column(engine: AppEngine, column: ColumnState) -> str:
     """The explicit "new session" action: the strategy closes its current session (COMEDY runs
-    Tasks 1 and 2, SeCom segments its open turns); strategies without sessions ignore it."""
+    Tasks 1 and 2, SeCom segments its open turns); for strategies without sessions it says so."""
+    strategy = engine.column_strategy(column)
+    if not strategy.uses_sessions:
+        return f"{strategy_title(column.strategy)} keeps no sessions: nothing to close."
     try:
-        return engine.strategy(column.strategy).end_session(column.session)
+        return strategy.end_session(column.session) or f"{strategy_title(column.strategy)}: session closed."
     except Exception as exc:  # a failing model call must not lose the conversation
         column.error = f"Closing the session failed ({type(exc).__name__}: {exc}); the conversation is unchanged."
         return ""
@@ -232,10 +291,12 @@ def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[flo
 # -- instructional memory ------------------------------------------------------------------------
 
 
-def im_add(column: ColumnState, text: str, *, max_chars: int) -> str:
+def im_add(column: ColumnState, text: str, *, max_chars: int, uses_im: bool = True) -> str:
     """Add an instruction by hand; returns a message for the user."""
     from rea_core.types import InstructionEntry
 
+    if not uses_im:
+        return f"Not added: {strategy_title(column.strategy)} keeps no Instructional Memory."
     text = (text or "").strip()
     if not text:
         return "Type an instruction to add."
@@ -249,7 +310,9 @@ def im_add(column: ColumnState, text: str, *, max_chars: int) -> str:
     return "Added." if added else "Already in Instructional Memory."
 
 
-def im_remove(column: ColumnState, position: float | int | None) -> str:
+def im_remove(column: ColumnState, position: float | int | None, *, uses_im: bool = True) -> str:
+    if not uses_im:
+        return f"Nothing removed: {strategy_title(column.strategy)} keeps no Instructional Memory."
     if position is None:
         return "Give the # of the instruction to remove."
     try:
@@ -318,12 +381,8 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
     return [ColumnState(strategy=s.strategy, session=s) for s in sessions]
 
 
-def load_demo(engine: AppEngine, columns: list[ColumnState], tau_low: float, tau_high: float) -> list[ColumnState]:
-    """The paper's H.1 conversation (begin each response with "r", under 200 words) in fresh columns:
-    given replies are stored; the instruction turn and the final question are answered live."""
+def demo_turns(engine: AppEngine) -> list[tuple[str, str | None]]:
+    """The paper's H.1 conversation (begin each response with "r", under 200 words) as (message, given
+    reply) pairs: the instruction turn and the final question have no reply and are answered live."""
     (demo,) = [c for c in load_conversations(engine.examples_dir / "conversations.jsonl") if c.id == DEMO_ID]
-    fresh = [engine.new_column(c.strategy) for c in columns]
-    for column in fresh:
-        for turn in demo.turns:  # turns without a reply (the instruction, the last question) are generated
-            respond_column(engine, column, turn.user, tau_low, tau_high, reply=turn.assistant)
-    return fresh
+    return [(turn.user, turn.assistant) for turn in demo.turns]

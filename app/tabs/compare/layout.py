@@ -1,23 +1,42 @@
 """The Compare tab: two chat columns on one backbone (REA left, vanilla right by default), one input
 box for both, Table-13 prompt views, retrieval charts, IM panels, live thresholds.
 
-``lay_out`` builds the components into a ``CompareUI``; each ``wire_*`` function then connects one
-group of events to it, so every group can be read (and changed) without the others.
+The first screen holds what a visitor needs: example buttons, both chats (titled by strategy), the
+message box with its notices; controls and the prompt views follow below it. ``lay_out`` builds
+the components into a ``CompareUI``; each ``wire_*`` function then connects one group of events to
+it, so every group can be read (and changed) without the others.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import gradio as gr
 
 from rea_core import REAError
+from rea_core.methods.registry import get_strategy
 
 from ...state import AppEngine, ColumnState
 from . import handlers
 
 SIDES = (0, 1)
 DEFAULT_STRATEGIES = ("rea", "vanilla")
+CHAT_HEIGHT = 360  # px: with the header, sliders and examples, the message box stays on a 1000 px screen
+# One click plays each in fresh columns, every message answered live in both.
+EXAMPLES = (
+    (
+        '"From now on, answer in lowercase." then a question',
+        ("From now on, answer in lowercase.", "What are three tips for sleeping better?"),
+    ),
+    (
+        "A fact, a detour, then a question about the fact",
+        ("My sister Lena lives in Porto and teaches violin.", "How do I boil an egg?", "What does my sister teach?"),
+    ),
+)
+PREFILL_NOTE_TOKENS = 256  # shorter messages reach their first word in about a second: no note
+RESTORE_JS = "(restore, current) => (restore && !(current || '').trim()) ? restore : current"
 
 
 @dataclass
@@ -45,9 +64,12 @@ class CompareUI:
     pending: gr.State  # the message accepted for sending, between the chained events
     form: gr.Radio
     sides: list[ColumnUI]
+    examples: list[gr.Button]
     message: gr.Textbox
     send: gr.Button
     stop: gr.Button
+    notice: gr.HTML  # errors, Stop and progress, next to the message box
+    restore: gr.Textbox  # hidden: a message that was not answered, put back into an empty message box
     reset: gr.Button
     load_demo: gr.Button
     reanswer: gr.Button
@@ -79,6 +101,7 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
     wire_sending(ui, engine)
     wire_conversation_actions(ui, engine)
     wire_view_settings(ui, engine)
+    wire_strategy_controls(ui, engine)
     wire_instructional_memory(ui, engine)
     wire_save_and_load(ui, engine)
 
@@ -95,36 +118,67 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note
     """Create the tab's components (in page order) and return them; no events yet."""
     columns = gr.State(None)
     pending = gr.State(None)
-    form = gr.Radio(
-        [("measured best", "auto"), ("latent vectors", "latent"), ("text-compressed", "text")],
-        value="auto",
-        label="REA's compressed replies (from the next reply on)",
-        elem_id="reply-form",
-    )
-    with gr.Row(equal_height=False):
-        sides = [lay_out_column(engine, side) for side in SIDES]
-    with gr.Row():
+    with gr.Row(elem_id="examples", elem_classes="rea-examples"):
+        examples = [
+            gr.Button(label, size="sm", scale=0, elem_id=f"example-{number}")
+            for number, (label, _) in enumerate(EXAMPLES)
+        ]
+        load_demo = gr.Button("The paper's H.1 demo (9 turns)", size="sm", scale=0, elem_id="load-demo")
+    with gr.Row(equal_height=False, elem_id="chats"):
+        chats = [lay_out_chat(engine, side) for side in SIDES]
+    with gr.Row(elem_id="input-row"):
         message = gr.Textbox(
-            placeholder="Message both columns (Enter to send)", show_label=False, scale=6, elem_id="message"
+            placeholder="Message both columns",
+            show_label=False,
+            scale=6,
+            min_width=150,
+            elem_id="message",
+            max_lines=6,
         )
-        send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
-        stop = gr.Button("Stop", variant="stop", scale=1, elem_id="stop")
-    with gr.Row():
-        reset = gr.Button("Reset", elem_id="reset")
-        load_demo = gr.Button("Load the H.1 demo", elem_id="load-demo")
-        reanswer = gr.Button("Re-answer with these thresholds", elem_id="reanswer")
-        new_session = gr.Button("New session", elem_id="new-session")  # COMEDY / SeCom session boundary
-        save = gr.Button("Save conversation", elem_id="save")
-        load = gr.UploadButton("Load conversation", file_types=[".json"], elem_id="load")
+        send = gr.Button("Send", variant="primary", scale=1, min_width=60, elem_id="send")
+        stop = gr.Button("Stop", variant="stop", scale=1, min_width=60, elem_id="stop")
+    notice = gr.HTML(elem_id="message-notice")
+    restore = gr.Textbox(visible="hidden", elem_id="message-restore")
+    with gr.Row(elem_id="conversation-actions"):
+        reset = gr.Button("Reset", size="sm", elem_id="reset")
+        reanswer = gr.Button("Re-answer with these thresholds", size="sm", elem_id="reanswer")
+        new_session = gr.Button(size="sm", elem_id="new-session", **new_session_props(engine, DEFAULT_STRATEGIES))
+        save = gr.Button("Save conversation", size="sm", elem_id="save")
+        load = gr.UploadButton("Load conversation", size="sm", file_types=[".json"], elem_id="load")
     saved = gr.File(label="saved conversation", visible=False, elem_id="saved-file")
+    with gr.Row():
+        strategies = [
+            gr.Dropdown(
+                engine.strategy_names(),
+                value=DEFAULT_STRATEGIES[side],
+                label=f"{('left', 'right')[side]} column's strategy",
+                elem_id=f"strategy-{side}",
+            )
+            for side in SIDES
+        ]
+        form = gr.Radio(
+            [("measured best", "auto"), ("latent vectors", "latent"), ("text-compressed", "text")],
+            value="auto",
+            label="REA's compressed replies (from the next reply on)",
+            elem_id="reply-form",
+        )
+    with gr.Row(equal_height=False, elem_id="column-views"):
+        views = [lay_out_views(engine, side) for side in SIDES]
+    sides = [
+        ColumnUI(strategy=strategy, error=error, chat=chat, **view)
+        for strategy, (chat, error), view in zip(strategies, chats, views)
+    ]
     return CompareUI(
         columns=columns,
         pending=pending,
         form=form,
         sides=sides,
+        examples=examples,
         message=message,
         send=send,
         stop=stop,
+        notice=notice,
+        restore=restore,
         reset=reset,
         load_demo=load_demo,
         reanswer=reanswer,
@@ -138,16 +192,26 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note
     )
 
 
-def lay_out_column(engine: AppEngine, side: int) -> ColumnUI:
-    """One chat column: strategy picker, conversation, prompt view, retrieval chart, IM panel."""
-    with gr.Column(elem_id=f"column-{side}"):
-        strategy = gr.Dropdown(
-            engine.strategy_names(), value=DEFAULT_STRATEGIES[side], label="strategy", elem_id=f"strategy-{side}"
+def lay_out_chat(engine: AppEngine, side: int) -> tuple[gr.Chatbot, gr.HTML]:
+    """One column's conversation, titled by its strategy, and its error line just above the message box."""
+    with gr.Column(elem_id=f"column-{side}", min_width=300):
+        chat = gr.Chatbot(
+            height=CHAT_HEIGHT,
+            elem_id=f"chat-{side}",
+            elem_classes="rea-chat",
+            buttons=["copy_all"],  # its trash icon starts this column afresh (wire_conversation_actions)
+            feedback_options=None,
+            sanitize_html=True,
+            **chat_props(DEFAULT_STRATEGIES[side]),
         )
         error = gr.HTML(elem_id=f"error-{side}")
-        chat = gr.Chatbot(
-            label="conversation", height=380, elem_id=f"chat-{side}", feedback_options=None, sanitize_html=True
-        )
+    return chat, error
+
+
+def lay_out_views(engine: AppEngine, side: int) -> dict:
+    """One column's prompt view, retrieval chart and IM panel, below the message box."""
+    uses_im = engine.strategy(DEFAULT_STRATEGIES[side]).uses_instructional_memory
+    with gr.Column(elem_id=f"views-{side}"):
         with gr.Accordion("Prompt structure (what the generator received)", open=True):
             prompt = gr.HTML(elem_id=f"prompt-{side}")
         with gr.Accordion("Retrieval scores of the latest query", open=True):
@@ -155,16 +219,13 @@ def lay_out_column(engine: AppEngine, side: int) -> ColumnUI:
         with gr.Accordion("Instructional Memory", open=False):
             im = gr.HTML(elem_id=f"im-{side}")
             with gr.Row():
-                im_text = gr.Textbox(label="add an instruction", scale=3)
-                im_add = gr.Button("Add", scale=1)
+                im_text = gr.Textbox(label="add an instruction", scale=3, visible=uses_im, elem_id=f"im-text-{side}")
+                im_add = gr.Button("Add", scale=1, visible=uses_im, elem_id=f"im-add-{side}")
             with gr.Row():
-                im_pos = gr.Number(label="# to remove", precision=0, scale=3)
-                im_remove = gr.Button("Remove", scale=1)
-            im_msg = gr.Markdown()
-    return ColumnUI(
-        strategy=strategy,
-        error=error,
-        chat=chat,
+                im_pos = gr.Number(label="# to remove", precision=0, scale=3, visible=uses_im)
+                im_remove = gr.Button("Remove", scale=1, visible=uses_im, elem_id=f"im-remove-{side}")
+            im_msg = gr.Markdown(im_reason(DEFAULT_STRATEGIES[side], uses_im), elem_id=f"im-msg-{side}")
+    return dict(
         prompt=prompt,
         chart=chart,
         im=im,
@@ -173,6 +234,33 @@ def lay_out_column(engine: AppEngine, side: int) -> ColumnUI:
         im_pos=im_pos,
         im_remove=im_remove,
         im_msg=im_msg,
+    )
+
+
+# -- what follows a column's strategy --------------------------------------------------------------
+
+
+def chat_props(name: str) -> dict:
+    """A chat's title (its strategy) and what it shows while empty (what the strategy does)."""
+    title = handlers.strategy_title(name)
+    blurb = handlers.STRATEGY_BLURBS.get(name, "")
+    return dict(label=title, show_label=True, placeholder=f"**{title}**: {blurb}" if blurb else f"**{title}**")
+
+
+def im_reason(name: str, uses_im: bool) -> str:
+    """Why a column has no Add / Remove controls ("" when it has them)."""
+    if uses_im:
+        return ""
+    return f"{handlers.strategy_title(name)} keeps no Instructional Memory, so there is nothing to add or remove."
+
+
+def new_session_props(engine: AppEngine, names: Sequence[str]) -> dict:
+    """New session works for strategies that organize memory by session; otherwise disabled, naming them."""
+    if any(get_strategy(name).uses_sessions for name in names):
+        return dict(value="New session", interactive=True)
+    with_sessions = [handlers.strategy_title(n) for n in engine.strategy_names() if get_strategy(n).uses_sessions]
+    return dict(
+        value=f"New session (for {' / '.join(with_sessions) or 'session-based strategies'})", interactive=False
     )
 
 
@@ -220,23 +308,87 @@ def session_id(request: gr.Request | None) -> str | None:
     return request.session_hash if request else None
 
 
+def streamed_chats(
+    ui: CompareUI,
+    engine: AppEngine,
+    columns: list[ColumnState],
+    texts: Sequence[str | None],
+    tau_low: float,
+    tau_high: float,
+    request: gr.Request | None,
+) -> Iterator[dict]:
+    """Both columns answer their message (``texts``; None: that column does not), streamed into the
+    chats; Stop ends them. A long message first shows how many tokens are being prefilled."""
+    tokens = max((engine.models.generator.count_tokens(t) for t in texts if t), default=0)
+    started, shown, ended = time.monotonic(), "", set()
+    stopper = engine.stop_event(session_id(request))
+    try:
+        for partial in handlers.stream_columns(engine, columns, texts, tau_low, tau_high, stopper):
+            update = {}
+            for s in SIDES:
+                if texts[s] is None or s in ended:
+                    continue
+                if partial[s] is None:  # a column that ended shows its reply (with its stats) at once
+                    ended.add(s)
+                    update[ui.sides[s].chat] = handlers.chat_messages(columns[s])
+                else:
+                    update[ui.sides[s].chat] = handlers.chat_messages(columns[s], texts[s], partial[s])
+            note = ""
+            if tokens >= PREFILL_NOTE_TOKENS and not any(partial):
+                waited = time.monotonic() - started
+                note = f"Prefilling {tokens:,} tokens of your message before the first word… {waited:.0f} s"
+            if note != shown:
+                update[ui.notice], shown = handlers.notice_html(note, "progress"), note
+            if update:  # an empty dict would read as one positional value
+                yield update
+    finally:
+        engine.release_stop_event(session_id(request), stopper)
+
+
+def stopped_sides(columns: list[ColumnState]) -> list[str]:
+    """The titles of the columns whose reply Stop ended; their note moves from the column to the message box."""
+    stopped = []
+    for column in columns:
+        if column.error == handlers.STOPPED:
+            column.error = ""
+            stopped.append(handlers.strategy_title(column.strategy))
+    return stopped
+
+
+def unanswered(columns: list[ColumnState], turns_before: list[int], message: str) -> tuple[str, str]:
+    """(notice, message to put back) after a send: a message no column stored goes back into the box."""
+    stopped = stopped_sides(columns)
+    stored = [handlers.strategy_title(c.strategy) for c, n in zip(columns, turns_before) if c.session.n_turns > n]
+    if stored and not stopped:
+        return "", ""
+    if stored:
+        return (
+            f"Stopped: {' and '.join(stopped)} did not store its reply ({' and '.join(stored)} had answered). "
+            "Your message is back in the box.",
+            message,
+        )
+    if stopped:
+        return "Stopped: nothing of this message was stored. Your message is back in the box.", message
+    return "No column could answer (the reason is under each chat). Your message is back in the box.", message
+
+
 # -- events ----------------------------------------------------------------------------------------
 
 
 def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
     """Send (button or Enter) shows the message at once outside the queue, then streams both replies
-    in the model queue; Stop ends both replies of this browser session."""
+    in the model queue; Stop ends both replies of this browser session. A refused message stays in
+    the box with the reason beside it; so does one that Stop or a failure left unanswered."""
 
     def accept(text, columns):
         columns = ensure_columns(engine, columns)
         if not (text or "").strip():
-            return {ui.pending: None}  # empty messages do nothing
+            return {ui.pending: None, ui.notice: ""}  # empty messages do nothing
         try:
             message = handlers.check_message(engine, text)
-        except REAError as exc:
-            gr.Warning(str(exc))
-            return {ui.pending: None}
-        out = {ui.pending: message, ui.message: "", ui.columns: columns}
+        except REAError as exc:  # shown in the page: this event runs outside the queue, where toasts are lost
+            return {ui.pending: None, ui.notice: handlers.notice_html(f"Not sent: {exc}", "error")}
+        out = {ui.pending: message, ui.message: "", ui.columns: columns, ui.notice: ""}
         out.update({ui.sides[s].chat: handlers.chat_messages(columns[s], message) for s in SIDES})
         return out
 
@@ -244,78 +396,155 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
         """Stream both columns' replies; the views and stats follow when both have ended (or stopped)."""
         columns = ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
-        if message:
-            stopper = engine.stop_event(session_id(request))
-            try:
-                for partial in handlers.stream_columns(engine, columns, message, lo, hi, stopper):
-                    update = {
-                        ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
-                        for s in SIDES
-                        if partial[s] is not None
-                    }
-                    if update:  # an empty dict would read as one positional value
-                        yield update
-            finally:
-                engine.release_stop_event(session_id(request), stopper)
-        yield {ui.pending: None, **stored_with_views(ui, engine, columns, lo, hi)}
+        if not message:  # refused or empty: the notice ``accept`` wrote stays
+            yield {ui.pending: None, **stored_with_views(ui, engine, columns, lo, hi)}
+            return
+        before = [c.session.n_turns for c in columns]
+        yield from streamed_chats(ui, engine, columns, [message] * len(columns), lo, hi, request)
+        notice, restore = unanswered(columns, before, message)
+        yield {
+            ui.pending: None,
+            **stored_with_views(ui, engine, columns, lo, hi),
+            ui.notice: handlers.notice_html(notice),
+            ui.restore: restore,
+        }
 
     def stop_replies(request: gr.Request):
-        engine.request_stop(session_id(request))
+        stopping = engine.request_stop(session_id(request))
+        return handlers.notice_html("Stopping…" if stopping else "Nothing is being answered.", "progress")
 
     gr.on(
         [ui.message.submit, ui.send.click],
         accept,
         inputs=[ui.message, ui.columns],
-        outputs=[ui.pending, ui.message, ui.columns, *ui.each("chat")],
+        outputs=[ui.pending, ui.message, ui.columns, *ui.each("chat"), ui.notice],
         queue=False,
         api_name="accept_message",
     ).then(
         generate,
         inputs=[ui.pending, ui.columns, *ui.thresholds, ui.form],
-        outputs=[ui.columns, ui.pending, *ui.view_outputs],
+        outputs=[ui.columns, ui.pending, *ui.view_outputs, ui.notice, ui.restore],
         api_name="generate_replies",
+        show_progress="hidden",  # the chats stream; nothing greys out
         **model_queue(engine),
-    )
-    gr.on([ui.stop.click], stop_replies, inputs=None, outputs=None, queue=False, api_name="stop")
+    ).then(None, inputs=[ui.restore, ui.message], outputs=[ui.message], js=RESTORE_JS, queue=False)
+    gr.on([ui.stop.click], stop_replies, inputs=None, outputs=[ui.notice], queue=False, api_name="stop")
 
 
 def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
-    """Re-answer, the demo, a new session and reset: each rewrites both columns' conversations."""
-    inputs, outputs = [ui.columns, *ui.thresholds], [ui.columns, *ui.view_outputs]
+    """Re-answer, the examples and the demo (streamed like Send, stopped by Stop), a new session and
+    reset: each rewrites both columns' conversations and says what it did beside the message box."""
+    inputs, outputs = [ui.columns, *ui.thresholds], [ui.columns, *ui.view_outputs, ui.notice]
 
-    def reanswer_both(columns, lo, hi, chosen):
+    def reanswer_both(columns, lo, hi, chosen, request: gr.Request):
         columns = ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
-        for column in columns:
-            handlers.reanswer_column(engine, column, lo, hi)
-        return stored_with_views(ui, engine, columns, lo, hi)
+        texts = [handlers.take_back_latest(engine, column) for column in columns]
+        notice = restore = ""
+        if not any(texts):
+            for column in columns:
+                column.error = ""
+            notice = "Nothing to re-answer yet: send a message first."
+        else:
+            yield from streamed_chats(ui, engine, columns, texts, lo, hi, request)
+            if stopped_sides(columns):
+                notice = "Stopped: the re-answered turn was taken back. Its message is back in the box: press Send."
+                restore = next(t for t in texts if t)
+            for column, text in zip(columns, texts):
+                if text and column.error:
+                    column.error += handlers.TAKEN_BACK
+        yield {
+            **stored_with_views(ui, engine, columns, lo, hi),
+            ui.notice: handlers.notice_html(notice),
+            ui.restore: restore,
+        }
 
-    def demo_both(columns, lo, hi):
-        return stored_with_views(
-            ui, engine, handlers.load_demo(engine, ensure_columns(engine, columns), lo, hi), lo, hi
-        )
+    def play(turns_of: Callable[[], list], what: str):
+        """A scripted conversation in fresh columns (same strategies), streamed turn by turn."""
+
+        def handler(columns, lo, hi, chosen, request: gr.Request):
+            turns = turns_of()
+            columns = [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)]
+            handlers.set_reply_form(columns, chosen)
+            yield {
+                **stored_with_views(ui, engine, columns, lo, hi),
+                ui.notice: handlers.notice_html(f"Playing {what}: {len(turns)} turns in fresh columns.", "progress"),
+            }
+            stopper = engine.stop_event(session_id(request))
+            try:
+                for message, partial in handlers.play_turns(engine, columns, turns, lo, hi, stopper):
+                    yield {
+                        ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
+                        if partial[s] is not None
+                        else handlers.chat_messages(columns[s])
+                        for s in SIDES
+                    }
+            finally:
+                engine.release_stop_event(session_id(request), stopper)
+            done = min(c.session.n_turns for c in columns)
+            notice = (
+                f"Stopped {what} after {done} of {len(turns)} turns; the turns before were kept."
+                if stopped_sides(columns)
+                else ""
+            )
+            yield {**stored_with_views(ui, engine, columns, lo, hi), ui.notice: handlers.notice_html(notice)}
+
+        return handler
 
     def end_sessions(columns, lo, hi):
         columns = ensure_columns(engine, columns)
         notes = [handlers.end_session_column(engine, column) for column in columns]
-        if any(notes):
-            gr.Info(" ".join(n for n in notes if n))
-        return stored_with_views(ui, engine, columns, lo, hi)
+        return {
+            **stored_with_views(ui, engine, columns, lo, hi),
+            ui.notice: handlers.notice_html(" ".join(n for n in notes if n)),
+        }
+
+    def clear_column(side: int):
+        def handler(columns, lo, hi):
+            columns = list(ensure_columns(engine, columns))
+            columns[side] = engine.new_column(columns[side].strategy)
+            title = handlers.strategy_title(columns[side].strategy)
+            return {
+                **stored_with_views(ui, engine, columns, lo, hi),
+                ui.notice: handlers.notice_html(f"{title}'s conversation was cleared; the other column's is kept."),
+            }
+
+        return handler
 
     def reset_both(columns, lo, hi):
-        return stored_with_views(
-            ui, engine, [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)], lo, hi
-        )
+        return {
+            **stored_with_views(
+                ui, engine, [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)], lo, hi
+            ),
+            ui.notice: "",
+        }
 
+    streamed = dict(show_progress="hidden", **model_queue(engine))  # the chats stream; nothing greys out
     gr.on(
         [ui.reanswer.click],
         reanswer_both,
         inputs=[*inputs, ui.form],
-        outputs=outputs,
+        outputs=[*outputs, ui.restore],
         api_name="reanswer",
-        **model_queue(engine),
+        **streamed,
+    ).then(None, inputs=[ui.restore, ui.message], outputs=[ui.message], js=RESTORE_JS, queue=False)
+    gr.on(
+        [ui.load_demo.click],
+        play(lambda: handlers.demo_turns(engine), "the H.1 demo"),
+        inputs=[*inputs, ui.form],
+        outputs=outputs,
+        api_name="load_demo",
+        **streamed,
     )
-    gr.on([ui.load_demo.click], demo_both, inputs=inputs, outputs=outputs, api_name="load_demo", **model_queue(engine))
+    for number, (button, (_, messages)) in enumerate(zip(ui.examples, EXAMPLES)):
+        button.click(
+            play(lambda messages=messages: [(m, None) for m in messages], "the example"),
+            inputs=[*inputs, ui.form],
+            outputs=outputs,
+            api_name=f"example_{number}",
+            api_visibility="undocumented",
+            **streamed,
+        )
     gr.on(
         [ui.new_session.click],
         end_sessions,
@@ -325,6 +554,10 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
         **model_queue(engine),
     )
     gr.on([ui.reset.click], reset_both, inputs=inputs, outputs=outputs, api_name="reset")
+    for side, column_ui in zip(SIDES, ui.sides):
+        column_ui.chat.clear(
+            clear_column(side), inputs=inputs, outputs=outputs, api_name=f"clear_{side}", api_visibility="private"
+        )
 
 
 def wire_view_settings(ui: CompareUI, engine: AppEngine) -> None:
@@ -379,16 +612,55 @@ def wire_view_settings(ui: CompareUI, engine: AppEngine) -> None:
         )
 
 
-def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
-    """Each column's Add / Remove buttons edit that column's Instructional Memory by hand."""
+def wire_strategy_controls(ui: CompareUI, engine: AppEngine) -> None:
+    """A column's title follows its strategy, and controls the strategy cannot use are hidden (IM's
+    Add / Remove) or disabled (New session) with the reason shown."""
 
-    def add_instruction(column: ColumnState, text) -> str:
-        return handlers.im_add(column, text, max_chars=engine.runtime.max_message_chars)
+    def follow(*names):
+        out = {ui.new_session: gr.Button(**new_session_props(engine, names))}
+        for side, name in zip(ui.sides, names):
+            uses_im = engine.strategy(name).uses_instructional_memory
+            out[side.chat] = gr.Chatbot(**chat_props(name))
+            out.update(
+                {part: gr.update(visible=uses_im) for part in (side.im_text, side.im_add, side.im_pos, side.im_remove)}
+            )
+            out[side.im_msg] = im_reason(name, uses_im)
+        return out
+
+    gr.on(
+        [side.strategy.change for side in ui.sides],
+        follow,
+        inputs=ui.each("strategy"),
+        outputs=[
+            ui.new_session,
+            *ui.each("chat"),
+            *ui.each("im_text"),
+            *ui.each("im_add"),
+            *ui.each("im_pos"),
+            *ui.each("im_remove"),
+            *ui.each("im_msg"),
+        ],
+        queue=False,
+        show_progress="hidden",
+        api_visibility="private",
+    )
+
+
+def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
+    """Each column's Add / Remove buttons edit that column's Instructional Memory by hand (refused,
+    with the reason, for a strategy that keeps none)."""
+
+    def add_instruction(column: ColumnState, text, uses_im: bool) -> str:
+        return handlers.im_add(column, text, max_chars=engine.runtime.max_message_chars, uses_im=uses_im)
+
+    def remove_instruction(column: ColumnState, position, uses_im: bool) -> str:
+        return handlers.im_remove(column, position, uses_im=uses_im)
 
     def edit(side: int, action):
         def handler(value, columns, lo, hi):
             columns = ensure_columns(engine, columns)
-            note = action(columns[side], value)
+            column = columns[side]
+            note = action(column, value, engine.column_strategy(column).uses_instructional_memory)
             return {ui.sides[side].im_msg: note, **stored_with_views(ui, engine, columns, lo, hi)}
 
         return handler
@@ -403,7 +675,7 @@ def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
             api_visibility="private",
         )
         column_ui.im_remove.click(
-            edit(side, handlers.im_remove),
+            edit(side, remove_instruction),
             inputs=[column_ui.im_pos, ui.columns, *ui.thresholds],
             outputs=outputs,
             api_name=f"im_remove_{side}",
@@ -412,23 +684,25 @@ def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
 
 
 def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
-    """Save both columns to a JSON download; load one back (a refused file replaces nothing)."""
+    """Save both columns to a JSON download; load one back (a refused file replaces nothing and says
+    why beside the message box)."""
 
     def save_both(columns):
         return gr.File(value=handlers.save_columns(engine, ensure_columns(engine, columns)), visible=True)
 
     def load_both(file, columns, lo, hi):
+        path = file if isinstance(file, str) else file.name
         try:
-            loaded = handlers.load_columns(engine, file if isinstance(file, str) else file.name)
+            loaded = handlers.load_columns(engine, path)
         except REAError as exc:
-            gr.Warning(str(exc))
-            return {ui.columns: columns}  # nothing replaced
+            return {ui.columns: columns, ui.notice: handlers.notice_html(f"Not loaded: {exc}", "error")}
         columns = list(ensure_columns(engine, columns))
         for side, column in zip(SIDES, loaded):
             columns[side] = column
         return {
             **stored_with_views(ui, engine, columns, lo, hi),
             **{ui.sides[s].strategy: columns[s].strategy for s in SIDES},
+            ui.notice: handlers.notice_html(f"Loaded {len(loaded)} column(s) from the saved file."),
         }
 
     gr.on([ui.save.click], save_both, inputs=[ui.columns], outputs=[ui.saved], api_name="save_conversation")
@@ -436,6 +710,6 @@ def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
         [ui.load.upload],
         load_both,
         inputs=[ui.load, ui.columns, *ui.thresholds],
-        outputs=[ui.columns, *ui.each("strategy"), *ui.view_outputs],
+        outputs=[ui.columns, *ui.each("strategy"), *ui.view_outputs, ui.notice],
         api_name="load_conversation",
     )

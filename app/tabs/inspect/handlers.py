@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from rea_core import REAError
@@ -18,6 +19,22 @@ class MarkError(REAError):
 
 def bundled_files(engine: AppEngine) -> list[str]:
     return sorted(p.name for p in engine.examples_dir.glob("*.jsonl"))
+
+
+def read_conversations(engine: AppEngine, path: Path) -> list:
+    """The conversations of a JSONL file, or of a chat saved by Compare's Save (``.json``), held to
+    the app's limits (file size, turns, characters) before any of it is used."""
+    from rea_core import load_conversations
+    from rea_core.session import saved_conversations
+
+    engine.limits.check_file_size(path)
+    read = saved_conversations if path.suffix.lower() == ".json" else load_conversations
+    return read(path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns)
+
+
+def without_folders(message: str, path: Path) -> str:
+    """``message`` naming ``path`` by its file name alone: the server's upload folder is no visitor's business."""
+    return message.replace(str(path), path.name).replace(str(path.parent) + os.sep, "")
 
 
 def _store():

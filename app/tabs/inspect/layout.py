@@ -9,7 +9,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from rea_core import REAError, load_conversations
+from rea_core import REAError
 from rea_core.limits import DutyCycle
 from rea_core.retrieval.trace import trace_conversation
 
@@ -70,7 +70,11 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> Inspe
         example = gr.Dropdown(
             ih.bundled_files(engine), label="bundled example file", value=None, elem_id="inspect-example"
         )
-        upload = gr.File(label="or upload a conversation JSONL", file_types=[".jsonl"], elem_id="inspect-upload")
+        upload = gr.File(
+            label="or upload a conversation JSONL, or a chat saved by Compare (.json)",
+            file_types=[".jsonl", ".json"],
+            elem_id="inspect-upload",
+        )
     with gr.Row():
         conversation = gr.Dropdown([], label="conversation", elem_id="inspect-conversation")
         run = gr.Button("Trace retrieval", variant="primary", elem_id="inspect-trace")
@@ -124,6 +128,24 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> Inspe
 def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     """Pick a file and a conversation, trace it (one trace at a time, paced), then step through its turns."""
 
+    def cleared(status: str) -> dict:
+        """A file that cannot be used: its reason, and nothing left on screen from the previous one."""
+        return {
+            ui.status: status,
+            ui.conversations: None,
+            ui.conversation: gr.Dropdown(choices=[], value=None),
+            **cleared_trace(),
+        }
+
+    def cleared_trace() -> dict:
+        return {
+            ui.trace: None,
+            ui.heatmap: None,
+            ui.decisions: [],
+            ui.prompt: render_prompt_view(None),
+            ui.needed: gr.Dropdown(choices=[], value=None),
+        }
+
     def pick_source(name: str | None, file, *, source: str):
         path = (
             (engine.examples_dir / name)
@@ -133,25 +155,17 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         if path is None:
             return {ui.status: ""}
         if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
-            return {
-                ui.status: "Pick one of the bundled example files.",
-                ui.conversation: gr.Dropdown(choices=[], value=None),
-            }
+            return cleared("Pick one of the bundled example files.")
         try:
-            engine.limits.check_file_size(path)
-            convs = load_conversations(
-                path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns
-            )
+            convs = ih.read_conversations(engine, path)
         except REAError as exc:
-            return {
-                ui.status: f"**Cannot load {path.name}:** {exc}",
-                ui.conversation: gr.Dropdown(choices=[], value=None),
-            }
+            return cleared(f"**Cannot load {path.name}:** {ih.without_folders(str(exc), path)}")
         ids = [c.id for c in convs]
         return {
             ui.conversations: (path.name, convs),
             ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
             ui.status: f"{len(ids)} conversation(s) in {path.name}.",
+            **cleared_trace(),
         }
 
     def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
@@ -205,16 +219,17 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
         }
 
+    picked = [ui.conversations, ui.conversation, ui.status, ui.trace, ui.heatmap, ui.decisions, ui.prompt, ui.needed]
     ui.example.change(
         lambda n: pick_source(n, None, source="example"),
         inputs=[ui.example],
-        outputs=[ui.conversations, ui.conversation, ui.status],
+        outputs=picked,
         api_name="inspect_example",
     )
     ui.upload.upload(
         lambda f: pick_source(None, f, source="upload"),
         inputs=[ui.upload],
-        outputs=[ui.conversations, ui.conversation, ui.status],
+        outputs=picked,
         api_name="inspect_upload",
     )
     ui.run.click(

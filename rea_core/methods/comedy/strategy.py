@@ -39,6 +39,7 @@ class ComedyStrategy(Strategy):
     """
 
     config_class = COMEDYConfig
+    uses_sessions = True
 
     @property
     def extractor(self) -> MemoryExtractor:

@@ -53,6 +53,7 @@ class SeComStrategy(Strategy):
     """
 
     config_class = SeComConfig
+    uses_sessions = True
 
     def __init__(self, generator, embedder=None, config: SeComConfig | None = None, *, runtime=None, compressor=None):
         if embedder is None:
