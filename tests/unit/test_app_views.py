@@ -1,6 +1,6 @@
 """The app's views: escaping and layout of the prompt view, threshold ordering. No model."""
 
-from app.tabs.compare.handlers import ordered_thresholds
+from app.thresholds import ordered_thresholds
 from app.views.memory import im_table
 from app.views.prompt import render_prompt_view
 from rea_core import Decision, Resolution
