@@ -21,6 +21,7 @@ from .tabs.compare.layout import build_compare_tab
 from .tabs.inspect.layout import build_inspect_tab
 from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
+from .thresholds import wire_thresholds
 
 logger = logging.getLogger(__name__)
 STATIC = REPO_ROOT / "static"
@@ -88,11 +89,12 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high"
             )
         tau_note = gr.Markdown(elem_id="tau-note")
+        moved = wire_thresholds(tau_low, tau_high, tau_note)  # the tabs re-decide after it (.then)
         with gr.Tabs():
             with gr.Tab("Compare", id="compare"):
-                init_compare, compare_outputs = build_compare_tab(engine, tau_low, tau_high, tau_note)
+                init_compare, compare_outputs = build_compare_tab(engine, tau_low, tau_high, tau_note, moved)
             with gr.Tab("Inspect", id="inspect"):
-                list_marks, marks_outputs = build_inspect_tab(engine, tau_low, tau_high)
+                list_marks, marks_outputs = build_inspect_tab(engine, tau_low, tau_high, moved)
             with gr.Tab("Annotate", id="annotate"):
                 init_annotate, annotate_outputs = build_annotate_tab(engine)
             with gr.Tab("Review", id="review") as review_tab:

@@ -215,7 +215,7 @@ def main() -> None:
         round_ms = []
         for k in range(20):
             t = time.perf_counter()
-            client.predict(0.3 if k % 2 else 0.45, 0.75, api_name="/set_tau_low")
+            client.predict(0.3 if k % 2 else 0.45, 0.75, api_name="/set_thresholds")
             round_ms.append((time.perf_counter() - t) * 1000)
         print(
             f"slider move on a {args.exchanges}-exchange conversation (both "

@@ -11,6 +11,8 @@ import plotly.graph_objects as go
 from rea_core import Decision, Reason, Resolution
 from rea_core.memory.episodic import Exchange
 
+from .reasons import reason_label
+
 COLORS = {Resolution.RAW: "#2e7d32", Resolution.COMPRESSED: "#f9a825", Resolution.OMIT: "#9e9e9e"}
 WINDOW_COLOR = "#00838f"
 
@@ -21,12 +23,27 @@ def _short(text: str, n: int = 120) -> str:
     return escape(text if len(text) <= n else text[: n - 1] + "…", quote=False)
 
 
-def _hover(d: Decision, exchanges: list[Exchange]) -> str:
+def _hover(d: Decision, exchanges: list[Exchange], thresholded: bool) -> str:
     ex = exchanges[d.turn]
+    why = escape(reason_label(d.resolution, d.reason, thresholded=thresholded), quote=False)
     return (
-        f"turn {d.turn} · {d.score:.3f} · {d.resolution.value} ({d.reason.label})<br>User: "
+        f"turn {d.turn} · score {d.score:.3f}<br>{d.resolution.value} · {why}<br>User: "
         f"{_short(ex.user)}<br>Reply: {_short(ex.reply)}"
     )
+
+
+def _group(d: Decision) -> str:
+    """Which legend entry a bar belongs to: decided by its score, by a rule, or by a fixed policy."""
+    return "rule" if d.reason.is_rule else ("fixed" if d.reason is Reason.FIXED else "score")
+
+
+def _legend_name(resolution: Resolution, group: str, thresholded: bool) -> str:
+    if group == "rule":
+        return f"{resolution.value} · kept by rule"
+    if group == "fixed":
+        return f"{resolution.value} · fixed policy"
+    by = "score" if thresholded else "retrieval rank"
+    return f"omitted by {by}" if resolution is Resolution.OMIT else f"{resolution.value} · kept by {by}"
 
 
 def retrieval_chart(
@@ -41,23 +58,25 @@ def retrieval_chart(
     """One bar per scored exchange, colored by decision; with ``score_label`` (the strategy's
     thresholded score, REA's HCR) tau_low and tau_high are drawn as lines, else the scores are the
     strategy's own ranking (SeCom's BM25 or dense scores) with no thresholds. Strategies that do not
-    score (vanilla, COMEDY) get a title that says so and counts their decisions."""
+    score (vanilla, COMEDY) get a title that says so and counts their decisions.
+
+    The legend tells exchanges kept by their score from those a rule keeps whatever their score
+    (hatched), and every bar's hover says its reason."""
     fig = go.Figure()
+    thresholded = bool(score_label)
     scored = [d for d in decisions if d.score is not None]
     for resolution in Resolution:
-        for by_rule in (False, True):  # "kept by score" and "kept by rule" (hatched) are told apart in the legend
-            picked = [d for d in scored if d.resolution is resolution and d.reason.is_rule == by_rule]
-            if by_rule and not picked:
+        for group in ("score", "rule", "fixed"):
+            picked = [d for d in scored if d.resolution is resolution and _group(d) == group]
+            if group != "score" and not picked:
                 continue
             fig.add_bar(
                 x=[d.turn for d in picked],
                 y=[d.score for d in picked],
-                name=f"{resolution.value} · kept by rule"
-                if by_rule
-                else (resolution.value if resolution is Resolution.OMIT else f"{resolution.value} · by score"),
+                name=_legend_name(resolution, group, thresholded),
                 marker_color=COLORS[resolution],
-                marker_pattern_shape="/" if by_rule else "",
-                hovertext=[_hover(d, exchanges) for d in picked],
+                marker_pattern_shape="/" if group == "rule" else "",
+                hovertext=[_hover(d, exchanges, thresholded) for d in picked],
                 hoverinfo="text",
             )
     window = [d.turn for d in decisions if d.reason is Reason.RECENT]
@@ -71,16 +90,18 @@ def retrieval_chart(
             annotation_text="recent (working memory)",
             annotation_position="top right",
         )
-    for value, name in ((tau_low, "tau_low"), (tau_high, "tau_high")) if score_label else ():
+    lines = ((tau_low, "tau_low", "bottom left"), (tau_high, "tau_high", "top left"))  # apart when equal
+    for value, name, where in lines if score_label else ():
         fig.add_hline(
             y=value,
             line_dash="dash",
             line_color="#555",
             annotation_text=f"{name} {value:.2f}",
-            annotation_position="top left",
+            annotation_position=where,
         )
     kind = "HCR scores" if score_label else "Retrieval scores"
     title = f"{kind} for: {_short(query, 60)}" if query else kind
+    scale = _short(score_label) if score_label else "the strategy's own ranking: no thresholds"
     if decisions and not scored:
         n = {r: sum(d.resolution is r for d in decisions) for r in Resolution}
         title = (
@@ -88,17 +109,20 @@ def retrieval_chart(
             f"{n[Resolution.COMPRESSED]} compressed, {n[Resolution.OMIT]} omitted)"
         )
     fig.update_layout(
-        title=title,
+        # the score's definition on a second title line: as the y-axis title it was cut off
+        title=dict(text=f"{title}<br><sup>{scale}</sup>" if scored else title, x=0, xanchor="left", xref="paper"),
         xaxis_title="exchange (turn)",
-        yaxis_title=score_label or "retrieval score (no thresholds)",
+        yaxis_title="HCR score" if score_label else "retrieval score",
         yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
         barmode="overlay",
-        height=300,
-        margin=dict(l=40, r=10, t=40, b=40),
-        legend_orientation="h",
-        legend_y=-0.25,
+        height=380,
+        margin=dict(l=60, r=40, t=70, b=90),
+        modebar_orientation="v",  # down the right edge, clear of the title
+        showlegend=True,
+        legend=dict(orientation="h", y=-0.22, yanchor="top"),
     )
-    fig.update_xaxes(tickmode="linear", dtick=max(1, len(exchanges) // 20), range=[-0.5, max(len(exchanges), 1) - 0.5])
+    shown = len(decisions) or len(exchanges)  # the exchanges scored for the query, not the one it then made
+    fig.update_xaxes(tickmode="linear", dtick=max(1, shown // 20), range=[-0.5, max(shown, 1) - 0.5])
     return fig
 
 

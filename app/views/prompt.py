@@ -11,14 +11,9 @@ from html import escape
 from rea_core import PromptPlan, Reason, Resolution
 from rea_core.types import ReplyForm, Segment, SegmentKind
 
+from .reasons import RULE_TEXT, reason_label, reason_text
+
 _CHIP = {ReplyForm.TEXT_COMPRESSED: "text-compressed"}  # a latent reply's chip says how many vectors
-# Why an exchange kept by a rule is in the prompt, whatever its score (its ``Reason``).
-RULE_TEXT = {
-    Reason.RECENT: "working memory: one of the latest exchanges, kept raw within the window's token budget",
-    Reason.RECENT_BAND: "working memory: just before the raw window, kept at least compressed",
-    Reason.REFERENT: "likely referent: among the best-scored exchanges below tau_low outside "
-    "the window, kept compressed in case the message points back to it",
-}
 
 
 def _score(seg: Segment) -> str:
@@ -55,13 +50,14 @@ def _query_block(seg: Segment, instructions: str) -> str:
     )
 
 
-def _rule(seg: Segment) -> str:
-    """' · kept by rule: ...' for an exchange a rule keeps, with its full reason on hover."""
-    if seg.reason is None or not seg.reason.is_rule:
+def _why(seg: Segment) -> str:
+    """' · kept by rule: ...' or ' · kept by score: ...': why the exchange is in the prompt, in full on hover."""
+    if seg.reason is None or seg.resolution is None:
         return ""
+    css = "rea-rule" if seg.reason.is_rule else "rea-why"
     return (
-        ' · <span class="rea-rule" '
-        f'title="{escape(RULE_TEXT[seg.reason], quote=True)}">{escape(seg.reason.label)}</span>'
+        f' · <span class="{css}" title="{escape(reason_text(seg.resolution, seg.reason), quote=True)}">'
+        f"{escape(reason_label(seg.resolution, seg.reason))}</span>"
     )
 
 
@@ -84,7 +80,7 @@ def _exchange_block(seg: Segment) -> str:
             f"{escape(chip)}</span>{shown}</div>"
         )
         css = "rea-compressed"
-    return f'<div class="rea-seg {css}">{_head(label, seg.tokens, _rule(seg))}{user}{reply}</div>'
+    return f'<div class="rea-seg {css}">{_head(label, seg.tokens, _why(seg))}{user}{reply}</div>'
 
 
 def _recent_block(run: list[Segment]) -> str:
@@ -124,7 +120,10 @@ def _notes_block(notes) -> str:
 
 def _omitted_block(run: list[Segment]) -> str:
     turns = ", ".join(str(s.turn) for s in run)
-    items = "".join(f"<li>turn {s.turn}{escape(_score(s))}: {escape(s.user)}</li>" for s in run)
+    items = "".join(
+        f"<li>turn {s.turn}{escape(_score(s))} · {escape(reason_label(s.resolution, s.reason))}: {escape(s.user)}</li>"
+        for s in run
+    )
     noun = "exchange" if len(run) == 1 else "exchanges"
     return (
         f'<details class="rea-seg rea-omitted"><summary>{len(run)} omitted {noun} · turns {turns} · 0 tok</summary>'

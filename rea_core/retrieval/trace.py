@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ..conversations import Conversation
+from ..memory.episodic import Exchange
 from ..types import Decision, PromptPlan, Recognition, Resolution
 
 
@@ -72,8 +73,8 @@ def trace_conversation(
     """
     if latents is None:
         latents = generate_missing or strategy.config.scorer == "latent"
-    if not latents and strategy.config.reply_form != "text":
-        strategy = strategy.with_config(replace(strategy.config, reply_form="text"))
+    if not latents:
+        strategy = _text_replies(strategy)
     session = strategy.new_session()
     traces = []
     for done, turn in enumerate(conversation.turns, 1):
@@ -94,3 +95,31 @@ def trace_conversation(
         if on_turn is not None:
             on_turn(done, len(conversation.turns))
     return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces))
+
+
+def _text_replies(strategy):
+    """``strategy`` with compressed replies as text: a trace of given replies has no latents."""
+    if strategy.config.reply_form == "text":
+        return strategy
+    return strategy.with_config(replace(strategy.config, reply_form="text"))
+
+
+def redecide_turn(
+    strategy, trace: RetrievalTrace, index: int, *, tau_low: float, tau_high: float
+) -> tuple[PromptPlan, tuple[Decision, ...]]:
+    """Turn ``index`` of ``trace`` decided again at other thresholds from its recorded scores: no model
+    call, so a view can follow live sliders (the app's Inspect tab).
+
+    ``strategy`` is the REA strategy that traced (its window and referent rules apply again). Where the
+    decisions come out as traced, the traced plan and decisions are returned unchanged; otherwise the
+    plan shows compressed replies as text, as a trace of given replies does.
+    """
+    turn = trace.turns[index]
+    if not turn.decisions or any(d.score is None for d in turn.decisions):
+        return turn.plan, turn.decisions  # nothing scored, nothing to re-decide
+    exchanges = [Exchange(turn=t.turn, user=t.user, reply=t.reply) for t in trace.turns[: len(turn.decisions)]]
+    scores = np.array([d.score for d in turn.decisions], dtype=np.float64)
+    plan, decisions = _text_replies(strategy).replan(
+        turn.plan.query, exchanges, turn.instructions, scores, (tau_low, tau_high)
+    )
+    return (turn.plan, turn.decisions) if decisions == turn.decisions else (plan, decisions)

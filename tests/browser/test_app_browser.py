@@ -2,6 +2,8 @@
 
 import json
 import os
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -165,6 +167,49 @@ def studio(browser, app_url):
     page = context.new_page()
     page.goto(app_url)
     page.wait_for_selector("#message textarea", timeout=60_000)
+
+
+# -- the threshold sliders and why each exchange is where it is ------------------------------------
+
+# A saved chat to load (no generation): a "Biscuit" exchange the next message scores high, and others it
+# scores low; the quotes, & and markup must reach the hover text escaped exactly once.
+LOADED = [
+    ('My cat is called "Biscuit" & she is 3 <b>years</b> old.', "What a lovely name for a cat!"),
+    ("How do I fold a fitted sheet?", "Tuck the corners into each other, then fold it into a rectangle."),
+    ("Any tips for a rainy afternoon indoors?", "Bake bread, read a novel or start a jigsaw puzzle."),
+    ("What year did the Berlin wall fall?", "The Berlin wall fell in 1989."),
+]
+SLIDER_VALUE = "sel => Number(document.querySelector(sel).value)"
+
+
+def saved_chat(models, path):
+    """Both columns' sessions with LOADED stored as given replies, in the app's save format."""
+    from rea_core import RuntimeConfig, build_strategy
+    from rea_core.session import save_sessions
+
+    pairs = []
+    for name in ("rea", "vanilla"):
+        strategy = build_strategy(name, models, runtime=RuntimeConfig(max_new_tokens=24))
+        session = strategy.new_session()
+        for user, reply in LOADED:
+            strategy.respond(session, user, reply=reply)
+        pairs.append((strategy, session))
+    return str(save_sessions(path, pairs))
+
+
+@pytest.fixture(scope="module")
+def chatted(browser, app_url, models, tmp_path_factory):
+    """One page with LOADED in both columns and one reply generated on top (the only model call)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    page.goto(app_url)
+    page.wait_for_selector("#message textarea", timeout=60_000)
+    path = saved_chat(models, tmp_path_factory.mktemp("chat") / "chat.json")
+    with page.expect_file_chooser() as chooser:
+        page.click("#load")
+    chooser.value.set_files(path)
+    page.wait_for_function("document.querySelector('#chat-0').innerText.includes('Berlin wall')", timeout=60_000)
+    send(page, "What should I feed Biscuit?", len(LOADED) + 1)
     yield page
     context.close()
 
@@ -298,3 +343,180 @@ def test_controls_a_strategy_cannot_use_are_hidden_or_disabled_with_the_reason(s
     )
     said = notice(studio)
     assert "COMEDY: the current session has no turns yet" in said and "vanilla keeps no sessions" in said
+
+
+def set_threshold(page, which, value):
+    box = page.locator(f"#tau-{which} input[type=number]")
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def wait_redecided(page, tau_low, tau_high):
+    page.wait_for_function(
+        f"document.querySelector('#prompt-0').innerText.includes("
+        f"'re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f}')",
+        timeout=30_000,
+    )
+
+
+def chart_bars(page, side=0):
+    """(legend name, score, hover text) of every bar of a column's retrieval chart, as plotly holds them."""
+    return page.evaluate(
+        f"""() => document.querySelector('#chart-{side} .js-plotly-plot').data.flatMap(
+            t => (t.y || []).map((y, i) => [t.name, y, t.hovertext[i]]))"""
+    )
+
+
+def test_every_kept_exchange_below_tau_low_shows_its_rule(chatted):
+    page = chatted
+    set_threshold(page, "low", 0.2)  # the defaults: "Biscuit" is kept by its score, the rest by rules or not
+    set_threshold(page, "high", 0.36)
+    page.wait_for_function("document.querySelector('#chart-0 .legend') !== null", timeout=30_000)
+    legend = page.eval_on_selector("#chart-0 .legend", "e => e.textContent")
+    assert "kept by score" in legend and "kept by rule" in legend
+
+    set_threshold(page, "low", 0.95)  # every exchange below tau_low: only the rules keep any
+    wait_redecided(page, 0.95, 0.95)
+    kept = page.eval_on_selector_all(
+        "#prompt-0 .rea-seg.rea-raw, #prompt-0 .rea-seg.rea-compressed",
+        "els => els.map(e => e.querySelector('.rea-head').innerText)",
+    )
+    assert len(kept) >= 2  # the latest exchange (working memory) and the likely referent
+    assert all("KEPT BY RULE" in head.upper() for head in kept), kept
+    for name, score, hover in chart_bars(page):
+        assert score < 0.95
+        assert ("kept by rule" in hover) == ("omitted" not in name), (name, hover)
+        assert "&quot;" not in hover and "&amp;amp;" not in hover  # escaped once
+    omitted = page.eval_on_selector("#prompt-0 .rea-omitted", "e => e.textContent")  # collapsed
+    assert "omitted by score: below tau_low" in omitted
+
+    # What a visitor reads on hovering the first exchange's bar: its text as typed and its reason.
+    page.locator("#chart-0").scroll_into_view_if_needed()
+    x, y = page.evaluate(
+        """() => { const gd = document.querySelector('#chart-0 .js-plotly-plot'), l = gd._fullLayout;
+        const bar = gd.data.flatMap(t => t.x.map((x, i) => [x, t.y[i]])).find(([x]) => x === 0);
+        const r = gd.getBoundingClientRect();
+        return [r.left + l._size.l + l.xaxis.l2p(0), r.top + l._size.t + l.yaxis.l2p(bar[1] / 2)]; }"""
+    )
+    page.mouse.move(x, y)
+    page.wait_for_selector("#chart-0 .hoverlayer .hovertext", state="attached", timeout=5_000)
+    shown = page.eval_on_selector("#chart-0 .hoverlayer", "e => e.textContent")
+    assert LOADED[0][0] in shown and "kept by rule" in shown, shown
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#column-0").screenshot(path=str(ARTIFACTS / "reasons-prompt-and-chart.png"))
+
+
+@contextmanager
+def busy_server(threads=2):
+    """Load the app's process on purpose: threads that hold the interpreter lock most of the time,
+    as another job on a shared machine would (the app under test runs in this process)."""
+    stop = threading.Event()
+
+    def burn():
+        while not stop.is_set():
+            sum(i * i for i in range(20_000))
+
+    workers = [threading.Thread(target=burn, daemon=True) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for w in workers:
+            w.join()
+
+
+def range_x(box, value, thumb=16):
+    """The x where a range input's thumb sits at ``value`` (0..1)."""
+    return box["x"] + thumb / 2 + value * (box["width"] - thumb)
+
+
+def test_dragging_tau_low_lands_on_a_busy_server_and_arrow_keys_step(chatted):
+    page = chatted
+    slider = page.locator("#tau-low input[type=range]")
+    with busy_server():
+        set_threshold(page, "high", 0.36)
+        set_threshold(page, "low", 0.5)  # crosses tau_high: it is raised to 0.50, and the page says so
+        wait_redecided(page, 0.5, 0.5)
+        page.wait_for_function("document.querySelector('#tau-note').innerText.includes('tau_high raised to 0.50')")
+        page.wait_for_timeout(1000)
+        assert "tau_low cannot exceed tau_high" in page.inner_text("#tau-note")  # the note stays
+        high = page.evaluate(SLIDER_VALUE, "#tau-high input[type=range]")
+        assert high == 0.5
+
+        box = slider.bounding_box()
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(range_x(box, 0.5), y)
+        page.mouse.down()
+        page.mouse.move(range_x(box, 0.05), y, steps=20)
+        page.mouse.up()
+        page.wait_for_timeout(800)  # late answers would arrive now
+        wait_redecided(page, page.evaluate(SLIDER_VALUE, "#tau-low input[type=range]"), high)
+        landed = page.evaluate(SLIDER_VALUE, "#tau-low input[type=range]")
+        assert abs(landed - 0.05) <= 0.01, landed
+        assert float(page.locator("#tau-low input[type=number]").input_value()) == landed
+        assert "cannot exceed" not in page.inner_text("#tau-note")  # the next change cleared it
+
+        slider.focus()
+        for _ in range(10):
+            page.keyboard.press("ArrowRight")
+        wait_redecided(page, landed + 0.10, high)
+        page.wait_for_timeout(500)
+        assert page.evaluate(SLIDER_VALUE, "#tau-low input[type=range]") == pytest.approx(landed + 0.10)
+        assert f"tau_low {landed + 0.10:.2f}" in page.eval_on_selector("#chart-0", "e => e.textContent")
+
+
+# -- Inspect ---------------------------------------------------------------------------------------
+
+
+def pick(page, dropdown, option):
+    page.click(f"{dropdown} input")
+    page.click(f"[role=option][aria-label='{option}']")
+
+
+@pytest.fixture(scope="module")
+def inspecting(chatted):
+    """The bundled H.3 conversation traced in Inspect at the default thresholds and window (on the page
+    the Compare tests used: one page load less)."""
+    page = chatted
+    set_threshold(page, "high", 0.36)
+    set_threshold(page, "low", 0.2)  # the thresholds the reply was made at: its own prompt again
+    page.wait_for_function("document.querySelector('#prompt-0').innerText.includes('input of the latest reply')")
+    page.get_by_role("tab", name="Inspect").click()
+    pick(page, "#inspect-example", "conversations.jsonl")
+    page.wait_for_function("document.querySelector('#inspect-status').innerText.includes('conversation(s)')")
+    pick(page, "#inspect-conversation", "h3-pronoun-needs-omitted-turn")
+    page.click("#inspect-trace")
+    page.wait_for_function("document.querySelector('#inspect-status').innerText.includes('Traced')", timeout=60_000)
+    return page
+
+
+def decision_rows(page):
+    """The decisions table's rows at the shown turn: [exchange turn, score, decision, why, user text]."""
+    return page.eval_on_selector_all(
+        "#inspect-decisions .virtual-body [role=row]", "rows => rows.map(r => [...r.children].map(c => c.innerText))"
+    )
+
+
+def test_h3_example_shows_an_omitted_needed_exchange_at_the_defaults(inspecting):
+    page = inspecting
+    assert "tau_low 0.20, tau_high 0.36" in page.inner_text("#inspect-status")
+    rows = decision_rows(page)
+    plants = rows[0]  # the houseplants "water them" points back to
+    assert "fiddle-leaf fig" in plants[4] and plants[2] == "omit" and plants[3] == "omitted by score: below tau_low"
+    assert all(r[3] for r in rows)  # every decision says why
+    assert page.locator("#inspect-needed input").input_value().startswith("turn 0: We finally finished unpacking")
+
+
+def test_inspect_redecides_when_a_slider_moves(inspecting):
+    page = inspecting
+    page.get_by_text("Prompt at this turn").click()  # the accordion renders the prompt view when open
+    page.wait_for_selector("#inspect-prompt .rea-plan")
+    set_threshold(page, "low", 0.05)
+    page.wait_for_function(
+        "document.querySelector('#inspect-prompt').innerText.includes('tau_low 0.05, tau_high 0.36')", timeout=30_000
+    )
+    plants = decision_rows(page)[0]
+    assert plants[2] == "compressed" and plants[3] == "kept by score: between tau_low and tau_high"
+    assert not page.locator("#inspect-needed input").input_value().startswith("turn 0:")

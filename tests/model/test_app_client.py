@@ -7,7 +7,7 @@ import threading
 import pytest
 from gradio_client import Client, handle_file
 
-# generate_replies / set_tau_* outputs: chat0, chat1, prompt0, prompt1, chart0, chart1, im0, im1, err0, err1
+# generate_replies / set_thresholds outputs: chat0, chat1, prompt0, prompt1, chart0, chart1, im0, im1, err0, err1
 CHAT0, CHAT1, PROMPT0, PROMPT1, IM0, ERR0 = 0, 1, 2, 3, 6, 8
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -84,10 +84,7 @@ def test_threshold_move_redecides_without_a_model_call(client):
     out = send(client, "What year did the Berlin wall fall?")
     chat_before = texts(out[CHAT0])
     assert "rea-omitted" in out[PROMPT0]  # unrelated: omitted at the defaults
-    moved = client.predict(0.5, 0.0, api_name="/set_tau_high")  # tau_low follows down to 0
-    tau_low, tau_high, note = moved[0], moved[1], moved[2]
-    assert (tau_low, tau_high) == (0.0, 0.0) and "lowered" in note
-    views = moved[3:]
+    views = client.predict(0.0, 0.0, api_name="/set_thresholds")  # the page orders the sliders before this
     assert texts(views[CHAT0]) == chat_before  # no new reply
     assert "re-decided at tau_low 0.00, tau_high 0.00" in views[PROMPT0] and "rea-omitted" not in views[PROMPT0]
     assert "recent · working memory · turn 2</span>" in views[PROMPT0]  # the window: the sliders never move it
@@ -126,7 +123,7 @@ def test_load_rejects_a_damaged_file(client, tmp_path):
     out = client.predict(handle_file(str(bad)), 0.5, 0.7, api_name="/load_conversation")
     assert all(set(o) <= {"__type__", "props"} for o in out[1:-1])  # no component was replaced
     assert "Not loaded: broken.json is not a JSON conversation file" in out[-1]  # said beside the message box
-    views = client.predict(0.5, 0.7, api_name="/set_tau_low")[3:]
+    views = client.predict(0.5, 0.7, api_name="/set_thresholds")
     assert texts(views[CHAT0])[0] == "Hi."  # the conversation is intact
 
 
@@ -134,18 +131,16 @@ def test_inspector_traces_and_stores_marks(client, tmp_path):
     status = client.predict("conversations.jsonl", api_name="/inspect_example")
     assert "2 conversation(s)" in json.dumps(status)
     traced = client.predict("h3-pronoun-needs-omitted-turn", 0.5, 0.7, api_name="/trace")
-    assert "Traced 4 turns" in json.dumps(traced)
-    shown = client.predict(3, api_name="/show_turn")
+    assert "Traced 10 turns" in json.dumps(traced)
+    shown = client.predict(9, 0.5, 0.7, api_name="/show_turn")
     decisions = [row[2] for row in shown[1]["data"]]
-    assert (
-        decisions[0] != "omit"
-    )  # "water them" keeps the houseplants (follow-up awareness; the first release omitted it)
-    omitted = decisions.index("omit")
-    out = client.predict(3, omitted, "needs the plants", 0.5, 0.7, api_name="/mark_needed")
-    assert f"Marked: turn 3 needed omitted exchange {omitted}" in out[0]
+    assert decisions[0] == "omit"  # "water them" needed the houseplants of turn 0: the failure to mark
+    omitted = 0
+    out = client.predict(9, omitted, "needs the plants", 0.5, 0.7, api_name="/mark_needed")
+    assert f"Marked: turn 9 needed omitted exchange {omitted}" in out[0]
     rows = out[1]["data"]
     assert any(
-        r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 3 and r[4] == omitted and r[6] == "needs the plants"
+        r[2] == "h3-pronoun-needs-omitted-turn" and r[3] == 9 and r[4] == omitted and r[6] == "needs the plants"
         for r in rows
     )
     exported = client.predict(api_name="/export_marks")
@@ -154,7 +149,7 @@ def test_inspector_traces_and_stores_marks(client, tmp_path):
         json.loads(x) for x in open(path, encoding="utf-8")
     ]  # conversations with "needed": rea eval retrieval's input
     (case,) = [c for c in lines if c["id"] == "h3-pronoun-needs-omitted-turn"]
-    assert case["turns"][3]["user"] == "How often should I water them?" and case["turns"][3]["needed"] == [omitted]
+    assert case["turns"][9]["user"] == "How often should I water them?" and case["turns"][9]["needed"] == [omitted]
     rechecked = client.predict(0.5, 0.7, api_name="/recheck_marks")
     assert "of 1** marked queries" in rechecked and "hybrid scorer" in rechecked
 
@@ -240,5 +235,5 @@ def test_upload_over_the_size_limit_is_refused_and_ui_endpoints_are_unlisted(cli
         client.predict(handle_file(str(big)), api_name="/inspect_upload")
     listed = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     assert "/accept_message" in listed and "/review_adjudicate" in listed
-    for hidden in ("/set_tau_low", "/show_turn", "/im_add_0", "/review_version", "/init"):
+    for hidden in ("/set_thresholds", "/show_turn", "/im_add_0", "/review_version", "/init"):
         assert hidden not in listed

@@ -169,12 +169,51 @@ def test_redecide_uses_cached_scores_and_undo_restores(rea):
 
 
 def test_trace_finds_the_h3_style_omission(rea, examples_dir):
+    """The bundled H.3 example: "How often should I water them?" needs the houseplants of turn 0, and
+    REA at its shipped defaults (thresholds, window, referents) omits that exchange: a failure to mark."""
     from rea_core import load_conversations
     from rea_core.retrieval.trace import trace_conversation
 
     (conv,) = [
         c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h3-pronoun-needs-omitted-turn"
     ]
+    assert rea.config == REAConfig()  # the shipped defaults
+    trace = trace_conversation(rea, conv)
+    last = trace.turns[-1]
+    assert last.user == "How often should I water them?" and not last.generated and last.reply == ""
+    assert "fiddle-leaf fig" in trace.turns[0].user
+    assert 0 in last.omitted_turns()  # the plant exchange "them" refers to: below tau_low, not a referent
+    n = len(conv.turns)
+    m = trace.score_matrix()
+    assert m.shape == (n, n) and np.isnan(m[0]).all() and not np.isnan(m[n - 1, : n - 1]).any()
+
+
+SHORT_H3 = (
+    (
+        "I have three houseplants: a fiddle-leaf fig, a snake plant and a pothos.",
+        "Nice collection! The fiddle-leaf fig likes bright indirect light, the snake plant tolerates low light, "
+        "and the pothos is very forgiving.",
+    ),
+    (
+        "What's the best way to learn Spanish quickly?",
+        "Daily practice with spaced repetition, short conversations with native speakers, and listening to "
+        "podcasts at your level.",
+    ),
+    (
+        "Any podcasts you would recommend?",
+        "Coffee Break Spanish and Notes in Spanish are popular for beginners and intermediate learners.",
+    ),
+    ("How often should I water them?", None),
+)
+
+
+def test_follow_up_awareness_keeps_a_short_chats_referent(rea):
+    """Among a few exchanges the referent is kept (the first release omitted it: MiniLM scores below 0.5
+    and no working-memory window)."""
+    from rea_core.conversations import Conversation, Turn
+    from rea_core.retrieval.trace import trace_conversation
+
+    conv = Conversation(id="short-h3", turns=tuple(Turn(user=u, assistant=a) for u, a in SHORT_H3))
     first_release = rea.with_config(
         replace(
             rea.config,
@@ -187,10 +226,23 @@ def test_trace_finds_the_h3_style_omission(rea, examples_dir):
             follow_up_prior=0.0,
         )
     )
-    trace = trace_conversation(first_release, conv)
-    last = trace.turns[-1]
-    assert last.user == "How often should I water them?" and not last.generated and last.reply == ""
-    assert 0 in last.omitted_turns()  # the plant exchange "them" refers to scores below tau_low
-    assert 0 not in trace_conversation(rea, conv).turns[-1].omitted_turns()  # follow-up awareness keeps it
-    m = trace.score_matrix()
-    assert m.shape == (4, 4) and np.isnan(m[0]).all() and not np.isnan(m[3, :3]).any()
+    assert 0 in trace_conversation(first_release, conv).turns[-1].omitted_turns()
+    assert 0 not in trace_conversation(rea, conv).turns[-1].omitted_turns()
+
+
+def test_a_traced_turn_redecided_at_other_thresholds_matches_a_trace_at_them(rea, examples_dir):
+    """Inspect's live sliders: ``redecide_turn`` decides from the recorded scores, with no model call,
+    what a fresh trace at the new thresholds decides."""
+    from rea_core import load_conversations
+    from rea_core.retrieval.trace import redecide_turn, trace_conversation
+
+    (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id.startswith("h3-")]
+    trace = trace_conversation(rea, conv)
+    last = len(trace.turns) - 1
+    lo, hi = rea.config.tau_low, rea.config.tau_high
+    same = redecide_turn(rea, trace, last, tau_low=lo, tau_high=hi)
+    assert same == (trace.turns[last].plan, trace.turns[last].decisions)  # as traced: the traced plan
+    plan, decisions = redecide_turn(rea, trace, last, tau_low=0.05, tau_high=hi)
+    again = trace_conversation(rea.with_config(rea.config.with_thresholds(0.05, hi)), conv).turns[last]
+    assert decisions == again.decisions and plan == again.plan
+    assert decisions[0].resolution is Resolution.COMPRESSED  # the houseplants come back at tau_low 0.05

@@ -1,6 +1,6 @@
 """The app's views: escaping and layout of the prompt view, threshold ordering. No model."""
 
-from app.tabs.compare.handlers import ordered_thresholds
+from app.thresholds import ordered_thresholds
 from app.views.memory import im_table
 from app.views.prompt import render_prompt_view
 from rea_core import Decision, Resolution
@@ -125,3 +125,48 @@ def test_a_long_message_held_in_instructional_memory_is_printed_once():
     assert "the whole 20,290-character message is in the instructional memory block above" in html
     short = render_prompt_view(plan_with([], [], query="Be brief.", instructions=("Be brief.",)))
     assert short.count("Be brief.") == 2  # a short one reads better in full, in both places
+
+
+def test_every_exchange_says_why_it_is_where_it_is():
+    from rea_core import Reason
+    from rea_core.retrieval.hcr import keep_best, keep_window, plan_context
+
+    exchanges = [Exchange(i, f"question {i}", f"answer {i}") for i in range(5)]
+    decisions = plan_context(list(range(5)), [0.8, 0.5, 0.1, 0.05, 0.02], tau_low=0.3, tau_high=0.7)
+    decisions = keep_best(keep_window(decisions, [4], raw_tokens=100, band=0), 1)
+    assert [d.reason for d in decisions] == [Reason.SCORE, Reason.SCORE, Reason.REFERENT, Reason.SCORE, Reason.RECENT]
+    plan = build_prompt_plan(
+        query="q", exchanges=exchanges, decisions=decisions, instructions=(), count_tokens=lambda t: len(t.split())
+    )
+    html = render_prompt_view(plan)
+    for why in (
+        "kept by score: at or above tau_high",  # turn 0
+        "kept by score: between tau_low and tau_high",  # turn 1
+        "kept by rule: likely referent",  # turn 2, below tau_low
+        "omitted by score: below tau_low",  # turn 3, in the collapsed omitted list
+        "kept by rule: recent",  # turn 4, the window
+    ):
+        assert why in html
+
+
+def test_retrieval_chart_tells_score_from_rule_and_escapes_hover_text_once():
+    from app.views.charts import retrieval_chart
+    from app.views.reasons import reason_label
+    from rea_core import Reason
+
+    exchanges = [Exchange(0, 'say "hi" & <b>bye</b>', "ok"), Exchange(1, "b", "c"), Exchange(2, "d", "e")]
+    decisions = (
+        Decision(0, 0.1, Resolution.COMPRESSED, Reason.REFERENT),
+        Decision(1, 0.5, Resolution.COMPRESSED),
+        Decision(2, 0.05, Resolution.RAW, Reason.RECENT),
+    )
+    fig = retrieval_chart(decisions, exchanges, tau_low=0.3, tau_high=0.7, query="q", score_label="hybrid score")
+    names = {t.name for t in fig.data if len(t.x)}
+    assert names == {"compressed · kept by rule", "compressed · kept by score", "raw · kept by rule"}
+    (hover,) = [h for t in fig.data for h in t.hovertext if "turn 0" in h]
+    # plotly reads hover text as HTML with a few entities: &amp; and &lt; once, quotes left as they are
+    assert 'say "hi" &amp; &lt;b&gt;bye&lt;/b&gt;' in hover and "&quot;" not in hover
+    assert "kept by rule: likely referent" in hover
+    assert fig.layout.yaxis.title.text == "HCR score" and "hybrid score" in fig.layout.title.text
+    assert reason_label(Resolution.RAW, Reason.SCORE, thresholded=False) == "kept by retrieval rank"
+    assert reason_label(Resolution.OMIT, Reason.FIXED) == "omitted by the strategy's fixed policy"

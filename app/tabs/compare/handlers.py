@@ -279,15 +279,6 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     return view, chart, im_table(column.session.instructions, enabled=uses_im), error
 
 
-def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[float, float, str]:
-    """Keep tau_low <= tau_high by moving the other slider; say so."""
-    if tau_low <= tau_high:
-        return tau_low, tau_high, ""
-    if moved == "low":
-        return tau_low, tau_low, f"tau_high raised to {tau_low:.2f}: tau_low cannot exceed tau_high."
-    return tau_high, tau_high, f"tau_low lowered to {tau_high:.2f}: tau_low cannot exceed tau_high."
-
-
 # -- instructional memory ------------------------------------------------------------------------
 
 

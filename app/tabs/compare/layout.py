@@ -14,10 +14,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import gradio as gr
+from gradio.events import Dependency
 
 from rea_core import REAError
 from rea_core.methods.registry import get_strategy
 
+from ... import thresholds
 from ...state import AppEngine, ColumnState
 from . import handlers
 
@@ -80,6 +82,7 @@ class CompareUI:
     tau_low: gr.Slider  # the thresholds are shared with the other tabs; they live above the tabs
     tau_high: gr.Slider
     tau_note: gr.Markdown
+    moved: Dependency  # a threshold moved (``thresholds.wire_thresholds``), the sliders already ordered
 
     @property
     def thresholds(self) -> list[gr.Slider]:
@@ -95,9 +98,11 @@ class CompareUI:
         return [*self.each("chat"), *self.each("prompt"), *self.each("chart"), *self.each("im"), *self.each("error")]
 
 
-def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note: gr.Markdown):
+def build_compare_tab(
+    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note: gr.Markdown, moved: Dependency
+):
     """Lay out and wire the tab; returns (init function, its outputs) for the page-load event."""
-    ui = lay_out(engine, tau_low, tau_high, tau_note)
+    ui = lay_out(engine, tau_low, tau_high, tau_note, moved)
     wire_sending(ui, engine)
     wire_conversation_actions(ui, engine)
     wire_view_settings(ui, engine)
@@ -114,7 +119,9 @@ def build_compare_tab(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
 # -- layout ----------------------------------------------------------------------------------------
 
 
-def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note: gr.Markdown) -> CompareUI:
+def lay_out(
+    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note: gr.Markdown, moved: Dependency
+) -> CompareUI:
     """Create the tab's components (in page order) and return them; no events yet."""
     columns = gr.State(None)
     pending = gr.State(None)
@@ -189,6 +196,7 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note
         tau_low=tau_low,
         tau_high=tau_high,
         tau_note=tau_note,
+        moved=moved,
     )
 
 
@@ -569,12 +577,11 @@ def wire_view_settings(ui: CompareUI, engine: AppEngine) -> None:
         handlers.set_reply_form(columns, chosen)
         return stored_with_views(ui, engine, columns, lo, hi)
 
-    def thresholds_moved(moved: str):
-        def handler(lo, hi, columns):
-            lo, hi, note = handlers.ordered_thresholds(lo, hi, moved)
-            return {ui.tau_low: lo, ui.tau_high: hi, ui.tau_note: note, **render_views(ui, engine, columns, lo, hi)}
-
-        return handler
+    def thresholds_moved(lo, hi, columns):
+        """Both columns re-decided at the sliders' values (ordered in the browser before this runs); the
+        sliders are not written here, so a late answer cannot move them."""
+        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")  # a client that sent them unordered
+        return render_views(ui, engine, columns, lo, hi)
 
     def strategy_changed(side: int):
         def handler(name, columns, lo, hi):
@@ -592,16 +599,16 @@ def wire_view_settings(ui: CompareUI, engine: AppEngine) -> None:
         api_name="set_reply_form",
         api_visibility="undocumented",
     )
-    for slider, moved in ((ui.tau_low, "low"), (ui.tau_high, "high")):
-        slider.change(
-            thresholds_moved(moved),
-            inputs=[*ui.thresholds, ui.columns],
-            outputs=[*ui.thresholds, ui.tau_note, *ui.view_outputs],
-            trigger_mode="always_last",
-            concurrency_limit=None,
-            api_name=f"set_tau_{moved}",
-            api_visibility="undocumented",
-        )
+    ui.moved.then(
+        thresholds_moved,
+        inputs=[*ui.thresholds, ui.columns],
+        outputs=ui.view_outputs,
+        trigger_mode="always_last",  # one move at a time, then the latest
+        concurrency_limit=None,
+        show_progress="hidden",
+        api_name="set_thresholds",
+        api_visibility="undocumented",
+    )
     for side, column_ui in zip(SIDES, ui.sides):
         column_ui.strategy.change(
             strategy_changed(side),

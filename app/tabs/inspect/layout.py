@@ -8,15 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
+from gradio.events import Dependency
 
-from rea_core import REAError
+from rea_core import REAError, Resolution
 from rea_core.limits import DutyCycle
-from rea_core.retrieval.trace import trace_conversation
+from rea_core.retrieval.trace import redecide_turn, trace_conversation
 
 from ... import annotate_auth as auth
+from ... import thresholds
 from ...state import AppEngine
 from ...views.charts import trace_heatmap
 from ...views.prompt import render_prompt_view
+from ...views.reasons import reason_label
 from . import handlers as ih
 
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
@@ -47,20 +50,21 @@ class InspectUI:
     recheck_result: gr.Markdown
     tau_low: gr.Slider  # shared with the Compare tab
     tau_high: gr.Slider
+    moved: Dependency  # a threshold moved (``thresholds.wire_thresholds``), the sliders already ordered
 
 
 def build_inspect_tab(
-    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider
+    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: Dependency
 ) -> tuple[Callable, list[gr.Dataframe]]:
     """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``: the marks table,
     filled for signed-in people on each page load."""
-    ui = lay_out(engine, tau_low, tau_high)
+    ui = lay_out(engine, tau_low, tau_high, moved)
     wire_tracing(ui, engine)
     list_marks = wire_marks(ui, engine)
     return list_marks, [ui.marks]
 
 
-def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> InspectUI:
+def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: Dependency) -> InspectUI:
     """Create the tab's components (in page order) and return them; no events yet."""
     # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
     conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
@@ -85,6 +89,7 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> Inspe
         headers=["exchange turn", "score", "decision", "why", "user text"],
         label="decisions at this turn",
         interactive=False,
+        elem_id="inspect-decisions",
     )
     with gr.Accordion("Prompt at this turn", open=False):
         prompt = gr.HTML(elem_id="inspect-prompt")
@@ -122,6 +127,7 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider) -> Inspe
         recheck_result=recheck_result,
         tau_low=tau_low,
         tau_high=tau_high,
+        moved=moved,
     )
 
 
@@ -191,35 +197,50 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.trace: (source, result),
             ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
             ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
-            **show_turn(last, (source, result)),
+            **show_turn(last, (source, result), lo, hi),
         }
 
-    def show_turn(index, traced):
-        if not traced:
-            return {ui.prompt: render_prompt_view(None)}
-        _, result = traced
-        index = max(0, min(int(index), len(result.turns) - 1))
-        t = result.turns[index]
+    def decided(index: int, result, lo: float, hi: float) -> dict:
+        """The decisions table, prompt view and omitted choices of turn ``index`` at the sliders'
+        thresholds: re-decided from the traced scores, no model call."""
+        plan, decisions = redecide_turn(engine.strategy("rea"), result, index, tau_low=lo, tau_high=hi)
         users = [x.user for x in result.turns]
         rows = [
             [
                 d.turn,
                 round(d.score, 3) if d.score is not None else None,
                 d.resolution.value,
-                d.reason.label,
+                reason_label(d.resolution, d.reason),
                 users[d.turn],
             ]
-            for d in t.decisions
+            for d in decisions
         ]
-        omitted = [(f"turn {n}: {users[n][:60]}", n) for n in t.omitted_turns()]
+        omitted = [
+            (f"turn {d.turn}: {users[d.turn][:60]}", d.turn) for d in decisions if d.resolution is Resolution.OMIT
+        ]
         return {
-            ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows),
             ui.decisions: rows,
-            ui.prompt: render_prompt_view(t.plan, title=f"turn {index}"),
+            ui.prompt: render_prompt_view(plan, title=f"turn {index} at tau_low {lo:.2f}, tau_high {hi:.2f}"),
             ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
         }
 
     picked = [ui.conversations, ui.conversation, ui.status, ui.trace, ui.heatmap, ui.decisions, ui.prompt, ui.needed]
+
+    def show_turn(index, traced, lo, hi):
+        if not traced:
+            return {ui.prompt: render_prompt_view(None)}
+        _, result = traced
+        index = max(0, min(int(index), len(result.turns) - 1))
+        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
+        return {ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), **decided(index, result, lo, hi)}
+
+    def thresholds_moved(index, traced, lo, hi):
+        if not traced:
+            return {ui.prompt: gr.skip()}  # nothing traced yet
+        _, result = traced
+        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")  # ordered in the browser already
+        return decided(max(0, min(int(index), len(result.turns) - 1)), result, lo, hi)
+
     ui.example.change(
         lambda n: pick_source(n, None, source="example"),
         inputs=[ui.example],
@@ -242,10 +263,20 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     )  # one trace at a time, beside (not in) the chat queue
     ui.turn.change(
         show_turn,
-        inputs=[ui.turn, ui.trace],
+        inputs=[ui.turn, ui.trace, ui.tau_low, ui.tau_high],
         outputs=[ui.heatmap, ui.decisions, ui.prompt, ui.needed],
         trigger_mode="always_last",
         api_name="show_turn",
+        api_visibility="undocumented",
+    )
+    ui.moved.then(  # the shared sliders re-decide the shown turn as they re-decide the Compare tab's columns
+        thresholds_moved,
+        inputs=[ui.turn, ui.trace, ui.tau_low, ui.tau_high],
+        outputs=[ui.decisions, ui.prompt, ui.needed],
+        trigger_mode="always_last",
+        concurrency_limit=None,
+        show_progress="hidden",
+        api_name="inspect_thresholds",
         api_visibility="undocumented",
     )
 

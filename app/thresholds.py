@@ -1,0 +1,51 @@
+"""The shared tau_low / tau_high sliders: kept ordered in the browser, then each tab re-decides its views.
+
+A drag sends ``input`` for every value it passes and ``release`` when let go; arrow keys and typing
+send ``input``; the reset button sends ``release``. One browser-side step orders the pair on each of
+them (no round trip: no late answer can write a stale value into a slider, and nothing covers the
+sliders while the server works). Each tab chains its re-decide onto that step with ``.then``: one
+event per tab, run one at a time, the latest pending move last, with the values the sliders hold by
+then. (Two server events on the same slider trigger would replay each other: Gradio re-dispatches a
+deferred trigger to every listener of it.)
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+NOTE = "tau_low cannot exceed tau_high."
+
+# (tau_low, tau_high, note, last ordered pair "lo,hi") -> the same, ordered. The slider that moved
+# (it differs from the last pair) pushes the other; the note stays until the pair changes again.
+ORDER_JS = f"""(lo, hi, note, last) => {{
+  const keep = {{__type__: "update"}};
+  const [plo, phi] = String(last || "").split(",").map(Number);
+  if (lo > hi && lo !== plo) return [keep, lo, `tau_high raised to ${{lo.toFixed(2)}}: {NOTE}`, `${{lo}},${{lo}}`];
+  if (lo > hi) return [hi, keep, `tau_low lowered to ${{hi.toFixed(2)}}: {NOTE}`, `${{hi}},${{hi}}`];
+  return [keep, keep, lo === plo && hi === phi ? keep : "", `${{lo}},${{hi}}`];
+}}"""
+
+
+def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[float, float, str]:
+    """Keep tau_low <= tau_high by moving the other slider; say so (``ORDER_JS`` in the browser)."""
+    if tau_low <= tau_high:
+        return tau_low, tau_high, ""
+    if moved == "low":
+        return tau_low, tau_low, f"tau_high raised to {tau_low:.2f}: {NOTE}"
+    return tau_high, tau_high, f"tau_low lowered to {tau_high:.2f}: {NOTE}"
+
+
+def wire_thresholds(tau_low: gr.Slider, tau_high: gr.Slider, note: gr.Markdown):
+    """Keep the sliders ordered in the browser on every move; returns the event the tabs chain their
+    re-decide onto (``.then``)."""
+    last = gr.Textbox(f"{tau_low.value},{tau_high.value}", visible=False)  # the pair last ordered
+    return gr.on(
+        [tau_low.input, tau_low.release, tau_high.input, tau_high.release],
+        None,
+        inputs=[tau_low, tau_high, note, last],
+        outputs=[tau_low, tau_high, note, last],
+        js=ORDER_JS,
+        trigger_mode="multiple",  # never deferred: a deferred trigger would be replayed to every listener
+        queue=False,
+        show_progress="hidden",
+    )
