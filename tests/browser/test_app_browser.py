@@ -167,6 +167,8 @@ def studio(browser, app_url):
     page = context.new_page()
     page.goto(app_url)
     page.wait_for_selector("#message textarea", timeout=60_000)
+    yield page
+    context.close()
 
 
 # -- the threshold sliders and why each exchange is where it is ------------------------------------
