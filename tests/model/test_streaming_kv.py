@@ -40,6 +40,7 @@ def run(strategy, turns):
     return [strategy.respond(session, t) for t in turns]
 
 
+@pytest.mark.slow  # about 100 s for both strategies: the default run stays under 15 minutes
 @pytest.mark.parametrize("name", ["vanilla", "rea"])
 def test_greedy_replies_identical_with_and_without_kv_reuse(models, name):
     runtime = RuntimeConfig(max_new_tokens=16, kv_reuse=False)
