@@ -42,6 +42,15 @@ def env_flag(name: str, raw: str) -> bool:
     raise ValueError(f"{name} must be 1 or 0 (true/false); got {raw!r}")
 
 
+class ReadAtCall:
+    """A settings section read again from the environment at each use (``current()``), where a change must take
+    effect without a restart (sign-in) or each command reads its own (the annotation store)."""
+
+    @classmethod
+    def current(cls):
+        return read_section(cls, os.environ)
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     """Which models to load: the packaged offline ones unless told otherwise."""
@@ -149,7 +158,7 @@ class AppSettings:
 
 
 @dataclass(frozen=True)
-class StoreSettings:
+class StoreSettings(ReadAtCall):
     """Where the annotation store lives."""
 
     database_url: str | None = field(
@@ -168,14 +177,9 @@ class StoreSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "data_dir", Path(self.data_dir).expanduser())
 
-    @classmethod
-    def current(cls) -> StoreSettings:
-        """The store settings as the environment holds them now (each ``rea annotations`` command reads them)."""
-        return read_section(cls, os.environ)
-
 
 @dataclass(frozen=True)
-class AnnotationSettings:
+class AnnotationSettings(ReadAtCall):
     """How the annotation studio hands out work."""
 
     double_label_share: float = field(
@@ -190,14 +194,9 @@ class AnnotationSettings:
         if not 0.0 <= self.double_label_share <= 1.0:
             raise ValueError("REA_DOUBLE_LABEL_SHARE must be between 0 and 1")
 
-    @classmethod
-    def current(cls) -> AnnotationSettings:
-        """The annotation settings as the environment holds them now (``rea annotations import`` reads them)."""
-        return read_section(cls, os.environ)
-
 
 @dataclass(frozen=True)
-class AuthSettings:
+class AuthSettings(ReadAtCall):
     """Who may sign in to the studio and who adjudicates. Read again at each sign-in (``AuthSettings.current``),
     so an account removed from the file is refused without a restart."""
 
@@ -228,11 +227,6 @@ class AuthSettings:
         default=None,
         metadata={"env": "OAUTH_CLIENT_ID", "help": "set by Spaces with `hf_oauth: true`: sign in with Hugging Face"},
     )
-
-    @classmethod
-    def current(cls) -> AuthSettings:
-        """The sign-in settings as the environment holds them now."""
-        return read_section(cls, os.environ)
 
 
 @dataclass(frozen=True)
