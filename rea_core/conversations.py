@@ -1,6 +1,7 @@
 """The conversation file format (JSONL) used by ``rea replay`` and the evaluations.
 
-Each line: ``{"id": str, "turns": [{"user": str, "assistant": str (optional)}, ...]}``. Extra keys
+Each line: ``{"id": str, "turns": [{"user": str, "assistant": str (optional), "time": str (optional)}, ...]}``;
+``time`` is when the user sent the turn, ISO 8601 (``rea_core.timestamps``). Extra keys
 are kept in ``Conversation.extra`` for the evaluations that define them. The whole file is
 validated before anything runs; an error names the file and line.
 """
@@ -12,12 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DataFormatError
+from .timestamps import parse_time
 
 
 @dataclass(frozen=True)
 class Turn:
     user: str
     assistant: str | None = None
+    time: str | None = None  # stored form of rea_core.timestamps
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,8 @@ def parse_conversation(
                     raise DataFormatError(
                         f'{where}: turn {i} "{role}" has {len(text):,} characters, over the limit of {max_chars:,}'
                     )
-        parsed.append(Turn(user=user, assistant=assistant))
+        time = parse_time(t["time"], where=f"{where}: turn {i}") if t.get("time") is not None else None
+        parsed.append(Turn(user=user, assistant=assistant, time=time))
     extra = {k: v for k, v in obj.items() if k not in ("id", "turns")}
     return Conversation(id=cid, turns=tuple(parsed), extra=extra)
 

@@ -38,6 +38,14 @@ class RuntimeConfig:
             "unless an arm says `-cached`: the paper prefills every turn in full)",
         },
     )
+    show_time: bool = field(
+        default=True,
+        metadata={
+            "env": "REA_SHOW_TIME",
+            "help": "show when each kept exchange happened, before its user text (`[Mon 8 May 2023 13:56]`), "
+            "where the exchange has a time",
+        },
+    )
     system_prompt: str = field(
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
@@ -46,5 +54,6 @@ class RuntimeConfig:
     def __post_init__(self) -> None:
         if self.max_message_chars < 1 or self.max_new_tokens < 1:
             raise ValueError("max_message_chars and max_new_tokens must be positive")
-        if self.kv_reuse not in (True, False):
-            raise ValueError(f"kv_reuse must be True or False; got {self.kv_reuse!r}")
+        for name in ("kv_reuse", "show_time"):
+            if getattr(self, name) not in (True, False):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")

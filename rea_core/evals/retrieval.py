@@ -35,6 +35,7 @@ from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
 from ..methods.rea.config import REAConfig
 from ..settings import Settings
+from ..timestamps import parse_locomo_time
 from ..types import Reason, Resolution
 
 RECALL_KS = (5, 10, 25)
@@ -99,6 +100,8 @@ class RetrievalQuery:
     position: int  # exchanges before the query (it sees exchanges 0 .. position-1)
     text: str
     needed: tuple[int, ...]
+    answer: str | None = None  # the gold answer, where the data gives one (``rea eval qa``)
+    category: int | None = None  # LoCoMo: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,10 @@ class RetrievalCase:
     id: str
     exchanges: tuple[tuple[str, str], ...]  # (user, reply)
     queries: tuple[RetrievalQuery, ...]
+    times: tuple[str | None, ...] = ()  # when each exchange happened (stored form of rea_core.timestamps); () unknown
+
+    def time_of(self, index: int) -> str | None:
+        return self.times[index] if self.times else None
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -146,7 +153,15 @@ def parse_needed_rows(rows) -> list[RetrievalCase]:
                 queries.append(RetrievalQuery(position=i, text=conv.turns[i].user, needed=tuple(sorted(set(needed)))))
             exchanges.append((conv.turns[i].user, conv.turns[i].assistant or ""))
         if queries:
-            cases.append(RetrievalCase(id=conv.id, exchanges=tuple(exchanges), queries=tuple(queries)))
+            times = tuple(t.time for t in conv.turns)
+            cases.append(
+                RetrievalCase(
+                    id=conv.id,
+                    exchanges=tuple(exchanges),
+                    queries=tuple(queries),
+                    times=times if any(t is not None for t in times) else (),
+                )
+            )
     return cases
 
 
@@ -160,25 +175,44 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
     if not isinstance(data, dict) or "qa" not in data or "session_1" not in data:
         raise DataFormatError(f'{case_id}: not a LoCoMo conversation (expected "session_1" and "qa")')
     exchanges: list[tuple[str, str]] = []
+    times: list[str | None] = []
     where: dict[str, int] = {}
     sessions = sorted(
         (int(m.group(1)), k) for k in data if (m := re.fullmatch(r"session_(\d+)", k)) and isinstance(data[k], list)
     )
-    for _, key in sessions:
+    for number, key in sessions:
         turns = data[key]
+        date = data.get(f"{key}_date_time")
+        time = parse_locomo_time(date, where=f"{case_id}: {key}_date_time") if date is not None else None
         for i in range(0, len(turns), 2):
             pair = turns[i : i + 2]
             for t in pair:
                 where[t["dia_id"]] = len(exchanges)
             exchanges.append((_locomo_text(pair[0]), _locomo_text(pair[1]) if len(pair) > 1 else ""))
+            times.append(time)
     queries = []
     for q in data["qa"]:
         if q.get("category") == 5:
             continue
         needed = sorted({where[e] for e in q.get("evidence", []) if e in where})
         if needed:
-            queries.append(RetrievalQuery(position=len(exchanges), text=str(q["question"]), needed=tuple(needed)))
-    return RetrievalCase(id=case_id, exchanges=tuple(exchanges), queries=tuple(queries))
+            answer = q.get("answer")  # LoCoMo gives a year as a number
+            answer = str(answer) if isinstance(answer, (str, int, float)) and not isinstance(answer, bool) else None
+            queries.append(
+                RetrievalQuery(
+                    position=len(exchanges),
+                    text=str(q["question"]),
+                    needed=tuple(needed),
+                    answer=answer,
+                    category=q.get("category") if isinstance(q.get("category"), int) else None,
+                )
+            )
+    return RetrievalCase(
+        id=case_id,
+        exchanges=tuple(exchanges),
+        queries=tuple(queries),
+        times=tuple(times) if any(t is not None for t in times) else (),
+    )
 
 
 def load_locomo(path: str | Path) -> list[RetrievalCase]:
@@ -364,8 +398,9 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
     session = strategy.new_session()
     records = []
     for q in sorted(case.queries, key=lambda q: q.position):
-        for user, reply in case.exchanges[len(session.episodes) : q.position]:
-            session.episodes.append(user, reply)
+        for i in range(len(session.episodes), q.position):
+            user, reply = case.exchanges[i]
+            session.episodes.append(user, reply, time=case.time_of(i))
         t0 = time.perf_counter()
         scores = strategy.score(session, q.text)
         seconds = time.perf_counter() - t0

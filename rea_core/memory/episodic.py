@@ -53,6 +53,7 @@ class Exchange:
     latents: Any = None  # (n_latent * windows, hidden) reply latents, set by the codec after the reply
     user_latents: Any = None  # latents of the user text, only for the latent HCR scorer
     meta: dict = field(default_factory=dict)
+    time: str | None = None  # when the user sent it, in the stored form of ``rea_core.timestamps``
 
     @property
     def text(self) -> str:
@@ -69,6 +70,8 @@ class Exchange:
 
     def to_dict(self) -> dict:
         d = {"turn": self.turn, "user": self.user, "reply": self.reply, "meta": self.meta}
+        if self.time is not None:
+            d["time"] = self.time
         for name in ("latents", "user_latents"):
             if getattr(self, name) is not None:
                 d[name] = _encode_array(np.asarray(getattr(self, name), dtype=np.float32))
@@ -77,7 +80,9 @@ class Exchange:
     @classmethod
     def from_dict(cls, d: dict) -> "Exchange":
         arrays = {name: _decode_array(d[name]) if d.get(name) else None for name in ("latents", "user_latents")}
-        return cls(turn=d["turn"], user=d["user"], reply=d["reply"], meta=d.get("meta", {}), **arrays)
+        return cls(
+            turn=d["turn"], user=d["user"], reply=d["reply"], meta=d.get("meta", {}), time=d.get("time"), **arrays
+        )
 
 
 def _encode_array(a: np.ndarray) -> dict:
@@ -113,9 +118,19 @@ class EpisodicMemory:
     def n_embedded(self) -> int:
         return len(self._starts)
 
-    def append(self, user: str, reply: str, *, embedder: Embedder | None = None, meta: dict | None = None) -> Exchange:
-        """Store a finished exchange; embed it now when an embedder is given (REA), else later on demand."""
-        exchange = Exchange(turn=len(self.exchanges), user=user, reply=reply, meta=dict(meta or {}))
+    def append(
+        self,
+        user: str,
+        reply: str,
+        *,
+        embedder: Embedder | None = None,
+        meta: dict | None = None,
+        time: str | None = None,
+    ) -> Exchange:
+        """Store a finished exchange; embed it now when an embedder is given (REA), else later on demand.
+
+        ``time``: when the user sent it (stored form of ``rea_core.timestamps``), None when unknown."""
+        exchange = Exchange(turn=len(self.exchanges), user=user, reply=reply, meta=dict(meta or {}), time=time)
         self.exchanges.append(exchange)
         if embedder is not None:
             self.ensure_embedded(embedder)
