@@ -23,6 +23,7 @@ from .methods.secom.config import SeComConfig
 from .runtime import RuntimeConfig
 from .session import ChatSession, load_sessions, save_sessions
 from .settings import Settings
+from .timestamps import now_time, prompt_time
 from .types import Decision, PromptPlan, Reason, Resolution, TurnResult
 
 __version__ = "0.1.0"
@@ -47,5 +48,7 @@ __all__ = [
     "load_conversations",
     "load_models",
     "load_sessions",
+    "now_time",
+    "prompt_time",
     "save_sessions",
 ]

@@ -8,6 +8,10 @@ the same segments). Omitted exchanges stay in the plan with zero tokens so views
 left out. Pure functions: the tokenizer comes in as a ``count_tokens`` callable. Segment token
 counts cover each block's own text; the generator's chat-template markup is counted only in the
 real prompt length it reports.
+
+Time: with ``show_time``, a kept exchange that has a time is read as ``[Mon 8 May 2023 13:56] <user
+text>`` (``user_as_read``; the segment's token count includes the prefix), so the model can place
+"last Saturday" or "two weeks ago"; the current query carries no time.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Callable, Sequence
 from .memory.episodic import Exchange
 from .templates import fill, load_template
 from .text import extract_relevant, text_compress
+from .timestamps import prompt_time
 from .types import Decision, PromptPlan, ReplyForm, Resolution, Segment, SegmentKind
 
 CountTokens = Callable[[str], int]
@@ -42,6 +47,12 @@ def instruction_prefix(instructions: Sequence[str], template: str = "instruction
     return fill(load_template(template), instructions=items)
 
 
+def user_as_read(user: str, time: str | None) -> str:
+    """An exchange's user text as the model reads it: ``[Mon 8 May 2023 13:56] `` before it when it has
+    a time. The one source of both the rendered message and its segment's token count."""
+    return f"[{prompt_time(time)}] {user}" if time else user
+
+
 def exchange_segment(
     ex: Exchange,
     decision: Decision,
@@ -51,8 +62,12 @@ def exchange_segment(
     text_compress_words: int = 24,
     text_compression: str = "first_words",
     use_latents: bool = False,
+    show_time: bool = False,
 ) -> Segment:
-    """One stored exchange at its resolution: raw, compressed (latent or text stand-in) or omitted."""
+    """One stored exchange at its resolution: raw, compressed (latent or text stand-in) or omitted.
+
+    With ``show_time`` the segment carries the exchange's time (read before the user text when kept)."""
+    time = ex.time if show_time else None
     common = dict(
         kind=SegmentKind.EXCHANGE,
         turn=ex.turn,
@@ -60,14 +75,16 @@ def exchange_segment(
         source_reply=ex.reply,
         score=decision.score,
         reason=decision.reason,
+        time=time,
     )
     if decision.resolution is Resolution.OMIT:
         return Segment(tokens=0, user=ex.user, **common)
+    user_tokens = count_tokens(user_as_read(ex.user, time))
     if decision.resolution is Resolution.RAW:
         form, reply = ReplyForm.RAW, ex.reply
     elif use_latents and ex.latents is not None:  # user text + latent reply (section 3.5)
         n = len(ex.latents)
-        tokens = count_tokens(ex.user) + count_tokens(LATENT_OPEN + LATENT_CLOSE) + n
+        tokens = user_tokens + count_tokens(LATENT_OPEN + LATENT_CLOSE) + n
         return Segment(tokens=tokens, user=ex.user, reply_form=ReplyForm.LATENT, latent_vectors=n, **common)
     else:  # no codec, or text chosen: an extractive text stand-in, never called latent
         if text_compression == "extractive":
@@ -75,9 +92,7 @@ def exchange_segment(
         else:
             reply = text_compress(ex.reply, text_compress_words)
         form = ReplyForm.TEXT_COMPRESSED
-    return Segment(
-        tokens=count_tokens(ex.user) + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common
-    )
+    return Segment(tokens=user_tokens + count_tokens(reply), user=ex.user, reply=reply, reply_form=form, **common)
 
 
 def exchange_segments(
@@ -154,6 +169,7 @@ def build_prompt_plan(
     text_compression: str = "first_words",
     im_placement: str = "system",
     use_latents: bool = False,
+    show_time: bool = False,
 ) -> PromptPlan:
     """REA's hybrid plan (vanilla's with every exchange raw and no IM). ``decisions`` pairs one-to-one
     with ``exchanges``.
@@ -161,6 +177,7 @@ def build_prompt_plan(
     With ``use_latents``, a compressed exchange whose reply has latents takes them (ReplyForm.LATENT);
     otherwise, and for exchanges not compressed yet, the reply is text-compressed: its sentences
     nearest the query (``extractive``) or its first words, within ``text_compress_words``.
+    With ``show_time`` each kept exchange that has a time is read with it (``user_as_read``).
     """
     segments = exchange_segments(
         exchanges,
@@ -170,6 +187,7 @@ def build_prompt_plan(
         text_compress_words=text_compress_words,
         text_compression=text_compression,
         use_latents=use_latents,
+        show_time=show_time,
     )
     return assemble_plan(
         query=query,
@@ -199,7 +217,10 @@ def render_messages(plan: PromptPlan) -> list[dict]:
     for seg in plan.segments[lead:]:
         if seg.kind is SegmentKind.EXCHANGE and seg.resolution is not Resolution.OMIT:
             reply = LATENT_REPLY if seg.reply_form is ReplyForm.LATENT else seg.reply
-            messages += [{"role": "user", "content": seg.user}, {"role": "assistant", "content": reply}]
+            messages += [
+                {"role": "user", "content": user_as_read(seg.user, seg.time)},
+                {"role": "assistant", "content": reply},
+            ]
         elif seg.kind is SegmentKind.INSTRUCTIONS:
             reminder = seg.text + "\n\n"
         elif seg.kind is SegmentKind.QUERY:

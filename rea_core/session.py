@@ -24,6 +24,7 @@ from .conversations import Conversation, parse_conversation
 from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
+from .timestamps import parse_time
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
@@ -66,10 +67,15 @@ class ChatSession:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ChatSession":
+        """A session from its ``to_dict``; exchange times come back in the stored form.
+
+        Raises:
+            DataFormatError: not a session, incomplete, or an exchange's "time" that is not ISO 8601.
+        """
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise DataFormatError('Not a REA session file (expected a JSON object with "format": "rea-session").')
         try:
-            return cls(
+            session = cls(
                 strategy=data["strategy"],
                 instructions=InstructionalMemory.from_dict(data["instructions"]),
                 episodes=EpisodicMemory.from_dict(data["episodes"]),
@@ -81,6 +87,10 @@ class ChatSession:
             raise DataFormatError(
                 f"Session file is incomplete or damaged: {type(exc).__name__}: {str(exc)[:200]}"
             ) from exc
+        for i, ex in enumerate(session.episodes.exchanges):  # the stored form, or one clear error naming the turn
+            if ex.time is not None:
+                ex.time = parse_time(ex.time, where=f"turn {i}")
+        return session
 
     def check_loaded(
         self,
@@ -109,6 +119,8 @@ class ChatSession:
                 raise DataFormatError(
                     f'turn {i}: its "turn" field says {ex.turn!r}; exchanges must be numbered 0, 1, 2, ...'
                 )
+            if ex.time is not None:
+                parse_time(ex.time, where=f"turn {i}")
             for role, text in (("user", ex.user), ("reply", ex.reply)):
                 if not isinstance(text, str):
                     raise DataFormatError(f'turn {i}: "{role}" must be text')
@@ -271,7 +283,7 @@ def load_sessions(path: str | Path) -> list[ChatSession]:
 def saved_conversations(
     path: str | Path, *, max_chars: int | None = None, max_turns: int | None = None
 ) -> list[Conversation]:
-    """A saved file's sessions as conversations (each exchange's user text and reply, in order), so a
+    """A saved file's sessions as conversations (each exchange's user text, reply and time, in order), so a
     chat saved by the app or ``rea chat`` can be traced or replayed like a conversation JSONL file.
 
     Held to the limits ``load_conversations`` applies (``max_chars``, ``max_turns``); sessions
@@ -290,7 +302,10 @@ def saved_conversations(
     for number, session in enumerate(sessions, 1):
         if not session.n_turns:
             continue
-        turns = [{"user": ex.user, "assistant": ex.reply} for ex in session.episodes.exchanges]
+        turns = [
+            {"user": ex.user, "assistant": ex.reply, **({"time": ex.time} if ex.time else {})}
+            for ex in session.episodes.exchanges
+        ]
         conversations.append(
             parse_conversation(
                 {"id": f"column {number}: {session.strategy}", "turns": turns},

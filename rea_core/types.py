@@ -122,7 +122,10 @@ class Segment:
     For an exchange segment, ``turn`` is its turn index, ``resolution`` its HCR decision and
     ``reply_form`` what stands in for the reply. ``user`` and ``reply`` hold the text that the
     generator sees (``reply`` is empty for an omitted exchange); ``source_reply`` is the
-    original reply, so a view can show what a compressed reply stands for.
+    original reply, so a view can show what a compressed reply stands for. ``time`` is when the
+    exchange happened (stored form of ``rea_core.timestamps``) where known and shown to the model
+    (``RuntimeConfig.show_time``); a kept exchange's ``user`` is read with it as a prefix
+    (``reconstruction.user_as_read``), and an omitted one keeps it for views.
     """
 
     kind: SegmentKind
@@ -139,6 +142,7 @@ class Segment:
     latent_vectors: int = 0  # latent positions standing for the reply (reply_form LATENT)
     label: str = ""  # memory segments: what the unit is (e.g. "segment 2 · turns 3-5 · bm25"), for views
     turns: tuple[int, ...] = ()  # memory segments: the turns the unit stands for
+    time: str | None = None  # exchange segments: when it happened (stored form), None when unknown or not shown
 
     def to_dict(self) -> dict:
         d = asdict(self)

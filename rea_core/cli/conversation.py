@@ -290,10 +290,11 @@ def replay(
             session = strat.new_session()
             for turn in conv.turns:
                 given = None if regenerate else turn.assistant
-                result = strat.respond(session, turn.user, reply=given)
+                result = strat.respond(session, turn.user, reply=given, time=turn.time)
                 record = {
                     "conversation": conv.id,
                     "turn": result.turn,
+                    **({"time": turn.time} if turn.time else {}),
                     "instructions": session.instructions.texts(),
                     "scores": result.scores,
                     "decisions": [d.resolution.value for d in result.decisions],

@@ -8,9 +8,9 @@ the session exactly as it was.
 
 from __future__ import annotations
 
-import time
 from abc import ABC, abstractmethod
 from contextlib import closing
+from time import perf_counter
 from typing import ClassVar, Iterator
 
 from ..backends.base import Embedder, Generator, require
@@ -21,6 +21,7 @@ from ..reconstruction import render_messages
 from ..runtime import RuntimeConfig
 from ..session import ChatSession
 from ..text import validate_message
+from ..timestamps import parse_time
 from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
 
 
@@ -108,9 +109,9 @@ class Strategy(ABC):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """The prompt plan for ``query`` and one decision per stored exchange."""
 
-    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
-        """After answering: keep the finished exchange."""
-        session.episodes.append(user_text, reply)
+    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+        """After answering: keep the finished exchange, with when the user sent it (``time``, stored form)."""
+        session.episodes.append(user_text, reply, time=time)
 
     def redecide(
         self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float
@@ -181,20 +182,26 @@ class Strategy(ABC):
     def max_prompt_tokens(self) -> int:
         return max(1, self.generator.context_window - self.runtime.max_new_tokens)
 
-    def respond(self, session: ChatSession, user_text: str, *, reply: str | None = None) -> TurnResult:
+    def respond(
+        self, session: ChatSession, user_text: str, *, reply: str | None = None, time: str | None = None
+    ) -> TurnResult:
         """Answer ``user_text`` (or, in replay, store the given ``reply`` without generating).
+
+        ``time``: when the user sent it (ISO 8601, kept on the exchange in the stored form of
+        ``rea_core.timestamps``); None when unknown.
 
         Raises:
             InputError: empty or oversize message; nothing is stored.
+            DataFormatError: ``time`` is not an ISO 8601 date-time; nothing is stored.
             ServingError: the model call failed; nothing is stored.
         """
         result = None
-        for item in self.respond_stream(session, user_text, reply=reply):
+        for item in self.respond_stream(session, user_text, reply=reply, time=time):
             result = item
         return result
 
     def respond_stream(
-        self, session: ChatSession, user_text: str, *, reply: str | None = None
+        self, session: ChatSession, user_text: str, *, reply: str | None = None, time: str | None = None
     ) -> Iterator[str | TurnResult]:
         """``respond`` as a stream: the reply's text pieces as they are decoded, then the ``TurnResult``.
 
@@ -202,16 +209,17 @@ class Strategy(ABC):
         the session exactly as it was before the turn: nothing is stored, IM is restored.
         """
         text = validate_message(user_text, self.runtime.max_message_chars)
+        stamp = None if time is None else parse_time(time, where="the message's time")
         im_before, turns_before = session.instructions.entries, session.n_turns
         memory_before, log_before = session.memory, len(session.log)
         gen = None
         try:
-            t0 = time.perf_counter()
+            t0 = perf_counter()
             recognition = self.update_instructions(session, text)
-            t1 = time.perf_counter()
+            t1 = perf_counter()
             plan, decisions = self.build_context(session, text)
             messages = render_messages(plan)
-            t2 = time.perf_counter()
+            t2 = perf_counter()
             if reply is None:
                 with closing(
                     self.stream_reply(session, plan, messages)
@@ -233,9 +241,9 @@ class Strategy(ABC):
                 full = self.prompt_length(session, plan, messages)
                 truncated = max(0, full - self.max_prompt_tokens)
                 answer, prompt_tokens, new_tokens = reply, full - truncated, 0
-            t3 = time.perf_counter()
-            self.store(session, text, answer)
-            t4 = time.perf_counter()
+            t3 = perf_counter()
+            self.store(session, text, answer, time=stamp)
+            t4 = perf_counter()
         except BaseException:
             session.instructions.restore(im_before)  # a failed or stopped turn changes nothing
             session.episodes.truncate(turns_before)

@@ -27,6 +27,7 @@ class TurnTrace:
     instructions: tuple[str, ...]  # IM after this turn's recognition
     plan: PromptPlan
     recognition: Recognition | None
+    time: str | None = None  # when the user sent it (stored form of rea_core.timestamps), None when unknown
 
     def omitted_turns(self) -> list[int]:
         return [d.turn for d in self.decisions if d.resolution is Resolution.OMIT]
@@ -79,7 +80,7 @@ def trace_conversation(
     traces = []
     for done, turn in enumerate(conversation.turns, 1):
         given = turn.assistant if turn.assistant is not None else (None if generate_missing else "")
-        result = strategy.respond(session, turn.user, reply=given)
+        result = strategy.respond(session, turn.user, reply=given, time=turn.time)
         traces.append(
             TurnTrace(
                 turn=result.turn,
@@ -90,6 +91,7 @@ def trace_conversation(
                 instructions=tuple(session.instructions.texts()),
                 plan=result.plan,
                 recognition=result.recognition,
+                time=session.episodes.exchanges[-1].time,
             )
         )
         if on_turn is not None:
@@ -117,7 +119,9 @@ def redecide_turn(
     turn = trace.turns[index]
     if not turn.decisions or any(d.score is None for d in turn.decisions):
         return turn.plan, turn.decisions  # nothing scored, nothing to re-decide
-    exchanges = [Exchange(turn=t.turn, user=t.user, reply=t.reply) for t in trace.turns[: len(turn.decisions)]]
+    exchanges = [
+        Exchange(turn=t.turn, user=t.user, reply=t.reply, time=t.time) for t in trace.turns[: len(turn.decisions)]
+    ]
     scores = np.array([d.score for d in turn.decisions], dtype=np.float64)
     plan, decisions = _text_replies(strategy).replan(
         turn.plan.query, exchanges, turn.instructions, scores, (tau_low, tau_high)

@@ -74,8 +74,8 @@ class ComedyStrategy(Strategy):
         state["session_start"] = end + 1
         return state
 
-    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
-        session.episodes.append(user_text, reply)
+    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+        session.episodes.append(user_text, reply, time=time)
         state = self.state(session)
         if session.n_turns - state["session_start"] >= self.config.session_turns:
             state = self._close_session(session, state)
@@ -123,7 +123,7 @@ class ComedyStrategy(Strategy):
             count_tokens=count,
             system_prompt=system,
             memory=blocks,
-            exchanges=exchange_segments(exchanges, decisions, count),
+            exchanges=exchange_segments(exchanges, decisions, count, show_time=self.runtime.show_time),
             notes=notes,
         )
         return plan, decisions

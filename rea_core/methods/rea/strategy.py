@@ -252,6 +252,7 @@ class REAStrategy(Strategy):
             text_compression=self.config.text_compression,
             im_placement=self.config.im_placement,
             use_latents=self.uses_latents,
+            show_time=self.runtime.show_time,
         )
         return plan, decisions
 
@@ -270,8 +271,9 @@ class REAStrategy(Strategy):
         earlier = session.episodes.exchanges[: len(last.decisions)]
         return self.replan(last.plan.query, earlier, session.instructions.texts(), scores, (tau_low, tau_high))
 
-    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
-        exchange = session.episodes.append(user_text, reply, embedder=self.embedder)  # embedded once, here
+    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+        # embedded once, here
+        exchange = session.episodes.append(user_text, reply, embedder=self.embedder, time=time)
         if self.uses_latents or self.latent_scoring:
             worker, writer = self.codec.background(), self.latent_writer
             worker.submit(exchange, writer, with_user=self.latent_scoring)  # after the reply, off its path

@@ -119,8 +119,8 @@ class SeComStrategy(Strategy):
             state["notes"] = (state["notes"] + [result.note])[-MAX_NOTES:]
         return state
 
-    def store(self, session: ChatSession, user_text: str, reply: str) -> None:
-        session.episodes.append(user_text, reply)
+    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+        session.episodes.append(user_text, reply, time=time)
         state = self.state(session)
         if session.n_turns - state["open_from"] >= self.config.segment_window:
             state = self._segment_tail(session, state, close_all=False)

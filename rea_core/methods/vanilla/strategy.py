@@ -27,5 +27,6 @@ class VanillaStrategy(Strategy):
             instructions=(),
             count_tokens=self.generator.count_tokens,
             system_prompt=self.runtime.system_prompt,
+            show_time=self.runtime.show_time,
         )
         return plan, decisions
