@@ -8,7 +8,7 @@ from html import escape
 import numpy as np
 import plotly.graph_objects as go
 
-from rea_core import Decision, Reason, Resolution
+from rea_core import Decision, Reason, Resolution, prompt_time
 from rea_core.memory.episodic import Exchange
 
 from .reasons import reason_label
@@ -26,8 +26,9 @@ def _short(text: str, n: int = 120) -> str:
 def _hover(d: Decision, exchanges: list[Exchange], thresholded: bool) -> str:
     ex = exchanges[d.turn]
     why = escape(reason_label(d.resolution, d.reason, thresholded=thresholded), quote=False)
+    when = f" · {escape(prompt_time(ex.time), quote=False)}" if ex.time else ""
     return (
-        f"turn {d.turn} · score {d.score:.3f}<br>{d.resolution.value} · {why}<br>User: "
+        f"turn {d.turn}{when} · score {d.score:.3f}<br>{d.resolution.value} · {why}<br>User: "
         f"{_short(ex.user)}<br>Reply: {_short(ex.reply)}"
     )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from rea_core import PromptPlan, Reason, Resolution
+from rea_core import PromptPlan, Reason, Resolution, prompt_time
 from rea_core.types import ReplyForm, Segment, SegmentKind
 
 from .reasons import RULE_TEXT, reason_label, reason_text
@@ -50,6 +50,11 @@ def _query_block(seg: Segment, instructions: str) -> str:
     )
 
 
+def _time(seg: Segment) -> str:
+    """``[Mon 8 May 2023 13:56] `` as the model reads it before the user text, escaped; "" without a time."""
+    return f'<span class="rea-time">[{escape(prompt_time(seg.time))}]</span> ' if seg.time else ""
+
+
 def _why(seg: Segment) -> str:
     """' · kept by rule: ...' or ' · kept by score: ...': why the exchange is in the prompt, in full on hover."""
     if seg.reason is None or seg.resolution is None:
@@ -63,7 +68,7 @@ def _why(seg: Segment) -> str:
 
 def _exchange_block(seg: Segment) -> str:
     label = f"turn {seg.turn} · {seg.resolution.value}{_score(seg)}"
-    user = f'<div class="rea-user"><b>User:</b> {escape(seg.user)}</div>'
+    user = f'<div class="rea-user"><b>User:</b> {_time(seg)}{escape(seg.user)}</div>'
     if seg.reply_form is ReplyForm.RAW:
         reply = f'<div class="rea-reply"><b>Assistant:</b> {escape(seg.reply)}</div>'
         css = "rea-raw"
@@ -121,7 +126,8 @@ def _notes_block(notes) -> str:
 def _omitted_block(run: list[Segment]) -> str:
     turns = ", ".join(str(s.turn) for s in run)
     items = "".join(
-        f"<li>turn {s.turn}{escape(_score(s))} · {escape(reason_label(s.resolution, s.reason))}: {escape(s.user)}</li>"
+        f"<li>turn {s.turn}{escape(_score(s))} · {escape(reason_label(s.resolution, s.reason))}: "
+        f"{_time(s)}{escape(s.user)}</li>"
         for s in run
     )
     noun = "exchange" if len(run) == 1 else "exchanges"

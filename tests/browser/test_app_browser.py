@@ -495,7 +495,7 @@ def inspecting(chatted):
 
 
 def decision_rows(page):
-    """The decisions table's rows at the shown turn: [exchange turn, score, decision, why, user text]."""
+    """The decisions table's rows at the shown turn: [exchange turn, score, decision, why, user text, time]."""
     return page.eval_on_selector_all(
         "#inspect-decisions .virtual-body [role=row]", "rows => rows.map(r => [...r.children].map(c => c.innerText))"
     )

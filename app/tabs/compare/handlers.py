@@ -11,7 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from rea_core import REAError, load_conversations
+from rea_core import REAError, load_conversations, now_time
 from rea_core.errors import DataFormatError
 from rea_core.session import save_sessions, sessions_from_data
 from rea_core.text import validate_message
@@ -57,12 +57,20 @@ def check_message(engine: AppEngine, text: str) -> str:
 
 
 def respond_column(
-    engine: AppEngine, column: ColumnState, text: str, tau_low: float, tau_high: float, *, reply: str | None = None
+    engine: AppEngine,
+    column: ColumnState,
+    text: str,
+    tau_low: float,
+    tau_high: float,
+    *,
+    reply: str | None = None,
+    sent: str | None = None,
 ) -> None:
-    """One turn in one column. A failure is shown in the column; the conversation stays as it was."""
+    """One turn in one column, stamped ``sent`` (the app clock's stored form; None: now). A failure is
+    shown in the column; the conversation stays as it was."""
     strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
     try:
-        column.last = strategy.respond(column.session, text, reply=reply)
+        column.last = strategy.respond(column.session, text, reply=reply, time=sent or now_time())
         column.last_thresholds = (tau_low, tau_high)
         column.error = ""
     except REAError as exc:
@@ -82,6 +90,7 @@ def stream_columns(
     stop: threading.Event,
     *,
     every_s: float = 0.1,
+    sent: str | None = None,
 ) -> Iterator[list[str | None]]:
     """Both columns answer ``text`` at once, each on its own thread (their tokens interleave under the
     model lock); yields each column's reply so far (None once it ended) at most every ``every_s``.
@@ -89,10 +98,14 @@ def stream_columns(
     ``text`` is one message for every column, or one per column (re-answering columns that hold
     different conversations; None: that column does not answer).
 
+    Every column stores the message with one time, ``sent`` (None: the app clock now), so REA's and
+    vanilla's exchange of one message say the same time.
+
     ``stop`` set (the Stop button) ends both replies: nothing of the turn is stored and the column's
     error is ``STOPPED``. A failure is shown in its column; the conversation stays as it was.
     """
     texts = [text] * len(columns) if isinstance(text, str) else list(text)
+    sent = sent or now_time()
     partial: list[str | None] = ["" if t is not None else None for t in texts]
     changed = threading.Event()
 
@@ -100,7 +113,7 @@ def stream_columns(
         strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
         column.error, finished = "", False
         try:
-            with closing(strategy.respond_stream(column.session, texts[side])) as turn:
+            with closing(strategy.respond_stream(column.session, texts[side], time=sent)) as turn:
                 for item in turn:
                     if stop.is_set():
                         break  # closing the stream rolls the turn back
@@ -169,7 +182,8 @@ def play_turns(
     """A scripted conversation (the H.1 demo, an example) in every column, turn by turn.
 
     A turn with a given reply is stored as it is (no generation); the others stream like a typed
-    message. Yields (the turn's message, each column's reply so far: None once stored). Ends early
+    message; every column stores a turn with the same time, the app clock when it starts. Yields (the
+    turn's message, each column's reply so far: None once stored). Ends early
     on Stop (the columns' error is ``STOPPED``; earlier turns stay) or when a column fails.
     """
     for user, reply in turns:
@@ -177,12 +191,13 @@ def play_turns(
             for column in columns:
                 column.error = STOPPED
             return
+        sent = now_time()
         if reply is not None:
             for column in columns:
-                respond_column(engine, column, user, tau_low, tau_high, reply=reply)
+                respond_column(engine, column, user, tau_low, tau_high, reply=reply, sent=sent)
             yield user, [None] * len(columns)
         else:
-            for partial in stream_columns(engine, columns, user, tau_low, tau_high, stop):
+            for partial in stream_columns(engine, columns, user, tau_low, tau_high, stop, sent=sent):
                 yield user, partial
         if any(column.error for column in columns):
             return

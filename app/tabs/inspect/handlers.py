@@ -69,7 +69,10 @@ def mark_needed(
         raise MarkError(f"turn {query_turn} made no decision about exchange {exchange_turn}")
     needed = trace.turns[exchange_turn]
 
-    context = [{"user": t.user, "assistant": t.reply} for t in trace.turns[: query_turn + 1]]
+    context = [  # conversation JSONL turns, times kept where known
+        {"user": t.user, "assistant": t.reply, **({"time": t.time} if t.time else {})}
+        for t in trace.turns[: query_turn + 1]
+    ]
 
     def write():
         with engine.db() as session:

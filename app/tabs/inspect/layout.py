@@ -10,7 +10,7 @@ from pathlib import Path
 import gradio as gr
 from gradio.events import Dependency
 
-from rea_core import REAError, Resolution
+from rea_core import REAError, Resolution, prompt_time
 from rea_core.limits import DutyCycle
 from rea_core.retrieval.trace import redecide_turn, trace_conversation
 
@@ -86,7 +86,7 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: D
     turn = gr.Slider(0, 1, value=0, step=1, label="query turn", elem_id="inspect-turn")
     heatmap = gr.Plot(show_label=False, elem_id="inspect-heatmap")
     decisions = gr.Dataframe(
-        headers=["exchange turn", "score", "decision", "why", "user text"],
+        headers=["exchange turn", "score", "decision", "why", "user text", "time"],
         label="decisions at this turn",
         interactive=False,
         elem_id="inspect-decisions",
@@ -205,6 +205,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         thresholds: re-decided from the traced scores, no model call."""
         plan, decisions = redecide_turn(engine.strategy("rea"), result, index, tau_low=lo, tau_high=hi)
         users = [x.user for x in result.turns]
+        times = [prompt_time(x.time) if x.time else "" for x in result.turns]  # "" where the file gave none
         rows = [
             [
                 d.turn,
@@ -212,6 +213,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
                 d.resolution.value,
                 reason_label(d.resolution, d.reason),
                 users[d.turn],
+                times[d.turn],
             ]
             for d in decisions
         ]
