@@ -52,7 +52,7 @@ def test_kept_exchanges_read_their_time_and_the_count_includes_it():
     assert untimed.tokens == 3 + 5 and untimed.time is None
     assert omitted.tokens == 0 and omitted.time == "2023-06-01T18:00"  # kept for views, never rendered
     assert "Thu 1 Jun" not in json.dumps(render_messages(p))
-    assert p.to_dict()["segments"][1]["time"] == MAY_8
+    assert p.to_dict()["segments"][0]["time"] == MAY_8
 
 
 def test_without_show_time_nothing_changes():
