@@ -294,7 +294,7 @@ def replay(
                 record = {
                     "conversation": conv.id,
                     "turn": result.turn,
-                    **({"time": turn.time} if turn.time else {}),
+                    **({"time": stored} if (stored := session.episodes.exchanges[-1].time) else {}),  # as kept
                     "instructions": session.instructions.texts(),
                     "scores": result.scores,
                     "decisions": [d.resolution.value for d in result.decisions],
