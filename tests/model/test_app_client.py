@@ -237,3 +237,17 @@ def test_upload_over_the_size_limit_is_refused_and_ui_endpoints_are_unlisted(cli
     assert "/accept_message" in listed and "/review_adjudicate" in listed
     for hidden in ("/set_thresholds", "/show_turn", "/im_add_0", "/review_version", "/init"):
         assert hidden not in listed
+
+
+def test_inspector_shows_the_times_of_an_uploaded_conversation(client, tmp_path):
+    timed = tmp_path / "timed.jsonl"
+    turns = [
+        {"user": f"Message number {i} <b>bold</b>.", "assistant": f"Reply {i}.", "time": f"2023-05-0{i + 1}T13:56"}
+        for i in range(3)
+    ]
+    timed.write_text(json.dumps({"id": "timed", "turns": turns}) + "\n", encoding="utf-8")
+    assert "1 conversation(s)" in json.dumps(client.predict(handle_file(str(timed)), api_name="/inspect_upload"))
+    assert "Traced 3 turns" in json.dumps(client.predict("timed", 0.0, 0.0, api_name="/trace"))
+    shown = client.predict(2, 0.0, 0.0, api_name="/show_turn")
+    assert [row[-1] for row in shown[1]["data"]] == ["Mon 1 May 2023 13:56", "Tue 2 May 2023 13:56"]
+    assert '<span class="rea-time">[Mon 1 May 2023 13:56]</span> Message number 0 &lt;b&gt;' in shown[2]
