@@ -91,6 +91,7 @@ def chat(
     from ..errors import InputError, REAError
     from ..loading import build_from_settings
     from ..session import load_sessions, save_sessions
+    from ..timestamps import now_time
 
     with reported_errors():
         names = _strategy_names(strategy)
@@ -144,10 +145,11 @@ def chat(
                     continue
                 typer.echo(f"saved to {path}")
                 continue
+            sent = now_time()  # the clock when the message was sent: one time for every strategy
             for n, strat in strategies.items():
                 started = False
                 try:
-                    for item in strat.respond_stream(sessions[n], text):
+                    for item in strat.respond_stream(sessions[n], text, time=sent):
                         if isinstance(item, str):  # printed as it is decoded
                             if not started:
                                 typer.secho(f"[{n}] ", fg=typer.colors.CYAN, nl=False, bold=True)
