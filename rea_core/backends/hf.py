@@ -396,7 +396,9 @@ class HFGenerator:
                 scores.append(float(logp[torch.arange(len(cont)), torch.tensor(cont, device=self.device)].sum()))
         return scores
 
-    def answer_logprobs(self, messages: Sequence[Message], answer: str, *, cache_key: str | None = None) -> list[float]:
+    def answer_logprobs(
+        self, messages: Sequence[Message], answer: str, *, cache_key: str | None = None
+    ) -> list[float]:
         """log p(token | prompt, earlier answer tokens) for each token of ``answer`` (tokenized alone, as
         ``choice_logprobs`` does), teacher-forced after the chat-templated ``messages``.
 
