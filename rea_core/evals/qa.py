@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..backends.base import ANSWER_LOGPROBS, KV_REUSE, has
 from ..errors import DataFormatError
@@ -477,7 +478,8 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
     prompts = arm_prompts(arm, case, ctx)
     records = []
     try:
-        for q in sorted(case.queries, key=lambda q: q.position):
+        questions = sorted(case.queries, key=lambda q: q.position)
+        for q in tqdm(questions, desc=f"{arm} {case.id}", unit="q", file=sys.stderr, leave=False):
             t0 = time.perf_counter()
             built = prompts(q)
             plan = with_question(built.plan, q.text, count)
