@@ -27,6 +27,7 @@ from .options import (
     Stage2Opt,
     TauHighOpt,
     TauLowOpt,
+    TokenizerOpt,
 )
 
 eval_app = typer.Typer(
@@ -418,6 +419,7 @@ def qa(
             "server; template rea_core/templates/qa_judge.md).",
         ),
     ] = None,
+    tokenizer: TokenizerOpt = None,
     max_new_tokens: Annotated[
         int, typer.Option("--max-new-tokens", help="Longest generated answer, in tokens (a short phrase).")
     ] = 24,
@@ -454,6 +456,7 @@ def qa(
             kv_reuse=False,
             model=model,
             embedder=embedder,
+            tokenizer=tokenizer,
             codec="none",
         )
         models = load_pipeline(config, context_window)
