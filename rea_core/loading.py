@@ -68,16 +68,8 @@ def load_models(
     )  # KV prefix cache bounds (in-process models)
     if not is_openai_spec(model):
         extra["cache_dir"] = cache_dir
-    o = openai or OpenAISettings()
-    remote = {
-        "base_url": o.base_url,
-        "api_key": o.api_key,
-        "hf_token": o.hf_token,
-        "timeout_s": o.timeout_s,
-        "max_retries": o.max_retries,
-    }
     generator = load_generator(
-        model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote, **extra
+        model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote_kwargs(openai), **extra
     )
     loaded, note = None, ""
     if codec not in (None, "none") and not has(generator, WEIGHTS):
@@ -105,6 +97,30 @@ def load_models(
         codec=loaded,
         codec_note=note,
     )
+
+
+def remote_kwargs(openai: OpenAISettings | None) -> dict:
+    """``OpenAIGenerator.from_spec``'s connection arguments from the OpenAI settings."""
+    o = openai or OpenAISettings()
+    return {
+        "base_url": o.base_url,
+        "api_key": o.api_key,
+        "hf_token": o.hf_token,
+        "timeout_s": o.timeout_s,
+        "max_retries": o.max_retries,
+    }
+
+
+def load_judge(spec: str, *, openai: OpenAISettings | None = None, cache_dir: Path | None = None) -> Generator:
+    """A second generator that grades answers (``rea eval qa --judge-model``): usually ``openai:<id>``.
+
+    Raises:
+        ModelLoadError: naming the model that failed and what to do.
+    """
+    if is_packaged_generator(spec):
+        use_offline_hub()
+    extra = {} if is_openai_spec(spec) else {"cache_dir": cache_dir}
+    return load_generator(spec, openai=remote_kwargs(openai), **extra)
 
 
 def build_strategy(name: str, models: Models, config=None, *, runtime: RuntimeConfig | None = None) -> Strategy:

@@ -23,6 +23,7 @@ TOKEN_LOGPROBS = "token_logprobs"  # log p(ids[i] | ids[:i]): SeCom's perplexity
 TOKENIZER = "tokenizer"  # a local tokenizer (``.tokenizer``, ``template_ids``): exact token counts
 WEIGHTS = "weights"  # local weights and input embeddings (``.model``, ``embed_ids``): the latent codec
 KV_REUSE = "kv_reuse"  # per-session KV prefix reuse (``stream(..., cache_key=...)`` reuses a prefix)
+ANSWER_LOGPROBS = "answer_logprobs"  # log p(answer token | prompt, earlier answer tokens): ``rea eval qa``'s NLL
 
 CAPABILITY_HELP = {
     CHOICE_LOGPROBS: "log-probabilities of short continuations",
@@ -30,6 +31,7 @@ CAPABILITY_HELP = {
     TOKENIZER: "a local tokenizer",
     WEIGHTS: "local model weights",
     KV_REUSE: "KV prefix reuse",
+    ANSWER_LOGPROBS: "teacher-forced log-probabilities of a given reply",
 }
 
 
@@ -40,7 +42,9 @@ class Generator(Protocol):
     Optional methods exist only where ``capabilities`` names them:
     ``choice_logprobs(messages, choices) -> list[float]`` (CHOICE_LOGPROBS),
     ``token_logprobs(ids) -> list[float]`` (TOKEN_LOGPROBS), ``tokenizer`` and
-    ``template_ids(messages) -> list[int]`` (TOKENIZER), ``model`` and ``embed_ids`` (WEIGHTS).
+    ``template_ids(messages) -> list[int]`` (TOKENIZER), ``model`` and ``embed_ids`` (WEIGHTS),
+    ``answer_logprobs(messages, answer, *, cache_key=None) -> list[float]`` (ANSWER_LOGPROBS): one
+    log-probability per token of ``answer`` read as the assistant's reply to ``messages``.
     """
 
     name: str

@@ -18,7 +18,7 @@ from typing import Callable, Iterator, Protocol, Sequence
 from ..errors import ModelLoadError
 from ..types import Generation
 from . import packaged
-from .base import CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
+from .base import ANSWER_LOGPROBS, CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
 from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class HFGenerator:
     """A causal LM and its tokenizer behind the ``Generator`` interface. Greedy decoding, streamed,
     with per-session KV prefix reuse (``cache_key``) bounded by ``cache_limits``."""
 
-    capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE})
+    capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE, ANSWER_LOGPROBS})
     token_source = "tokenizer"
 
     def supports(self, capability: str) -> bool:
@@ -395,3 +395,42 @@ class HFGenerator:
                 logp = torch.log_softmax(logits.float(), dim=-1)
                 scores.append(float(logp[torch.arange(len(cont)), torch.tensor(cont, device=self.device)].sum()))
         return scores
+
+    def answer_logprobs(
+        self, messages: Sequence[Message], answer: str, *, cache_key: str | None = None
+    ) -> list[float]:
+        """log p(token | prompt, earlier answer tokens) for each token of ``answer`` (tokenized alone, as
+        ``choice_logprobs`` does), teacher-forced after the chat-templated ``messages``.
+
+        Why a KV cache: ``rea eval qa`` scores many questions after one shared history, so with
+        ``cache_key`` the longest common prefix with the key's last call (this or ``stream``) is
+        reused and only the rest is prefilled: one history prefill per conversation.
+        """
+        torch = self._torch
+        prompt = self.template_ids(messages)
+        cont = self.tokenizer(answer, add_special_tokens=False)["input_ids"]
+        if not cont:
+            return []
+        items = tuple(prompt + cont)
+        entry = self.prefix_cache.take(cache_key) if cache_key is not None else None
+        reused = 0
+        if entry is not None and entry.mode == PLAIN:
+            reused = min(common_prefix(entry.items, items), len(prompt) - 1)  # logits from the prompt's last position
+        from transformers import DynamicCache
+
+        kv = entry.kv if reused else DynamicCache(config=self.model.config)
+        if reused and kv.get_seq_length() > reused:
+            kv.crop(reused - kv.get_seq_length())
+        ok = False
+        try:
+            with self.lock, self.plain_backbone(), torch.inference_mode():
+                x = torch.tensor([list(items[reused:])], device=self.device)  # (1, T - reused)
+                logits = self.model(input_ids=x, use_cache=True, **{self._cache_kw: kv}).logits[0]
+                first = len(prompt) - 1 - reused  # the row that predicts the answer's first token
+                logp = torch.log_softmax(logits[first : first + len(cont)].float(), dim=-1)  # (len(cont), vocab)
+                out = logp[torch.arange(len(cont)), torch.tensor(cont, device=self.device)].tolist()
+            ok = True
+        finally:
+            if cache_key is not None and ok:
+                self.prefix_cache.put(cache_key, CacheEntry(items=items, kv=kv, nbytes=_cache_bytes(kv), mode=PLAIN))
+        return out

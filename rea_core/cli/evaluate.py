@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..evals.qa import DEFAULT_ARMS as QA_ARMS
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
 from .common import load_pipeline, reported_errors, settings_from_options, split_names
 from .options import (
@@ -26,11 +27,12 @@ from .options import (
     Stage2Opt,
     TauHighOpt,
     TauLowOpt,
+    TokenizerOpt,
 )
 
 eval_app = typer.Typer(
     help="Evaluations: adherence (IAR), ablations, sweep, state "
-    "tracking (JGA), latency, recognizer, segmentation, retrieval.",
+    "tracking (JGA), latency, recognizer, segmentation, retrieval, qa.",
     no_args_is_help=True,
 )
 data_app = typer.Typer(help="Generate evaluation suites from the packaged conversation sets.", no_args_is_help=True)
@@ -379,6 +381,118 @@ def retrieval(
                 f"tau_high {c['tau_high']:.2f} -> all kept {c['all_kept']:.3f} "
                 f"at {c['kept_share']:.1%} kept{'' if c['reached'] else ' (target not reached)'}"
             )
+        typer.echo(f"report: {out / 'report.html'}")
+
+
+@eval_app.command()
+def qa(
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data",
+            help='Conversation JSONL whose question turns carry "answer" (and "needed" for the oracle arm), '
+            "or LoCoMo JSON (a file or a folder) with --format locomo.",
+        ),
+    ],
+    out: OutOpt,
+    fmt: Annotated[str, typer.Option("--format", help="jsonl or locomo.")] = "jsonl",
+    arms: Annotated[
+        str,
+        typer.Option(
+            "--arms",
+            help="Comma-separated arms: none, oracle, vanilla, rea, rea-no-time, bm25, secom, comedy (README, 'QA').",
+        ),
+    ] = ",".join(QA_ARMS),
+    limit: Annotated[
+        Optional[int],
+        typer.Option(
+            "--limit", help="Only N questions, spread across conversations (the same N, the same questions)."
+        ),
+    ] = None,
+    model: ModelOpt = None,
+    embedder: EmbedderOpt = None,
+    judge_model: Annotated[
+        Optional[str],
+        typer.Option(
+            "--judge-model",
+            help="Grade each answer CORRECT/WRONG with this model (usually openai:<id> on an OpenAI-compatible "
+            "server; template rea_core/templates/qa_judge.md).",
+        ),
+    ] = None,
+    tokenizer: TokenizerOpt = None,
+    max_new_tokens: Annotated[
+        int, typer.Option("--max-new-tokens", help="Longest generated answer, in tokens (a short phrase).")
+    ] = 24,
+    context_window: ContextWindowOpt = None,
+    scorer: Annotated[
+        Optional[str],
+        typer.Option("--scorer", help="Scorer of the rea arms (hybrid, exchange, minilm, sentence)."),
+    ] = None,
+    tau_low: TauLowOpt = None,
+    tau_high: TauHighOpt = None,
+    recent_raw: RecentRawOpt = None,
+    recent_raw_tokens: RecentRawTokensOpt = None,
+    recent_compressed: RecentCompressedOpt = None,
+) -> None:
+    """Can the model answer from each arm's prompt? Gold-answer NLL and its gap share, F1/EM, judge, tokens.
+
+    Example: rea eval qa --data ../shared/locomo-dev/26.json --format locomo --limit 40 --out runs/qa
+    """
+    from ..evals import qa as task
+    from ..evals.retrieval import load_cases
+
+    with reported_errors():
+        names = task.check_arms(split_names(arms))
+        if max_new_tokens < 1:
+            raise typer.BadParameter("--max-new-tokens must be at least 1")
+        cases = task.prepare_cases(load_cases(data, fmt, answers=True), names, limit)  # before any model load
+        config = settings_from_options(
+            tau_low=tau_low,
+            tau_high=tau_high,
+            scorer=scorer,
+            recent_raw=recent_raw,
+            recent_raw_tokens=recent_raw_tokens,
+            recent_compressed=recent_compressed,
+            kv_reuse=False,
+            model=model,
+            embedder=embedder,
+            tokenizer=tokenizer,
+            codec="none",
+        )
+        models = load_pipeline(config, context_window)
+        judge = None
+        if judge_model:
+            from ..loading import load_judge
+
+            judge = load_judge(judge_model, openai=config.openai, cache_dir=config.models.cache_dir)
+        results = task.evaluate(
+            models,
+            config,
+            cases,
+            names,
+            out,
+            dataset=f"{data.name} ({fmt})",
+            judge=judge,
+            limit=limit,
+            max_new_tokens=max_new_tokens,
+        )
+        typer.echo(f"NLL: {results['nll']}")
+        for arm, m in results["arms"].items():
+            a = m["all"]
+            nll = "n/a" if a.get("nll") is None else f"{a['nll']:.3f}"
+            gap = "n/a" if a.get("gap_share") is None else f"{a['gap_share']:+.3f}"
+            judged = "" if a.get("judge") is None else f"  judge {a['judge']:.3f}"
+            typer.echo(
+                f"{arm:12s} NLL {nll}  gap share {gap}  F1 {a.get('f1', 0):.3f}  EM {a.get('em', 0):.3f}{judged}  "
+                f"prompt {a.get('prompt_tokens', 0):7.0f} tok ({a.get('prompt_share', 0):6.1%})  "
+                f"{a.get('seconds', 0):.2f} s/q"
+            )
+        header, rows = task.mem0_table(results)
+        typer.echo("\nMem0 layout\n" + " | ".join(header))
+        for row in rows:
+            typer.echo(" | ".join(f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v)) for v in row))
+        for arm, m in results["memory_building"].items():
+            typer.echo(f"{arm}: memory building {m['seconds_per_conversation']:.1f} s per conversation")
         typer.echo(f"report: {out / 'report.html'}")
 
 

@@ -118,11 +118,14 @@ class RetrievalCase:
 # -- loading ---------------------------------------------------------------------------------------
 
 
-def load_needed_jsonl(path: str | Path) -> list[RetrievalCase]:
-    """Conversation JSONL whose turns may carry ``needed``; every error names the file and line."""
-    cases = parse_needed_rows(read_jsonl(path))
+def load_needed_jsonl(path: str | Path, *, answers: bool = False) -> list[RetrievalCase]:
+    """Conversation JSONL whose turns may carry ``needed``; every error names the file and line.
+
+    With ``answers`` (``rea eval qa``) a turn carrying ``"answer"`` is a query too, ``needed`` optional."""
+    cases = parse_needed_rows(read_jsonl(path), answers=answers)
     if not cases:
-        raise DataFormatError(f'{path}: no turn carries "needed"; nothing to evaluate')
+        what = '"answer"' if answers else '"needed"'
+        raise DataFormatError(f"{path}: no turn carries {what}; nothing to evaluate")
     return cases
 
 
@@ -131,13 +134,18 @@ def parse_needed_cases(objects: Sequence[dict], *, where: str) -> list[Retrieval
     return parse_needed_rows([(f"{where}: conversation {i}", obj) for i, obj in enumerate(objects)])
 
 
-def parse_needed_rows(rows) -> list[RetrievalCase]:
+def parse_needed_rows(rows, *, answers: bool = False) -> list[RetrievalCase]:
     cases = []
     for where, obj in rows:
         conv = parse_conversation(obj, where=where)
         exchanges, queries = [], []
         for i, raw in enumerate(obj["turns"]):
             needed = raw.get("needed")
+            answer = raw.get("answer")
+            if answer is not None and (not isinstance(answer, str) or not answer.strip()):
+                raise DataFormatError(f'{where}: turn {i} "answer" must be non-empty text, got {answer!r}')
+            if answers and answer is not None and needed is None:
+                queries.append(RetrievalQuery(position=i, text=conv.turns[i].user, needed=(), answer=answer.strip()))
             if needed is not None:
                 if (
                     not isinstance(needed, list)
@@ -150,7 +158,14 @@ def parse_needed_rows(rows) -> list[RetrievalCase]:
                     raise DataFormatError(
                         f'{where}: turn {i} "needed" names exchange(s) {bad}, not before that turn (0-{i - 1})'
                     )
-                queries.append(RetrievalQuery(position=i, text=conv.turns[i].user, needed=tuple(sorted(set(needed)))))
+                queries.append(
+                    RetrievalQuery(
+                        position=i,
+                        text=conv.turns[i].user,
+                        needed=tuple(sorted(set(needed))),
+                        answer=answer.strip() if answer is not None else None,
+                    )
+                )
             exchanges.append((conv.turns[i].user, conv.turns[i].assistant or ""))
         if queries:
             times = tuple(t.time for t in conv.turns)
@@ -241,11 +256,12 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
     return cases
 
 
-def load_cases(path: str | Path, fmt: str = "jsonl") -> list[RetrievalCase]:
+def load_cases(path: str | Path, fmt: str = "jsonl", *, answers: bool = False) -> list[RetrievalCase]:
+    """``answers``: JSONL turns with an ``"answer"`` are queries even without ``"needed"`` (``rea eval qa``)."""
     if fmt == "locomo":
         return load_locomo(path)
     if fmt == "jsonl":
-        return load_needed_jsonl(path)
+        return load_needed_jsonl(path, answers=answers)
     raise DataFormatError(f"unknown format {fmt!r}; use jsonl or locomo")
 
 
