@@ -53,6 +53,10 @@ def _names(value: str) -> list[str]:
     return names
 
 
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def _print_summary(results: dict) -> None:
     summary = {k: v for k, v in results.items() if k not in ("per_turn", "errors", "cells")}
     typer.echo(json.dumps(summary, indent=2, default=str))
@@ -421,8 +425,18 @@ def qa(
     ] = None,
     tokenizer: TokenizerOpt = None,
     max_new_tokens: Annotated[
-        int, typer.Option("--max-new-tokens", help="Longest generated answer, in tokens (a short phrase).")
+        int,
+        typer.Option(
+            "--max-new-tokens",
+            help="Longest generated answer, in tokens (a short phrase); 0: the gold answer's NLL only, no answers.",
+        ),
     ] = 24,
+    categories: Annotated[
+        Optional[str],
+        typer.Option(
+            "--categories", help="Only LoCoMo questions of these comma-separated categories (e.g. temporal)."
+        ),
+    ] = None,
     context_window: ContextWindowOpt = None,
     scorer: Annotated[
         Optional[str],
@@ -443,9 +457,12 @@ def qa(
 
     with reported_errors():
         names = task.check_arms(split_names(arms))
-        if max_new_tokens < 1:
-            raise typer.BadParameter("--max-new-tokens must be at least 1")
-        cases = task.prepare_cases(load_cases(data, fmt, answers=True), names, limit)  # before any model load
+        if max_new_tokens < 0:
+            raise typer.BadParameter("--max-new-tokens must be 0 (NLL only) or more")
+        wanted = split_names(categories) if categories else None
+        cases = task.prepare_cases(  # before any model load
+            load_cases(data, fmt, answers=True), names, limit, categories=wanted
+        )
         config = settings_from_options(
             tau_low=tau_low,
             tau_high=tau_high,
@@ -475,6 +492,7 @@ def qa(
             judge=judge,
             limit=limit,
             max_new_tokens=max_new_tokens,
+            categories=wanted,
         )
         typer.echo(f"NLL: {results['nll']}")
         for arm, m in results["arms"].items():
@@ -483,7 +501,7 @@ def qa(
             gap = "n/a" if a.get("gap_share") is None else f"{a['gap_share']:+.3f}"
             judged = "" if a.get("judge") is None else f"  judge {a['judge']:.3f}"
             typer.echo(
-                f"{arm:12s} NLL {nll}  gap share {gap}  F1 {a.get('f1', 0):.3f}  EM {a.get('em', 0):.3f}{judged}  "
+                f"{arm:12s} NLL {nll}  gap share {gap}  F1 {_num(a.get('f1'))}  EM {_num(a.get('em'))}{judged}  "
                 f"prompt {a.get('prompt_tokens', 0):7.0f} tok ({a.get('prompt_share', 0):6.1%})  "
                 f"{a.get('seconds', 0):.2f} s/q"
             )

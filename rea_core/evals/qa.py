@@ -74,10 +74,10 @@ class QARecord:
     category: str | None
     nll: float | None  # mean NLL per gold answer token; None where the generator has no ANSWER_LOGPROBS
     answer_tokens: int
-    prediction: str  # the first line of the generated reply
-    reply: str
-    f1: float
-    em: float
+    prediction: str | None  # the first line of the generated reply (None: NLL-only run, max_new_tokens 0)
+    reply: str | None
+    f1: float | None
+    em: float | None
     judge: bool | None  # None: no judge ran, or its verdict was unreadable
     judge_raw: str | None
     prompt_tokens: int  # templated prompt, as the generator reads it
@@ -214,16 +214,35 @@ def select_questions(cases: Sequence[RetrievalCase], limit: int | None) -> list[
     return picked
 
 
-def prepare_cases(cases: Sequence[RetrievalCase], arms: Sequence[str], limit: int | None) -> list[RetrievalCase]:
-    """Cases down to the questions with a gold answer, checked for what the arms need, then ``limit``ed.
+def prepare_cases(
+    cases: Sequence[RetrievalCase],
+    arms: Sequence[str],
+    limit: int | None,
+    *,
+    categories: Sequence[str] | None = None,
+) -> list[RetrievalCase]:
+    """Cases down to the questions with a gold answer (of ``categories``, LoCoMo's names, where given),
+    checked for what the arms need, then ``limit``ed.
 
     Raises:
-        DataFormatError: no question has an answer, or the oracle arm meets a question without evidence.
+        DataFormatError: no question has an answer, an unknown category, or the oracle arm meets a
+            question without evidence.
     """
-    kept = [replace(c, queries=tuple(q for q in c.queries if q.answer)) for c in cases]
+    unknown = [c for c in categories or () if c not in CATEGORIES.values()]
+    if unknown:
+        raise DataFormatError(f"unknown category {', '.join(unknown)}; choose from {', '.join(CATEGORIES.values())}")
+
+    def wanted(q) -> bool:
+        return bool(q.answer) and (not categories or CATEGORIES.get(q.category) in categories)
+
+    kept = [replace(c, queries=tuple(q for q in c.queries if wanted(q))) for c in cases]
     kept = [c for c in kept if c.queries]
     if not kept:
-        raise DataFormatError('no question carries a gold answer ("answer"); nothing to evaluate')
+        raise DataFormatError(
+            'no question carries a gold answer ("answer")'
+            + (f" in categories {', '.join(categories)}" if categories else "")
+            + "; nothing to evaluate"
+        )
     if "oracle" in arms:
         for c in kept:
             for q in c.queries:
@@ -263,7 +282,7 @@ class QAContext:
 
     @property
     def runtime(self):
-        return replace(self.settings.runtime, max_new_tokens=self.max_new_tokens)
+        return replace(self.settings.runtime, max_new_tokens=max(1, self.max_new_tokens))  # 0: NLL only
 
 
 @dataclass(frozen=True)
@@ -317,6 +336,7 @@ def raw_subset_plan(case: RetrievalCase, n: int, keep: set[int], query: str, ctx
         instructions=(),
         count_tokens=ctx.models.generator.count_tokens,
         system_prompt=ctx.runtime.system_prompt,
+        show_time=ctx.runtime.show_time,
     )
 
 
@@ -450,7 +470,7 @@ def arm_prompts(arm: str, case: RetrievalCase, ctx: QAContext):
             for i in range(len(session.episodes), q.position):
                 if i and case.times and case.time_of(i) != case.time_of(i - 1):
                     strategy.end_session(session)  # a new conversation session (LoCoMo's dated sessions)
-                strategy.store(session, *case.exchanges[i])
+                strategy.store(session, *case.exchanges[i], time=case.time_of(i))
             memory_s = time.perf_counter() - t0
             plan, _ = strategy.build_context(session, q.text)
             return ArmPrompt(plan, None, memory_s=memory_s)
@@ -485,16 +505,18 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
             plan = with_question(built.plan, q.text, count)
             messages = render_messages(plan)
             nll = mean_nll(g.answer_logprobs(messages, q.answer, cache_key=key)) if scores_nll else None
-            gen = g.generate(
-                messages,
-                max_new_tokens=ctx.max_new_tokens,
-                max_prompt_tokens=max(1, g.context_window - ctx.max_new_tokens),
-                cache_key=key,
-            )
+            reply = None
+            if ctx.max_new_tokens:  # 0: the gold answer's NLL only, no generated answer
+                reply = g.generate(
+                    messages,
+                    max_new_tokens=ctx.max_new_tokens,
+                    max_prompt_tokens=max(1, g.context_window - ctx.max_new_tokens),
+                    cache_key=key,
+                ).text
             seconds = time.perf_counter() - t0 - built.memory_s
-            prediction = first_line(gen.text)
+            prediction = None if reply is None else first_line(reply)
             verdict, raw, judge_s = None, None, 0.0
-            if ctx.judge is not None:
+            if ctx.judge is not None and prediction is not None:
                 t1 = time.perf_counter()
                 verdict, raw = judge_verdict(ctx.judge, q.text, q.answer, prediction)
                 judge_s = time.perf_counter() - t1
@@ -516,9 +538,9 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
                         nll=nll,
                         answer_tokens=count(q.answer),
                         prediction=prediction,
-                        reply=gen.text,
-                        f1=token_f1(prediction, q.answer),
-                        em=exact_match(prediction, q.answer),
+                        reply=reply,
+                        f1=None if prediction is None else token_f1(prediction, q.answer),
+                        em=None if prediction is None else exact_match(prediction, q.answer),
                         judge=verdict,
                         judge_raw=raw,
                         prompt_tokens=prompt_tokens,
@@ -549,6 +571,7 @@ def evaluate(
     judge=None,
     limit: int | None = None,
     max_new_tokens: int = MAX_NEW_TOKENS,
+    categories: Sequence[str] | None = None,
 ) -> dict:
     """Run every arm on every case (resumable), then write results.json and report.html."""
     from .report import write_results
@@ -573,6 +596,7 @@ def evaluate(
             "embedder": models.embedder.name,
             "judge": getattr(judge, "name", None),
             "limit": limit,
+            "categories": list(categories) if categories else None,
             "max_new_tokens": max_new_tokens,
             "config": config.to_dict(),
         },
@@ -602,6 +626,7 @@ def evaluate(
         "judge": getattr(judge, "name", None),
         "nll": nll_note or "mean NLL per gold answer token, teacher-forced after the arm's prompt",
         "max_new_tokens": max_new_tokens,
+        "categories": list(categories) if categories else None,
         "config": config.to_dict(),
         "arms": {arm: {"describe": ARMS[arm], **per[arm]} for arm in arms},
         "memory_building": memory,
