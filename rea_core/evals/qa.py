@@ -271,14 +271,14 @@ class QAContext:
 
     def whole_tokens(self, case: RetrievalCase, q) -> int:
         """Tokens of the prompt holding the whole conversation before ``q`` raw (vanilla without a window):
-        the denominator of the prompt share, so vanilla uncut is 100%."""
-        key = (case.id, q.position, q.text)
+        the denominator of the prompt share, so vanilla uncut is 100%. The history's templated prompt is
+        counted once per position (LoCoMo asks every question after the whole conversation), the
+        wrapped question's tokens added to it."""
+        g = self.models.generator
+        key = (case.id, q.position)
         if key not in self._whole:
-            plan = with_question(
-                vanilla_plan(case, 0, q.position, q.text, self), q.text, self.models.generator.count_tokens
-            )
-            self._whole[key] = self.models.generator.prompt_tokens(render_messages(plan))
-        return self._whole[key]
+            self._whole[key] = g.prompt_tokens(render_messages(vanilla_plan(case, 0, q.position, "", self)))
+        return self._whole[key] + g.count_tokens(wrapped_question(q.text))
 
     @property
     def runtime(self):

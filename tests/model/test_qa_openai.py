@@ -44,7 +44,7 @@ def test_qa_over_the_server_gives_the_mem0_table_and_says_nll_is_unavailable(ser
     assert "NLL: not available" in run.stdout and "Mem0 layout" in run.stdout
     assert "overall F1 | overall J | tokens | s/q" in run.stdout
     results = json.loads((out / "results.json").read_text())
-    assert results["nll"].startswith("not available") and results["judge"] == server.folder
+    assert results["nll"].startswith("not available") and results["judge"] == spec
     for arm in ("none", "oracle", "rea"):
         summary = results["arms"][arm]["all"]
         assert summary["nll"] is None and summary["gap_share"] is None
