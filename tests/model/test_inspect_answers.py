@@ -95,3 +95,59 @@ def test_an_omitted_evidence_exchange_of_a_question_is_marked_and_exported(clien
     (case,) = [c for c in map(json.loads, open(path, encoding="utf-8")) if c["id"] == "mel q1"]
     assert len(case["turns"]) == 5 and case["turns"][4]["user"] == "In which city does Zorblax live?"
     assert case["turns"][4]["needed"] == [omitted[0]] and case["turns"][0]["time"] == "2023-05-08T13:56"
+
+
+@pytest.fixture()
+def engine(models, tmp_path):
+    from app.state import AppEngine
+    from rea_core import REAConfig, Settings
+
+    # the latest exchange alone in the window and no likely referent: high thresholds omit the rest
+    settings = Settings(rea=REAConfig(recent_raw=1, recent_compressed=0, referent_top_k=0))
+    return AppEngine(models=models, settings=settings, database_url=f"sqlite:///{tmp_path / 'marks.db'}")
+
+
+def test_jsonl_answer_turns_are_questions_and_their_marks_keep_the_turn(engine, tmp_path):
+    """A JSONL question is a turn of its conversation: its marks go under the conversation's own id at
+    that turn, the context ends with the question (its time kept)."""
+    from app.tabs.inspect import handlers as ih
+
+    turns = [
+        {"user": "I just moved to a new flat in Lisbon.", "assistant": "Nice!", "time": "2023-05-08T13:56"},
+        {"user": "My cat is named Zorblax.", "assistant": "Great name!", "time": "2023-05-08T14:00"},
+        {"user": "Which city do I live in?", "answer": "Lisbon", "needed": [0], "time": "2023-05-09T09:00"},
+    ]
+    path = tmp_path / "asked.jsonl"
+    path.write_text(json.dumps({"id": "asked", "turns": turns}) + "\n", encoding="utf-8")
+    loaded = ih.read_file(engine, path)
+    assert [c.id for c in loaded.conversations] == ["asked"] and len(loaded.conversations[0].turns) == 3
+    assert ih.question_choices(loaded, "asked") == [("turn 2 · Which city do I live in?", 0)]
+    answer = ih.answer_question(engine, loaded, "asked", 0, 0.99, 0.99, {})
+    assert answer.answer == "Lisbon" and answer.omitted_evidence() == [0]
+    ih.mark_question_needed(engine, loaded, answer, 0, "", annotator="tester")
+    with engine.db() as session:
+        marks = ih._store()
+        (case,) = marks.marks_as_conversations(marks.list_failure_marks(session))
+    assert case["id"] == "asked" and case["turns"][2] == {
+        "user": "Which city do I live in?",
+        "time": "2023-05-09T09:00",
+        "needed": [0],
+    }
+    with pytest.raises(ih.MarkError, match="not an omitted evidence exchange"):
+        ih.mark_question_needed(engine, loaded, answer, 1, "", annotator="tester")
+    with pytest.raises(ih.MarkError, match="sign in"):
+        ih.mark_question_needed(engine, loaded, answer, 0, "", annotator=None)
+    with pytest.raises(ih.AnswerError, match="no question 5"):
+        ih.answer_question(engine, loaded, "asked", 5, 0.5, 0.7, {})
+
+
+def test_a_broken_locomo_file_is_one_message_without_folders(engine, tmp_path):
+    from app.tabs.inspect import handlers as ih
+    from rea_core.errors import DataFormatError
+
+    bad = tmp_path / "broken.json"
+    bad.write_text(json.dumps({"qa": [], "session_1": [{"speaker": "A", "text": "no dia_id"}]}), encoding="utf-8")
+    with pytest.raises(DataFormatError) as caught:
+        ih.read_file(engine, bad)
+    message = ih.without_folders(str(caught.value), bad)
+    assert message.startswith("broken.json: conversation 0 is malformed") and str(tmp_path) not in message
