@@ -39,7 +39,7 @@ from ..memory.episodic import EpisodicMemory, exchange_text
 from ..reconstruction import assemble_plan, build_prompt_plan, render_messages
 from ..settings import Settings
 from ..templates import fill, load_template
-from ..types import Decision, PromptPlan, Resolution, SegmentKind
+from ..types import Decision, PromptPlan, Reason, Resolution, SegmentKind
 from .retrieval import RetrievalCase, exchange_tokens
 
 MAX_NEW_TOKENS = 24  # a short phrase
@@ -324,6 +324,11 @@ def episodes(case: RetrievalCase, start: int, end: int) -> EpisodicMemory:
 
 def raw_subset_plan(case: RetrievalCase, n: int, keep: set[int], query: str, ctx: QAContext) -> PromptPlan:
     """Exchanges ``keep`` of the first ``n`` raw in turn order, the rest omitted (oracle, bm25)."""
+    return subset_plan(case, n, keep, query, count_tokens=ctx.models.generator.count_tokens, runtime=ctx.runtime)
+
+
+def subset_plan(case: RetrievalCase, n: int, keep: set[int], query: str, *, count_tokens, runtime) -> PromptPlan:
+    """``raw_subset_plan`` from a token counter and a ``RuntimeConfig`` (the app has a strategy, no QAContext)."""
     exchanges = episodes(case, 0, n).exchanges
     decisions = tuple(
         Decision(turn=ex.turn, score=None, resolution=Resolution.RAW if ex.turn in keep else Resolution.OMIT)
@@ -334,9 +339,9 @@ def raw_subset_plan(case: RetrievalCase, n: int, keep: set[int], query: str, ctx
         exchanges=exchanges,
         decisions=decisions,
         instructions=(),
-        count_tokens=ctx.models.generator.count_tokens,
-        system_prompt=ctx.runtime.system_prompt,
-        show_time=ctx.runtime.show_time,
+        count_tokens=count_tokens,
+        system_prompt=runtime.system_prompt,
+        show_time=runtime.show_time,
     )
 
 
@@ -634,6 +639,200 @@ def evaluate(
     write_results(out_dir, results)
     write_qa_report(out_dir, results)
     return results
+
+
+# -- one question (the app's Inspect tab) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EvidenceDecision:
+    """What REA decided about one of a question's evidence exchanges."""
+
+    turn: int
+    time: str | None  # stored form of rea_core.timestamps, None when the data gives none
+    score: float | None
+    resolution: Resolution
+    reason: Reason
+    user: str
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "resolution": self.resolution.value, "reason": self.reason.value}
+
+
+@dataclass(frozen=True)
+class QuestionAnswer:
+    """One question answered from REA's prompt at given thresholds, with what the evidence became in it:
+    a researcher sees whether a retrieval failure cost the answer."""
+
+    case_id: str
+    position: int
+    question: str
+    answer: str  # the gold answer
+    category: str | None
+    tau_low: float
+    tau_high: float
+    prediction: str | None  # first line of the greedy reply (None: max_new_tokens 0)
+    reply: str | None
+    f1: float | None
+    em: float | None
+    nll: float | None  # mean NLL per gold answer token after REA's prompt; None: see nll_note
+    nll_note: str | None  # why there is no NLL
+    none_nll: float | None  # after the system prompt and question alone (with ``reference``)
+    oracle_nll: float | None  # after the evidence exchanges alone, raw (with ``reference`` and evidence)
+    gap_share: float | None  # (none - rea) / (none - oracle) for this question
+    prompt_tokens: int
+    evidence: tuple[EvidenceDecision, ...]
+    plan: PromptPlan  # REA's prompt for the question, as the model read it (the QA wrapper in the query)
+    seconds: float
+
+    @property
+    def evidence_shown(self) -> float | None:
+        """Share of the evidence exchanges in the prompt (None: the question names none)."""
+        if not self.evidence:
+            return None
+        return sum(e.resolution is not Resolution.OMIT for e in self.evidence) / len(self.evidence)
+
+    def omitted_evidence(self) -> list[int]:
+        return [e.turn for e in self.evidence if e.resolution is Resolution.OMIT]
+
+    def to_dict(self) -> dict:
+        out = {k: v for k, v in asdict(self).items() if k not in ("plan", "evidence")}
+        return {**out, "evidence": [e.to_dict() for e in self.evidence], "evidence_shown": self.evidence_shown}
+
+
+def question_label(q) -> str:
+    """A question as a picker shows it: "category · question", or "turn N · question" without a category."""
+    where = CATEGORIES.get(q.category) if q.category is not None else None
+    return f"{where or f'turn {q.position}'} · {q.text}"
+
+
+def question_session(strategy, case: RetrievalCase, position: int, session=None):
+    """A ChatSession of ``strategy`` holding exactly the first ``position`` exchanges of ``case`` (with times),
+    embedded: ``session`` (an earlier one of this case and strategy) extended or cut back where given, so
+    the questions of one conversation embed its exchanges once."""
+    if session is None:
+        session = strategy.new_session()
+    memory = session.episodes
+    if len(memory) > position:
+        memory.truncate(position)
+    for i in range(len(memory), position):
+        memory.append(*case.exchanges[i], time=case.time_of(i))
+    memory.ensure_embedded(strategy.embedder)  # in one batch, not exchange by exchange
+    return session
+
+
+def _nll(generator, messages, answer: str, key: str | None) -> float | None:
+    """Mean gold-answer NLL after ``messages``; None where prompt and answer overflow the context window
+    (positions beyond it would score nothing meaningful)."""
+    if generator.prompt_tokens(messages) + generator.count_tokens(answer) > generator.context_window:
+        return None
+    return mean_nll(generator.answer_logprobs(messages, answer, cache_key=key))
+
+
+def answer_question(
+    strategy,
+    case: RetrievalCase,
+    question,
+    *,
+    sessions: dict | None = None,
+    max_new_tokens: int = MAX_NEW_TOKENS,
+    reference: bool = True,
+) -> QuestionAnswer:
+    """``question`` (a ``RetrievalQuery`` of ``case`` with a gold answer) answered from REAStrategy's real
+    plan at ``strategy``'s thresholds, as ``rea eval qa``'s rea arm measures it: the gold NLL, a greedy short
+    answer with F1/EM, prompt tokens, and the decisions about its evidence exchanges. With ``reference``,
+    also the NLL under the none and oracle prompts (short ones), so this question's gap share says how
+    much of the evidence's gain REA kept.
+
+    ``sessions``: a cache {case id: ChatSession} kept by the caller across questions of one conversation
+    (filled here); without it the exchanges before the question are embedded anew. Compressed replies
+    are text stand-ins (no latents), as in the qa evaluation and Inspect's trace.
+
+    Raises:
+        DataFormatError: the question has no gold answer or lies beyond the case's exchanges.
+    """
+    from ..retrieval.trace import text_replies
+
+    if not question.answer:
+        raise DataFormatError(f"{case.id}: the question {question.text[:60]!r} has no gold answer")
+    if not 0 <= question.position <= len(case.exchanges):
+        raise DataFormatError(f"{case.id}: the question sits at turn {question.position}, past the conversation")
+    t0 = time.perf_counter()
+    strategy = text_replies(strategy)
+    g = strategy.generator
+    count = g.count_tokens
+    cache = {} if sessions is None else sessions
+    session = cache[case.id] = question_session(strategy, case, question.position, cache.get(case.id))
+    plan, decisions = strategy.build_context(session, question.text)
+    plan = with_question(plan, question.text, count)
+    messages = render_messages(plan)
+    scores_nll = has(g, ANSWER_LOGPROBS)
+    note = None if scores_nll else f"not available: '{g.name}' gives no log-probabilities of a given reply"
+    key = f"qa-answer:{id(session)}:{time.perf_counter_ns()}" if has(g, KV_REUSE) else None  # NLL, then generation
+    try:
+        nll = _nll(g, messages, question.answer, key) if scores_nll else None
+        if scores_nll and nll is None:
+            note = f"not scored: the prompt and answer exceed the generator's {g.context_window:,}-token window"
+        reply = None
+        if max_new_tokens:
+            reply = g.generate(
+                messages,
+                max_new_tokens=max_new_tokens,
+                max_prompt_tokens=max(1, g.context_window - max_new_tokens),
+                cache_key=key,
+            ).text
+    finally:
+        if key is not None:
+            g.prefix_cache.drop(key)
+    none_nll = oracle_nll = None
+    if reference and scores_nll:
+        runtime = strategy.runtime
+        bare = assemble_plan(query=question.text, count_tokens=count, system_prompt=runtime.system_prompt)
+        none_nll = _nll(g, render_messages(with_question(bare, question.text, count)), question.answer, None)
+        if question.needed:
+            evidence_plan = subset_plan(
+                case, question.position, set(question.needed), question.text, count_tokens=count, runtime=runtime
+            )
+            oracle_nll = _nll(
+                g, render_messages(with_question(evidence_plan, question.text, count)), question.answer, None
+            )
+    by_turn = {d.turn: d for d in decisions}
+    evidence = tuple(
+        EvidenceDecision(
+            turn=n,
+            time=case.time_of(n),
+            score=by_turn[n].score,
+            resolution=by_turn[n].resolution,
+            reason=by_turn[n].reason,
+            user=case.exchanges[n][0],
+        )
+        for n in question.needed
+        if n in by_turn
+    )
+    prediction = None if reply is None else first_line(reply)
+    tau_low, tau_high = strategy.config.thresholds
+    return QuestionAnswer(
+        case_id=case.id,
+        position=question.position,
+        question=question.text,
+        answer=question.answer,
+        category=CATEGORIES.get(question.category) if question.category is not None else None,
+        tau_low=tau_low,
+        tau_high=tau_high,
+        prediction=prediction,
+        reply=reply,
+        f1=None if prediction is None else token_f1(prediction, question.answer),
+        em=None if prediction is None else exact_match(prediction, question.answer),
+        nll=nll,
+        nll_note=note,
+        none_nll=none_nll,
+        oracle_nll=oracle_nll,
+        gap_share=gap_share(none_nll, nll, oracle_nll),
+        prompt_tokens=g.prompt_tokens(messages),
+        evidence=evidence,
+        plan=plan,
+        seconds=time.perf_counter() - t0,
+    )
 
 
 # -- report ----------------------------------------------------------------------------------------

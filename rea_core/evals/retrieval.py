@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..conversations import parse_conversation, read_jsonl
+from ..conversations import Conversation, parse_conversation, read_jsonl
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
 from ..methods.rea.config import REAConfig
@@ -227,6 +227,26 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
         exchanges=tuple(exchanges),
         queries=tuple(queries),
         times=tuple(times) if any(t is not None for t in times) else (),
+    )
+
+
+def is_locomo(data: object) -> bool:
+    """Whether decoded JSON is LoCoMo: one conversation (keys "qa" and "session_1") or a list of them."""
+    items = data if isinstance(data, list) else [data]
+    return bool(items) and all(isinstance(x, dict) and "qa" in x and "session_1" in x for x in items)
+
+
+def case_conversation(
+    case: RetrievalCase, *, max_chars: int | None = None, max_turns: int | None = None, where: str | None = None
+) -> Conversation:
+    """A case's exchanges as a conversation (user, assistant, time), checked as a conversation file's
+    line is (``max_chars``, ``max_turns``), so LoCoMo data can be traced like conversation JSONL."""
+    turns = [
+        {"user": user, "assistant": reply, **({"time": case.time_of(i)} if case.time_of(i) else {})}
+        for i, (user, reply) in enumerate(case.exchanges)
+    ]
+    return parse_conversation(
+        {"id": case.id, "turns": turns}, where=where or case.id, max_chars=max_chars, max_turns=max_turns
     )
 
 

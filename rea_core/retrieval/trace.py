@@ -75,7 +75,7 @@ def trace_conversation(
     if latents is None:
         latents = generate_missing or strategy.config.scorer == "latent"
     if not latents:
-        strategy = _text_replies(strategy)
+        strategy = text_replies(strategy)
     session = strategy.new_session()
     traces = []
     for done, turn in enumerate(conversation.turns, 1):
@@ -99,7 +99,7 @@ def trace_conversation(
     return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces))
 
 
-def _text_replies(strategy):
+def text_replies(strategy):
     """``strategy`` with compressed replies as text: a trace of given replies has no latents."""
     if strategy.config.reply_form == "text":
         return strategy
@@ -123,7 +123,7 @@ def redecide_turn(
         Exchange(turn=t.turn, user=t.user, reply=t.reply, time=t.time) for t in trace.turns[: len(turn.decisions)]
     ]
     scores = np.array([d.score for d in turn.decisions], dtype=np.float64)
-    plan, decisions = _text_replies(strategy).replan(
+    plan, decisions = text_replies(strategy).replan(
         turn.plan.query, exchanges, turn.instructions, scores, (tau_low, tau_high)
     )
     return (turn.plan, turn.decisions) if decisions == turn.decisions else (plan, decisions)

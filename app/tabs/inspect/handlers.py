@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rea_core import REAError
@@ -17,19 +18,79 @@ class MarkError(REAError):
     locked or down); the message says which, for a visitor."""
 
 
+class AnswerError(REAError):
+    """A question that cannot be answered (not in the loaded file); the message says why, for a visitor."""
+
+
 def bundled_files(engine: AppEngine) -> list[str]:
     return sorted(p.name for p in engine.examples_dir.glob("*.jsonl"))
 
 
+@dataclass(frozen=True)
+class LoadedFile:
+    """A picked file: its conversations (for tracing) and, beside them, the questions with a gold answer
+    (LoCoMo's, or JSONL turns carrying ``"answer"``) per conversation id, for the Answers panel."""
+
+    source: str  # the file's name, never its folder
+    conversations: list
+    questions: dict = field(default_factory=dict)  # conversation id -> RetrievalCase (answered questions only)
+    note: str = ""  # why the questions could not be read, where the conversations could
+
+
 def read_conversations(engine: AppEngine, path: Path) -> list:
-    """The conversations of a JSONL file, or of a chat saved by Compare's Save (``.json``), held to
-    the app's limits (file size, turns, characters) before any of it is used."""
+    """The conversations of a JSONL file, a LoCoMo JSON file or a chat saved by Compare's Save (``.json``),
+    held to the app's limits (file size, turns, characters) before any of it is used."""
+    return read_file(engine, path).conversations
+
+
+def _locomo_data(path: Path) -> bool:
+    """Whether a ``.json`` file is LoCoMo (else it is read as a saved chat, whose errors then explain it)."""
+    from rea_core.evals.retrieval import is_locomo
+
+    try:
+        return is_locomo(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+
+
+def answered(cases) -> dict:
+    """Cases by id, down to their questions with a gold answer (those without one are dropped)."""
+    kept = {c.id: replace(c, queries=tuple(q for q in c.queries if q.answer)) for c in cases}
+    return {cid: c for cid, c in kept.items() if c.queries}
+
+
+def read_file(engine: AppEngine, path: Path) -> LoadedFile:
+    """A conversation JSONL file (its ``"answer"`` turns are questions), a LoCoMo JSON file (one
+    conversation or a list; its exchanges become a conversation, its questions kept beside it), or a
+    saved chat, held to the app's limits (file size, turns, characters).
+
+    Raises:
+        DataFormatError: the file cannot be used; the message names the file and line or conversation.
+    """
     from rea_core import load_conversations
+    from rea_core.errors import DataFormatError
+    from rea_core.evals.retrieval import case_conversation, load_locomo, parse_needed_rows
     from rea_core.session import saved_conversations
 
     engine.limits.check_file_size(path)
-    read = saved_conversations if path.suffix.lower() == ".json" else load_conversations
-    return read(path, max_chars=engine.runtime.max_message_chars, max_turns=engine.limits.max_turns)
+    limits = {"max_chars": engine.runtime.max_message_chars, "max_turns": engine.limits.max_turns}
+    if path.suffix.lower() == ".json":
+        if not _locomo_data(path):
+            return LoadedFile(path.name, saved_conversations(path, **limits))
+        cases = load_locomo(path)
+        ids = [c.id for c in cases]
+        if len(set(ids)) < len(ids):
+            raise DataFormatError(f"{path}: two LoCoMo conversations share a sample_id")
+        conversations = [case_conversation(c, where=f"{path}: conversation {c.id}", **limits) for c in cases]
+        return LoadedFile(path.name, conversations, answered(cases))
+    from rea_core.conversations import read_jsonl
+
+    conversations = load_conversations(path, **limits)
+    try:  # the conversations stand even where a turn's "needed" or "answer" is malformed
+        questions = answered(parse_needed_rows(read_jsonl(path), answers=True))
+    except DataFormatError as exc:
+        return LoadedFile(path.name, conversations, note=f"questions not read: {exc}")
+    return LoadedFile(path.name, conversations, questions)
 
 
 def without_folders(message: str, path: Path) -> str:
@@ -95,6 +156,91 @@ def mark_needed(
 
     guard(write, "mark not saved", MarkError)
     return f"Marked: turn {query_turn} needed omitted exchange {exchange_turn} of {trace.conversation_id}."
+
+
+def question_choices(loaded: LoadedFile | None, conversation_id: str | None) -> list[tuple[str, int]]:
+    """The Answers picker: ("category · question", index into the case's questions)."""
+    from rea_core.evals.qa import question_label
+
+    case = loaded.questions.get(conversation_id) if loaded and conversation_id else None
+    return [] if case is None else [(question_label(q), i) for i, q in enumerate(case.queries)]
+
+
+def answer_question(
+    engine: AppEngine, loaded: LoadedFile, conversation_id: str, index: int, tau_low: float, tau_high: float, sessions
+):
+    """Question ``index`` of a loaded conversation answered from REA's prompt at these thresholds
+    (``qa.answer_question``); ``sessions`` is the browser session's cache of embedded conversations.
+    The conversation and index come from the request, so they are checked here."""
+    from rea_core.evals.qa import answer_question as answer
+
+    case = loaded.questions.get(conversation_id)
+    if case is None:
+        raise AnswerError(f"{loaded.source} holds no question with a gold answer for {str(conversation_id)[:80]!r}")
+    if not 0 <= index < len(case.queries):
+        raise AnswerError(f"no question {index}; this conversation has questions 0 to {len(case.queries) - 1}")
+    strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
+    return answer(strategy, case, case.queries[index], sessions=sessions)  # a short answer (qa.MAX_NEW_TOKENS)
+
+
+def question_mark_id(case, question) -> str:
+    """The conversation id a question's marks go under: the case's own where the question is one of its
+    turns (JSONL), else one per question (LoCoMo asks them all after the last exchange, so they would
+    share a query turn and the export would merge their evidence)."""
+    if question.position < len(case.exchanges):
+        return case.id
+    return f"{case.id} q{case.queries.index(question)}"
+
+
+def mark_question_needed(
+    engine: AppEngine, loaded: LoadedFile, answer, exchange_turn: int, note: str, *, annotator: str | None
+) -> str:
+    """Store a retrieval-failure mark for a question: REA omitted ``exchange_turn``, one of its evidence
+    exchanges, from the answer's prompt. The query turn is the question's position; the stored context is
+    the exchanges before it plus the question as the last user turn, with times, so the marks export (JSONL
+    with ``"needed"``) carries it as it carries a traced turn's mark."""
+    if not annotator:
+        raise MarkError("sign in to mark exchanges: this deployment stores marks under the signed-in name")
+    case = loaded.questions.get(answer.case_id)
+    if case is None:
+        raise MarkError("answer the question again: its conversation is no longer loaded")
+    evidence = next((e for e in answer.evidence if e.turn == exchange_turn), None)
+    if evidence is None or exchange_turn not in answer.omitted_evidence():
+        raise MarkError(f"exchange {exchange_turn} is not an omitted evidence exchange of this question")
+    question = next((q for q in case.queries if q.text == answer.question and q.position == answer.position), None)
+    if question is None:
+        raise MarkError("answer the question again: it is not in the loaded file")
+    position = answer.position
+    context = [
+        {"user": user, "assistant": reply, **({"time": case.time_of(i)} if case.time_of(i) else {})}
+        for i, (user, reply) in enumerate(case.exchanges[:position])
+    ]
+    asked = case.time_of(position) if position < len(case.exchanges) else None
+    context.append({"user": question.text, **({"time": asked} if asked else {})})
+    conversation_id = question_mark_id(case, question)
+    user, reply = case.exchanges[exchange_turn]
+
+    def write():
+        with engine.db() as session:
+            return _store().add_failure_mark(
+                session,
+                annotator=annotator,
+                conversation_id=conversation_id,
+                query_turn=position,
+                exchange_turn=exchange_turn,
+                query_text=storable(question.text),
+                exchange_user=storable(user),
+                exchange_reply=storable(reply),
+                score=evidence.score,
+                tau_low=answer.tau_low,
+                tau_high=answer.tau_high,
+                note=storable(note, NOTE_MAX_CHARS),
+                source=loaded.source,
+                context=json.dumps(context, ensure_ascii=False),
+            )
+
+    guard(write, "mark not saved", MarkError)
+    return f"Marked: the question needed omitted evidence exchange {exchange_turn} of {conversation_id}."
 
 
 def marks_rows(engine: AppEngine) -> list[list]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 import gradio as gr
@@ -17,11 +18,16 @@ from rea_core.retrieval.trace import redecide_turn, trace_conversation
 from ... import annotate_auth as auth
 from ... import thresholds
 from ...state import AppEngine
+from ...views.answer import evidence_rows, omitted_choices, render_answer
 from ...views.charts import trace_heatmap
 from ...views.prompt import render_prompt_view
 from ...views.reasons import reason_label
 from . import handlers as ih
 
+NO_QUESTIONS = (
+    "No question with a gold answer in this conversation. Load a LoCoMo JSON file, or a conversation JSONL "
+    'whose question turns carry "answer" (and "needed": the evidence exchanges).'
+)
 MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn", "score", "note"]
 
 
@@ -29,7 +35,7 @@ MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn"
 class InspectUI:
     """Every component the tab's events read or write."""
 
-    conversations: gr.State  # (source name, [Conversation]) of the picked file
+    conversations: gr.State  # handlers.LoadedFile: the picked file's conversations and questions
     trace: gr.State  # (source name, trace result) of the traced conversation
     example: gr.Dropdown
     upload: gr.File
@@ -48,6 +54,17 @@ class InspectUI:
     recheck: gr.Button
     exported: gr.File
     recheck_result: gr.Markdown
+    answers_note: gr.Markdown  # the Answers panel: what it holds, or why not
+    question: gr.Dropdown
+    ask: gr.Button
+    answer_view: gr.HTML
+    evidence: gr.Dataframe
+    answer_prompt: gr.HTML
+    evidence_needed: gr.Dropdown
+    evidence_note: gr.Textbox
+    evidence_mark: gr.Button
+    answer: gr.State  # qa.QuestionAnswer shown, for its mark
+    sessions: gr.State  # {conversation id: ChatSession} embedded for answering, per loaded file
     tau_low: gr.Slider  # shared with the Compare tab
     tau_high: gr.Slider
     moved: Dependency  # a threshold moved (``thresholds.wire_thresholds``), the sliders already ordered
@@ -61,6 +78,7 @@ def build_inspect_tab(
     ui = lay_out(engine, tau_low, tau_high, moved)
     wire_tracing(ui, engine)
     list_marks = wire_marks(ui, engine)
+    wire_answers(ui, engine)
     return list_marks, [ui.marks]
 
 
@@ -69,13 +87,15 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: D
     # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
     conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
     trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
+    answer = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
+    sessions = gr.State({}, time_to_live=engine.limits.temp_file_ttl_s)
 
     with gr.Row():
         example = gr.Dropdown(
             ih.bundled_files(engine), label="bundled example file", value=None, elem_id="inspect-example"
         )
         upload = gr.File(
-            label="or upload a conversation JSONL, or a chat saved by Compare (.json)",
+            label="or upload a conversation JSONL, a LoCoMo JSON file, or a chat saved by Compare (.json)",
             file_types=[".jsonl", ".json"],
             elem_id="inspect-upload",
         )
@@ -97,6 +117,24 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: D
         needed = gr.Dropdown([], label="omitted exchange that was needed", elem_id="inspect-needed")
         note = gr.Textbox(label="note (optional)")
         mark = gr.Button("Mark as needed", elem_id="inspect-mark")
+    with gr.Accordion("Answers", open=False):
+        answers_note = gr.Markdown(NO_QUESTIONS, elem_id="inspect-answers-note")
+        with gr.Row():
+            question = gr.Dropdown([], label="question", elem_id="inspect-question")
+            ask = gr.Button("Answer with REA", variant="primary", elem_id="inspect-ask")
+        answer_view = gr.HTML(render_answer(None), elem_id="inspect-answer")
+        evidence = gr.Dataframe(
+            headers=["exchange turn", "time", "score", "decision", "why", "user text"],
+            label="the question's evidence exchanges: REA's decisions",
+            interactive=False,
+            elem_id="inspect-evidence",
+        )
+        with gr.Accordion("Prompt of this question", open=False):
+            answer_prompt = gr.HTML(elem_id="inspect-answer-prompt")
+        with gr.Row():
+            evidence_needed = gr.Dropdown([], label="omitted evidence exchange", elem_id="inspect-evidence-needed")
+            evidence_note = gr.Textbox(label="note (optional)")
+            evidence_mark = gr.Button("Mark as needed", elem_id="inspect-evidence-mark")
     marks = gr.Dataframe(
         headers=MARK_COLUMNS, label="retrieval-failure marks", interactive=False, elem_id="inspect-marks"
     )
@@ -125,6 +163,17 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: D
         recheck=recheck,
         exported=exported,
         recheck_result=recheck_result,
+        answers_note=answers_note,
+        question=question,
+        ask=ask,
+        answer_view=answer_view,
+        evidence=evidence,
+        answer_prompt=answer_prompt,
+        evidence_needed=evidence_needed,
+        evidence_note=evidence_note,
+        evidence_mark=evidence_mark,
+        answer=answer,
+        sessions=sessions,
         tau_low=tau_low,
         tau_high=tau_high,
         moved=moved,
@@ -141,6 +190,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.conversations: None,
             ui.conversation: gr.Dropdown(choices=[], value=None),
             **cleared_trace(),
+            **questions_of(None, None),
         }
 
     def cleared_trace() -> dict:
@@ -163,21 +213,26 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
             return cleared("Pick one of the bundled example files.")
         try:
-            convs = ih.read_conversations(engine, path)
+            loaded = ih.read_file(engine, path)
         except REAError as exc:
             return cleared(f"**Cannot load {path.name}:** {ih.without_folders(str(exc), path)}")
-        ids = [c.id for c in convs]
+        ids = [c.id for c in loaded.conversations]
+        asked = sum(len(c.queries) for c in loaded.questions.values())
+        note = f" {asked} question(s) with a gold answer (see Answers)." if asked else ""
+        if loaded.note:
+            note += f" Answers: {ih.without_folders(loaded.note, path)}"
         return {
-            ui.conversations: (path.name, convs),
+            ui.conversations: loaded,
             ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
-            ui.status: f"{len(ids)} conversation(s) in {path.name}.",
+            ui.status: f"{len(ids)} conversation(s) in {path.name}.{note}",
             **cleared_trace(),
+            **questions_of(loaded, ids[0]),
         }
 
     def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
         if not loaded or not conv_id:
             return {ui.status: "Pick a file and a conversation first."}
-        source, convs = loaded
+        source, convs = loaded.source, loaded.conversations
         found = [c for c in convs if c.id == conv_id]
         if not found:
             return {ui.status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
@@ -226,7 +281,22 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
         }
 
+    def questions_of(loaded, conv_id) -> dict:
+        """The Answers panel for a newly picked file or conversation: its questions, nothing answered."""
+        choices = ih.question_choices(loaded, conv_id)
+        return {
+            ui.question: gr.Dropdown(choices=choices, value=choices[0][1] if choices else None),
+            ui.answers_note: f"{len(choices)} question(s) with a gold answer in this conversation."
+            if choices
+            else NO_QUESTIONS,
+            ui.sessions: {},
+            **shown_answer(ui, None),
+        }
+
+    answers = [ui.question, ui.answers_note, ui.sessions, ui.answer, ui.answer_view, ui.evidence, ui.answer_prompt]
+    answers.append(ui.evidence_needed)
     picked = [ui.conversations, ui.conversation, ui.status, ui.trace, ui.heatmap, ui.decisions, ui.prompt, ui.needed]
+    picked += answers
 
     def show_turn(index, traced, lo, hi):
         if not traced:
@@ -254,6 +324,13 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         inputs=[ui.upload],
         outputs=picked,
         api_name="inspect_upload",
+    )
+    ui.conversation.change(
+        lambda conv_id, loaded: questions_of(loaded, conv_id),
+        inputs=[ui.conversation, ui.conversations],
+        outputs=answers,
+        api_name="inspect_questions",
+        api_visibility="undocumented",
     )
     ui.run.click(
         run_trace,
@@ -347,3 +424,73 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
         api_name="recheck_marks",
     )
     return list_marks
+
+
+def shown_answer(ui: InspectUI, answer) -> dict:
+    """The Answers panel showing ``answer`` (a ``qa.QuestionAnswer``; None: empty)."""
+    title = "" if answer is None else f"question at tau_low {answer.tau_low:.2f}, tau_high {answer.tau_high:.2f}"
+    omitted = omitted_choices(answer)
+    return {
+        ui.answer: answer,
+        ui.answer_view: render_answer(answer),
+        ui.evidence: evidence_rows(answer),
+        ui.answer_prompt: render_prompt_view(
+            None if answer is None else answer.plan,
+            prompt_tokens=None if answer is None else answer.prompt_tokens,
+            title=title,
+        ),
+        ui.evidence_needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
+    }
+
+
+def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
+    """Answer a loaded question from REA's prompt at the sliders' thresholds (a model call, on the model
+    queue), and mark an omitted evidence exchange of it as needed."""
+
+    def ask(conv_id, index, loaded, sessions, lo, hi):
+        if not loaded or conv_id is None or index is None:
+            return {ui.answers_note: "Load a file with questions and pick one first."}
+        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
+        try:
+            answer = ih.answer_question(engine, loaded, conv_id, int(index), lo, hi, sessions)
+        except REAError as exc:
+            return {ui.answers_note: f"**Not answered:** {escape(str(exc))}"}
+        return {
+            ui.answers_note: f"Answered question {int(index)} of {escape(str(conv_id))}.",
+            ui.sessions: sessions,
+            **shown_answer(ui, answer),
+        }
+
+    def mark(exchange_turn, text, answer, loaded, request: gr.Request, profile: gr.OAuthProfile | None):
+        if answer is None or loaded is None or exchange_turn is None:
+            return {ui.answers_note: "Answer a question and pick one of its omitted evidence exchanges first."}
+        try:
+            message = ih.mark_question_needed(
+                engine, loaded, answer, int(exchange_turn), text or "", annotator=auth.mark_author(request, profile)
+            )
+        except REAError as exc:
+            return {ui.answers_note: f"**Not saved:** {escape(str(exc))}"}
+        return {ui.answers_note: escape(message), ui.marks: ih.marks_rows(engine)}
+
+    ui.ask.click(
+        ask,
+        inputs=[ui.conversation, ui.question, ui.conversations, ui.sessions, ui.tau_low, ui.tau_high],
+        outputs=[
+            ui.answers_note,
+            ui.sessions,
+            ui.answer,
+            ui.answer_view,
+            ui.evidence,
+            ui.answer_prompt,
+            ui.evidence_needed,
+        ],
+        concurrency_id="model",
+        concurrency_limit=engine.concurrency,
+        api_name="answer_question",
+    )
+    ui.evidence_mark.click(
+        mark,
+        inputs=[ui.evidence_needed, ui.evidence_note, ui.answer, ui.conversations],
+        outputs=[ui.answers_note, ui.marks],
+        api_name="mark_question_needed",
+    )
