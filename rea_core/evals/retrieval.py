@@ -212,7 +212,12 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
         needed = sorted({where[e] for e in q.get("evidence", []) if e in where})
         if needed:
             answer = q.get("answer")  # LoCoMo gives a year as a number
-            answer = str(answer) if isinstance(answer, (str, int, float)) and not isinstance(answer, bool) else None
+            if answer is not None and (isinstance(answer, bool) or not isinstance(answer, (str, int, float))):
+                raise DataFormatError(
+                    f'{case_id}: question {q.get("question", "")[:60]!r} has a {type(answer).__name__} "answer"; '
+                    "expected text or a number"
+                )
+            answer = None if answer is None else str(answer)
             queries.append(
                 RetrievalQuery(
                     position=len(exchanges),

@@ -57,6 +57,26 @@ def test_locomo_loader_pairs_turns_within_sessions_and_maps_evidence(tmp_path):
     assert R.load_cases(tmp_path, "locomo")[0].queries == case.queries  # a folder of files works too
 
 
+def test_locomo_loader_maps_session_dates_onto_exchanges_and_keeps_answers(tmp_path):
+    path = locomo_file(tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["session_1_date_time"] = "1:56 pm on 8 May, 2023"  # the release's own form
+    data["session_2_date_time"] = "10:05 am on 20 June, 2023"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    (case,) = R.load_locomo(path)
+    assert case.times == ("2023-05-08T13:56", "2023-05-08T13:56", "2023-06-20T10:05")  # one per exchange
+    assert [(q.answer, q.category) for q in case.queries] == [("beagle", 1), ("x", 3)]
+    data["session_2_date_time"] = "sometime in June"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(DataFormatError, match="session_2_date_time.*not like"):
+        R.load_locomo(path)
+    data["session_2_date_time"] = "1 June 2023"
+    data["qa"][0]["answer"] = ["beagle"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(DataFormatError, match='list "answer"; expected text or a number'):
+        R.load_locomo(path)
+
+
 def test_needed_jsonl_loader_and_its_errors(tmp_path):
     good = {
         "id": "c",
