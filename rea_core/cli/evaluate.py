@@ -23,6 +23,7 @@ from .options import (
     RecentRawTokensOpt,
     RecognizerModelOpt,
     RulesOnlyOpt,
+    ScorerOpt,
     SeedOpt,
     Stage2Opt,
     TauHighOpt,
@@ -322,10 +323,7 @@ def retrieval(
     target: Annotated[
         float, typer.Option("--target", help="Calibration: share of queries whose needed exchanges must all be kept.")
     ] = 0.9,
-    scorer: Annotated[
-        Optional[str],
-        typer.Option("--scorer", help="Scorer of the 'rea' policy (hybrid, exchange, minilm, sentence)."),
-    ] = None,
+    scorer: ScorerOpt = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
@@ -438,10 +436,7 @@ def qa(
         ),
     ] = None,
     context_window: ContextWindowOpt = None,
-    scorer: Annotated[
-        Optional[str],
-        typer.Option("--scorer", help="Scorer of the rea arms (hybrid, exchange, minilm, sentence)."),
-    ] = None,
+    scorer: ScorerOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
     recent_raw: RecentRawOpt = None,

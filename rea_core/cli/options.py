@@ -107,3 +107,7 @@ Stage2Opt = Annotated[
         "(few-shot on the model) [env REA_RECOGNIZER_STAGE2, default trained].",
     ),
 ]
+ScorerOpt = Annotated[
+    Optional[str],
+    typer.Option("--scorer", help="HCR scorer of the REA arms and policies (hybrid, exchange, minilm, sentence)."),
+]

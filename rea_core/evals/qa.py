@@ -116,6 +116,13 @@ def exact_match(prediction: str, gold: str) -> float:
     return float(normalize_answer(prediction) == normalize_answer(gold))
 
 
+def answer_scores(prediction: str | None, gold: str) -> dict:
+    """``f1`` and ``em`` of a generated answer against the gold (both None where none was generated)."""
+    if prediction is None:
+        return {"f1": None, "em": None}
+    return {"f1": token_f1(prediction, gold), "em": exact_match(prediction, gold)}
+
+
 def mean_nll(logprobs: Sequence[float]) -> float | None:
     """Mean negative log-likelihood per token (None for no tokens)."""
     return -float(np.mean(logprobs)) if len(logprobs) else None
@@ -544,8 +551,7 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
                         answer_tokens=count(q.answer),
                         prediction=prediction,
                         reply=reply,
-                        f1=None if prediction is None else token_f1(prediction, q.answer),
-                        em=None if prediction is None else exact_match(prediction, q.answer),
+                        **answer_scores(prediction, q.answer),
                         judge=verdict,
                         judge_raw=raw,
                         prompt_tokens=prompt_tokens,
@@ -821,8 +827,7 @@ def answer_question(
         tau_high=tau_high,
         prediction=prediction,
         reply=reply,
-        f1=None if prediction is None else token_f1(prediction, question.answer),
-        em=None if prediction is None else exact_match(prediction, question.answer),
+        **answer_scores(prediction, question.answer),
         nll=nll,
         nll_note=note,
         none_nll=none_nll,
