@@ -397,7 +397,12 @@ class HFGenerator:
         return scores
 
     def answer_logprobs(
-        self, messages: Sequence[Message], answer: str, *, cache_key: str | None = None
+        self,
+        messages: Sequence[Message],
+        answer: str,
+        *,
+        cache_key: str | None = None,
+        max_prompt_tokens: int | None = None,
     ) -> list[float]:
         """log p(token | prompt, earlier answer tokens) for each token of ``answer`` (tokenized alone, as
         ``choice_logprobs`` does), teacher-forced after the chat-templated ``messages``.
@@ -408,6 +413,8 @@ class HFGenerator:
         """
         torch = self._torch
         prompt = self.template_ids(messages)
+        if max_prompt_tokens is not None and len(prompt) > max_prompt_tokens:
+            prompt = prompt[len(prompt) - max_prompt_tokens :]  # as ``stream`` reads it: the oldest tokens dropped
         cont = self.tokenizer(answer, add_special_tokens=False)["input_ids"]
         if not cont:
             return []

@@ -516,7 +516,12 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
             built = prompts(q)
             plan = with_question(built.plan, q.text, count)
             messages = render_messages(plan)
-            nll = mean_nll(g.answer_logprobs(messages, q.answer, cache_key=key)) if scores_nll else None
+            window = max(1, g.context_window - max(ctx.max_new_tokens, count(q.answer)))
+            nll = (  # the prompt as chat reads it: an over-long one loses its oldest tokens
+                mean_nll(g.answer_logprobs(messages, q.answer, cache_key=key, max_prompt_tokens=window))
+                if scores_nll
+                else None
+            )
             reply = None
             if ctx.max_new_tokens:  # 0: the gold answer's NLL only, no generated answer
                 reply = g.generate(
