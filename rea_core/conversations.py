@@ -23,6 +23,17 @@ class Turn:
     time: str | None = None  # stored form of rea_core.timestamps
 
 
+def turn_record(user: str, assistant: str | None = None, time: str | None = None) -> dict:
+    """One turn of the JSONL format, as ``parse_conversation`` reads it back: ``assistant`` and ``time``
+    only where known, so a file written from memory round-trips unchanged."""
+    record = {"user": user}
+    if assistant is not None:
+        record["assistant"] = assistant
+    if time:
+        record["time"] = time
+    return record
+
+
 @dataclass(frozen=True)
 class Conversation:
     id: str

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .conversations import Conversation, parse_conversation
+from .conversations import Conversation, parse_conversation, turn_record
 from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
@@ -302,10 +302,7 @@ def saved_conversations(
     for number, session in enumerate(sessions, 1):
         if not session.n_turns:
             continue
-        turns = [
-            {"user": ex.user, "assistant": ex.reply, **({"time": ex.time} if ex.time else {})}
-            for ex in session.episodes.exchanges
-        ]
+        turns = [turn_record(ex.user, ex.reply, ex.time) for ex in session.episodes.exchanges]
         conversations.append(
             parse_conversation(
                 {"id": f"column {number}: {session.strategy}", "turns": turns},

@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..conversations import Conversation, parse_conversation, read_jsonl
+from ..conversations import Conversation, parse_conversation, read_jsonl, turn_record
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
 from ..methods.rea.config import REAConfig
@@ -246,10 +246,7 @@ def case_conversation(
 ) -> Conversation:
     """A case's exchanges as a conversation (user, assistant, time), checked as a conversation file's
     line is (``max_chars``, ``max_turns``), so LoCoMo data can be traced like conversation JSONL."""
-    turns = [
-        {"user": user, "assistant": reply, **({"time": case.time_of(i)} if case.time_of(i) else {})}
-        for i, (user, reply) in enumerate(case.exchanges)
-    ]
+    turns = [turn_record(user, reply, case.time_of(i)) for i, (user, reply) in enumerate(case.exchanges)]
     return parse_conversation(
         {"id": case.id, "turns": turns}, where=where or case.id, max_chars=max_chars, max_turns=max_turns
     )

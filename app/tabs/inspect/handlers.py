@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rea_core import REAError
+from rea_core.conversations import turn_record
 
 from ...state import AppEngine
 from ...store_guard import NOTE_MAX_CHARS, guard, storable
@@ -130,10 +131,7 @@ def mark_needed(
         raise MarkError(f"turn {query_turn} made no decision about exchange {exchange_turn}")
     needed = trace.turns[exchange_turn]
 
-    context = [  # conversation JSONL turns, times kept where known
-        {"user": t.user, "assistant": t.reply, **({"time": t.time} if t.time else {})}
-        for t in trace.turns[: query_turn + 1]
-    ]
+    context = [turn_record(t.user, t.reply, t.time) for t in trace.turns[: query_turn + 1]]  # times where known
 
     def write():
         with engine.db() as session:
@@ -211,12 +209,9 @@ def mark_question_needed(
     if question is None:
         raise MarkError("answer the question again: it is not in the loaded file")
     position = answer.position
-    context = [
-        {"user": user, "assistant": reply, **({"time": case.time_of(i)} if case.time_of(i) else {})}
-        for i, (user, reply) in enumerate(case.exchanges[:position])
-    ]
+    context = [turn_record(user, reply, case.time_of(i)) for i, (user, reply) in enumerate(case.exchanges[:position])]
     asked = case.time_of(position) if position < len(case.exchanges) else None
-    context.append({"user": question.text, **({"time": asked} if asked else {})})
+    context.append(turn_record(question.text, time=asked))
     conversation_id = question_mark_id(case, question)
     user, reply = case.exchanges[exchange_turn]
 
