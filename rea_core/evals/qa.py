@@ -274,7 +274,8 @@ class QAContext:
     settings: Settings
     max_new_tokens: int = MAX_NEW_TOKENS
     judge: object | None = None  # a Generator
-    _whole: dict = field(default_factory=dict)  # (case, position, question) -> whole-conversation prompt tokens
+    _whole: dict = field(default_factory=dict)  # (case, position) -> the history's templated prompt tokens
+    _histories: dict = field(default_factory=dict)  # (case, start, end) -> vanilla's plan of those exchanges
 
     def whole_tokens(self, case: RetrievalCase, q) -> int:
         """Tokens of the prompt holding the whole conversation before ``q`` raw (vanilla without a window):
@@ -284,8 +285,16 @@ class QAContext:
         g = self.models.generator
         key = (case.id, q.position)
         if key not in self._whole:
-            self._whole[key] = g.prompt_tokens(render_messages(vanilla_plan(case, 0, q.position, "", self)))
+            self._whole[key] = g.prompt_tokens(render_messages(self.history_plan(case, 0, q.position)))
         return self._whole[key] + g.count_tokens(wrapped_question(q.text))
+
+    def history_plan(self, case: RetrievalCase, start: int, end: int) -> PromptPlan:
+        """Vanilla's plan of exchanges ``start`` to ``end`` with an empty query, built once: every question
+        at one position reads the same history (``with_question`` sets the query)."""
+        key = (case.id, start, end)
+        if key not in self._histories:
+            self._histories[key] = vanilla_plan(case, start, end, self)
+        return self._histories[key]
 
     @property
     def runtime(self):
@@ -314,9 +323,9 @@ def with_question(plan: PromptPlan, question: str, count) -> PromptPlan:
     return replace(plan, segments=segments)
 
 
-def shown_turns(plan: PromptPlan, offset: int = 0) -> frozenset[int]:
+def shown_turns(plan: PromptPlan) -> frozenset[int]:
     return frozenset(
-        offset + s.turn
+        s.turn
         for s in plan.segments
         if s.kind is SegmentKind.EXCHANGE and s.resolution is not Resolution.OMIT and s.turn is not None
     )
@@ -329,13 +338,13 @@ def episodes(case: RetrievalCase, start: int, end: int) -> EpisodicMemory:
     return memory
 
 
-def raw_subset_plan(case: RetrievalCase, n: int, keep: set[int], query: str, ctx: QAContext) -> PromptPlan:
-    """Exchanges ``keep`` of the first ``n`` raw in turn order, the rest omitted (oracle, bm25)."""
-    return subset_plan(case, n, keep, query, count_tokens=ctx.models.generator.count_tokens, runtime=ctx.runtime)
+def none_plan(query: str, *, count_tokens, runtime) -> PromptPlan:
+    """The ``none`` arm: the system prompt and the question, no history."""
+    return assemble_plan(query=query, count_tokens=count_tokens, system_prompt=runtime.system_prompt)
 
 
 def subset_plan(case: RetrievalCase, n: int, keep: set[int], query: str, *, count_tokens, runtime) -> PromptPlan:
-    """``raw_subset_plan`` from a token counter and a ``RuntimeConfig`` (the app has a strategy, no QAContext)."""
+    """Exchanges ``keep`` of the first ``n`` raw in turn order, the rest omitted (oracle, bm25)."""
     exchanges = episodes(case, 0, n).exchanges
     decisions = tuple(
         Decision(turn=ex.turn, score=None, resolution=Resolution.RAW if ex.turn in keep else Resolution.OMIT)
@@ -366,20 +375,21 @@ def vanilla_cut(case: RetrievalCase, ctx: QAContext) -> int:
         total -= int(per[start])
         start += 1
     while start < end:  # the estimate checked against the real templated prompt
-        plan = vanilla_plan(case, start, end, "", ctx)
+        plan = ctx.history_plan(case, start, end)  # the fitting one is the plan the vanilla arm reads
         if g.prompt_tokens(render_messages(plan)) <= budget:
             break
         start += 1
     return start
 
 
-def vanilla_plan(case: RetrievalCase, start: int, end: int, query: str, ctx: QAContext) -> PromptPlan:
+def vanilla_plan(case: RetrievalCase, start: int, end: int, ctx: QAContext) -> PromptPlan:
+    """The vanilla strategy's own plan of exchanges ``start`` to ``end`` (every one raw), with an empty query."""
     from ..loading import build_strategy
 
     strategy = build_strategy("vanilla", ctx.models, runtime=ctx.runtime)
     session = strategy.new_session()
     session.episodes = episodes(case, start, end)
-    plan, _ = strategy.build_context(session, query)
+    plan, _ = strategy.build_context(session, "")
     return plan
 
 
@@ -403,9 +413,7 @@ class REAPlanner:
 
     def plan(self, q) -> tuple[PromptPlan, float]:
         t0 = time.perf_counter()
-        for i in range(len(self.session.episodes), q.position):
-            self.session.episodes.append(*self.case.exchanges[i], time=self.case.time_of(i))
-        self.session.episodes.ensure_embedded(self.strategy.embedder)
+        self.session = question_session(self.strategy, self.case, q.position, self.session)
         memory_s = time.perf_counter() - t0
         scores = self.strategy.score(self.session, q.text)
         plan, _ = self.strategy.replan(
@@ -440,15 +448,15 @@ def arm_prompts(arm: str, case: RetrievalCase, ctx: QAContext):
     """A function from a question to its ``ArmPrompt`` under ``arm`` (state kept across the case's questions)."""
     g = ctx.models.generator
     count = g.count_tokens
-    system = ctx.runtime.system_prompt
+    forms = {"count_tokens": count, "runtime": ctx.runtime}
     if arm == "none":
-        return lambda q: ArmPrompt(assemble_plan(query=q.text, count_tokens=count, system_prompt=system), frozenset())
+        return lambda q: ArmPrompt(none_plan(q.text, **forms), frozenset())
     if arm == "oracle":
-        return lambda q: ArmPrompt(raw_subset_plan(case, q.position, set(q.needed), q.text, ctx), frozenset(q.needed))
+        return lambda q: ArmPrompt(subset_plan(case, q.position, set(q.needed), q.text, **forms), frozenset(q.needed))
     if arm == "vanilla":
         start = vanilla_cut(case, ctx)
         return lambda q: ArmPrompt(
-            vanilla_plan(case, min(start, q.position), q.position, q.text, ctx),
+            ctx.history_plan(case, min(start, q.position), q.position),  # the query is set by ``with_question``
             frozenset(range(min(start, q.position), q.position)),
             cut=start,
         )
@@ -468,7 +476,8 @@ def arm_prompts(arm: str, case: RetrievalCase, ctx: QAContext):
         def bm25(q) -> ArmPrompt:
             rea_plan, memory_s = planner.plan(q)
             keep = bm25_keep(q.text, texts[: q.position], tokens[: q.position], kept_exchange_tokens(rea_plan))
-            return ArmPrompt(raw_subset_plan(case, q.position, keep, q.text, ctx), frozenset(keep), memory_s=memory_s)
+            plan = subset_plan(case, q.position, keep, q.text, **forms)
+            return ArmPrompt(plan, frozenset(keep), memory_s=memory_s)
 
         return bm25
     if arm in MEMORY_ARMS:
@@ -798,7 +807,7 @@ def answer_question(
     none_nll = oracle_nll = None
     if reference and scores_nll:
         runtime = strategy.runtime
-        bare = assemble_plan(query=question.text, count_tokens=count, system_prompt=runtime.system_prompt)
+        bare = none_plan(question.text, count_tokens=count, runtime=runtime)
         none_nll = _nll(g, render_messages(with_question(bare, question.text, count)), question.answer, None)
         if question.needed:
             evidence_plan = subset_plan(
