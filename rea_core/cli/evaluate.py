@@ -492,11 +492,11 @@ def qa(
         typer.echo(f"NLL: {results['nll']}")
         for arm, m in results["arms"].items():
             a = m["all"]
-            nll = "n/a" if a.get("nll") is None else f"{a['nll']:.3f}"
             gap = "n/a" if a.get("gap_share") is None else f"{a['gap_share']:+.3f}"
             judged = "" if a.get("judge") is None else f"  judge {a['judge']:.3f}"
             typer.echo(
-                f"{arm:12s} NLL {nll}  gap share {gap}  F1 {_num(a.get('f1'))}  EM {_num(a.get('em'))}{judged}  "
+                f"{arm:12s} NLL {_num(a.get('nll'))}  gap share {gap}  "
+                f"F1 {_num(a.get('f1'))}  EM {_num(a.get('em'))}{judged}  "
                 f"prompt {a.get('prompt_tokens', 0):7.0f} tok ({a.get('prompt_share', 0):6.1%})  "
                 f"{a.get('seconds', 0):.2f} s/q"
             )

@@ -115,6 +115,12 @@ class RetrievalCase:
         return self.times[index] if self.times else None
 
 
+def known_times(times) -> tuple[str | None, ...]:
+    """``RetrievalCase.times`` from one time (or None) per exchange: () where the data gives none at all."""
+    times = tuple(times)
+    return times if any(t is not None for t in times) else ()
+
+
 # -- loading ---------------------------------------------------------------------------------------
 
 
@@ -168,13 +174,12 @@ def parse_needed_rows(rows, *, answers: bool = False) -> list[RetrievalCase]:
                 )
             exchanges.append((conv.turns[i].user, conv.turns[i].assistant or ""))
         if queries:
-            times = tuple(t.time for t in conv.turns)
             cases.append(
                 RetrievalCase(
                     id=conv.id,
                     exchanges=tuple(exchanges),
                     queries=tuple(queries),
-                    times=times if any(t is not None for t in times) else (),
+                    times=known_times(t.time for t in conv.turns),
                 )
             )
     return cases
@@ -195,7 +200,7 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
     sessions = sorted(
         (int(m.group(1)), k) for k in data if (m := re.fullmatch(r"session_(\d+)", k)) and isinstance(data[k], list)
     )
-    for number, key in sessions:
+    for _, key in sessions:
         turns = data[key]
         date = data.get(f"{key}_date_time")
         time = parse_locomo_time(date, where=f"{case_id}: {key}_date_time") if date is not None else None
@@ -227,12 +232,7 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
                     category=q.get("category") if isinstance(q.get("category"), int) else None,
                 )
             )
-    return RetrievalCase(
-        id=case_id,
-        exchanges=tuple(exchanges),
-        queries=tuple(queries),
-        times=tuple(times) if any(t is not None for t in times) else (),
-    )
+    return RetrievalCase(id=case_id, exchanges=tuple(exchanges), queries=tuple(queries), times=known_times(times))
 
 
 def is_locomo(data: object) -> bool:

@@ -75,7 +75,7 @@ class ComedyStrategy(Strategy):
         return state
 
     def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
-        session.episodes.append(user_text, reply, time=time)
+        super().store(session, user_text, reply, time=time)
         state = self.state(session)
         if session.n_turns - state["session_start"] >= self.config.session_turns:
             state = self._close_session(session, state)

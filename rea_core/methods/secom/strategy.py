@@ -120,7 +120,7 @@ class SeComStrategy(Strategy):
         return state
 
     def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
-        session.episodes.append(user_text, reply, time=time)
+        super().store(session, user_text, reply, time=time)
         state = self.state(session)
         if session.n_turns - state["open_from"] >= self.config.segment_window:
             state = self._segment_tail(session, state, close_all=False)
