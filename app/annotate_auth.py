@@ -5,6 +5,11 @@ text box; roles come from the server's configuration (``REA_ADJUDICATORS``).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import logging
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +17,8 @@ import gradio as gr
 
 from rea_core import REAError
 from rea_core.settings import AuthSettings
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,8 @@ def _account(entry: str, *, with_role: bool) -> tuple[str, str, str]:
 
 def local_accounts() -> list[tuple[str, str, str]]:
     """(name, password, role) from ``REA_AUTH_FILE`` (lines ``name:password[:role]``) and ``REA_AUTH``
-    (``name:password,...``).
+    (``name:password,...``), as they are now: the file is read on every call (parsed again only when
+    its bytes changed), so an account removed from it is refused without a restart.
 
     Raises:
         AuthConfigError: An unreadable file, a malformed entry or an unknown role (never silently an annotator).
@@ -63,17 +71,75 @@ def local_accounts() -> list[tuple[str, str, str]]:
     settings = AuthSettings.current()
     path = settings.auth_file
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines() if path else []
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = Path(path).read_bytes() if path else b""
+    except OSError as exc:
+        raise AuthConfigError(f"REA_AUTH_FILE {path}: cannot be read ({exc})") from exc
+    key = (path, raw, settings.auth)
+    with _parsed_lock:
+        if _parsed and _parsed[0] == key:
+            return list(_parsed[1])
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
         raise AuthConfigError(f"REA_AUTH_FILE {path}: cannot be read ({exc})") from exc
     accounts = [_account(x, with_role=True) for x in lines if x.strip() and not x.lstrip().startswith("#")]
-    return accounts + [_account(x, with_role=False) for x in _split(settings.auth)]
+    accounts += [_account(x, with_role=False) for x in _split(settings.auth)]
+    with _parsed_lock:
+        _parsed[:] = [key, accounts]
+    return list(accounts)
 
 
-def gradio_auth() -> list[tuple[str, str]] | None:
-    """The ``auth=`` value for ``launch()``, or None when no local accounts are configured."""
-    accounts = local_accounts()
-    return [(name, password) for name, password, _ in accounts] or None
+_parsed: list = []  # [key, accounts] of the latest parse: (path, file bytes, REA_AUTH) -> its accounts
+_parsed_lock = threading.Lock()
+
+
+def local_sign_in() -> bool:
+    """Whether local accounts (REA_AUTH / REA_AUTH_FILE) are configured, even if the file lists none now."""
+    settings = AuthSettings.current()
+    return bool(settings.auth or settings.auth_file)
+
+
+def check_password(username: str, password: str) -> bool:
+    """Gradio's ``auth=`` callable: the accounts as they are at this sign-in, compared in constant time.
+    An unreadable or malformed file lets no one in (said in the server log), never the last good one."""
+    try:
+        accounts = local_accounts()
+    except AuthConfigError as exc:
+        logger.error("sign-in refused: %s", exc)
+        return False
+    given = password.encode("utf-8", "surrogatepass")
+    return any(
+        name == username and hmac.compare_digest(secret.encode("utf-8", "surrogatepass"), given)
+        for name, secret, _ in accounts
+    )
+
+
+def account_fingerprints() -> dict[str, str]:
+    """Each current account's name and a digest of its password; {} when the file cannot be used.
+
+    Why: a login cookie names only the user, so ``app.user_sessions`` compares these between requests
+    and signs out the users whose account was removed or whose password changed."""
+    try:
+        accounts = local_accounts()
+    except AuthConfigError as exc:
+        logger.error("every local account is refused until REA_AUTH_FILE is fixed: %s", exc)
+        return {}
+    prints: dict[str, set[str]] = {}
+    for name, secret, _ in accounts:
+        prints.setdefault(name, set()).add(hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest())
+    return {name: ",".join(sorted(digests)) for name, digests in prints.items()}
+
+
+def gradio_auth() -> Callable[[str, str], bool] | None:
+    """The ``auth=`` value for ``launch()``: ``check_password`` when local accounts are configured, else None.
+
+    Raises:
+        AuthConfigError: The accounts cannot be read at startup (``rea app`` stops with one line).
+    """
+    if not local_sign_in():
+        return None
+    local_accounts()
+    return check_password
 
 
 def on_spaces_with_oauth() -> bool:
@@ -83,8 +149,7 @@ def on_spaces_with_oauth() -> bool:
 
 
 def sign_in_configured() -> bool:
-    settings = AuthSettings.current()
-    return on_spaces_with_oauth() or bool(settings.auth or settings.auth_file)
+    return on_spaces_with_oauth() or local_sign_in()
 
 
 def role_of(name: str) -> str:

@@ -10,6 +10,7 @@ import logging
 from html import escape
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from rea_core import Settings
 from rea_core.methods.rea.config import default_thresholds
@@ -22,6 +23,7 @@ from .tabs.inspect.layout import build_inspect_tab
 from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
 from .thresholds import wire_thresholds
+from .user_sessions import UserBoundSessions
 
 logger = logging.getLogger(__name__)
 STATIC = REPO_ROOT / "static"
@@ -134,7 +136,10 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
     demo = build_demo(engine)
     demo.queue(default_concurrency_limit=engine.concurrency, max_size=engine.limits.queue_size)
     kwargs.setdefault("max_file_size", engine.limits.max_upload_bytes)
-    kwargs.setdefault("auth", gradio_auth())  # REA_AUTH / REA_AUTH_FILE: sign-in for the Annotate tab
+    kwargs.setdefault("auth", gradio_auth())  # REA_AUTH / REA_AUTH_FILE, read at each sign-in: the Annotate tab
+    # With sign-in on, a browser session is its user's alone, and removed accounts are signed out (app.user_sessions).
+    app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", ()), Middleware(UserBoundSessions)]
     demo.launch(
         server_name=host,
         server_port=port,
@@ -143,6 +148,7 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
         show_error=True,
         footer_links=["api"],
         head=f"<script>{(STATIC / 'annotate_keys.js').read_text(encoding='utf-8')}</script>",
+        app_kwargs=app_kwargs,
         **kwargs,
     )
     return demo

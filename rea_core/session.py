@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,13 @@ SAVE_FORMAT = "rea-studio-compare"  # a saved file: the name the app's first rel
 SAVE_VERSION = 1
 
 
+def new_session_id() -> str:
+    """A server-made id (128 random bits). Session ids key the KV prefix cache (``Strategy.cache_key``),
+    so they are never taken from user input: a loaded file's id would let two sessions loading it share
+    one cache entry, and the reuse count shown would tell one how much of the other's message it guessed."""
+    return secrets.token_hex(16)
+
+
 @dataclass
 class ChatSession:
     strategy: str
@@ -42,7 +49,8 @@ class ChatSession:
     episodes: EpisodicMemory = field(default_factory=EpisodicMemory)
     log: list[dict] = field(default_factory=list)  # one summary per turn: tokens, decisions, latency
     memory: dict = field(default_factory=dict)  # strategy-owned JSON state (SeCom segments, COMEDY memories)
-    session_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # Made here, never passed in (init=False): a saved file keeps its id for reference, a load gets a fresh one.
+    session_id: str = field(default_factory=new_session_id, init=False)
     # Derived, rebuildable data a strategy caches for this session only (SeCom's retrieval vectors):
     # never saved, and dropped with the session, so one user's cache neither grows another's nor outlives it.
     scratch: dict = field(default_factory=dict, repr=False, compare=False)
@@ -67,7 +75,8 @@ class ChatSession:
 
     @classmethod
     def from_dict(cls, data: dict) -> "ChatSession":
-        """A session from its ``to_dict``; exchange times come back in the stored form.
+        """A session from its ``to_dict``; exchange times come back in the stored form. The file's
+        "session_id" is not used: the session gets a fresh one (``new_session_id``).
 
         Raises:
             DataFormatError: not a session, incomplete, or an exchange's "time" that is not ISO 8601.
@@ -81,7 +90,6 @@ class ChatSession:
                 episodes=EpisodicMemory.from_dict(data["episodes"]),
                 log=list(data.get("log", [])),
                 memory=dict(data.get("memory") or {}),
-                session_id=data.get("session_id") or uuid.uuid4().hex,
             )
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise DataFormatError(

@@ -1,8 +1,9 @@
 """Per-session KV prefix cache: what chat servers (vLLM prefix caching, llama.cpp's prompt
 cache) do, in process.
 
-Each conversation (``cache_key``, a session id) keeps the input items of its last call (prompt
-plus the reply tokens fed back) and their KV cache. The next call reuses the longest common
+Each conversation (``cache_key``, a server-made session id: never taken from user input, so no
+two sessions share an entry) keeps the input items of its last call (prompt plus the reply tokens
+fed back) and their KV cache. The next call reuses the longest common
 prefix and prefills only the rest. Items are token ids, and for a latent block one marker per
 row naming the block's content, so a latent prompt reuses its prefix too. Correctness never
 depends on the key: reuse is decided by comparing the items themselves, so a stale or wrong

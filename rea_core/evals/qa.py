@@ -37,6 +37,7 @@ from ..backends.base import ANSWER_LOGPROBS, KV_REUSE, has
 from ..errors import DataFormatError
 from ..memory.episodic import EpisodicMemory, exchange_text
 from ..reconstruction import assemble_plan, build_prompt_plan, render_messages
+from ..session import new_session_id
 from ..settings import Settings
 from ..templates import fill, load_template
 from ..types import Decision, PromptPlan, Reason, Resolution, SegmentKind
@@ -514,7 +515,8 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
     """Every question of ``case`` under ``arm``: its prompt, the gold answer's NLL, a greedy answer, its scores."""
     g = ctx.models.generator
     count = g.count_tokens
-    key = f"qa:{arm}:{case.id}" if has(g, KV_REUSE) else None  # one history prefill per conversation
+    # One history prefill per conversation, under a server-made key (never the file's case id).
+    key = f"qa:{arm}:{new_session_id()}" if has(g, KV_REUSE) else None
     scores_nll = has(g, ANSWER_LOGPROBS)
     prompts = arm_prompts(arm, case, ctx)
     records = []
@@ -788,7 +790,7 @@ def answer_question(
     messages = render_messages(plan)
     scores_nll = has(g, ANSWER_LOGPROBS)
     note = None if scores_nll else f"not available: '{g.name}' gives no log-probabilities of a given reply"
-    key = f"qa-answer:{id(session)}:{time.perf_counter_ns()}" if has(g, KV_REUSE) else None  # NLL, then generation
+    key = f"qa-answer:{new_session_id()}" if has(g, KV_REUSE) else None  # NLL, then generation
     try:
         nll = _nll(g, messages, question.answer, key) if scores_nll else None
         if scores_nll and nll is None:
