@@ -21,7 +21,7 @@ import secrets
 import threading
 from urllib.parse import parse_qsl, urlencode
 
-from .annotate_auth import account_fingerprints, local_sign_in
+from .annotate_auth import account_fingerprints, local_sign_in, on_spaces_with_oauth
 
 # The paths that name a session hash: Gradio's routes under /gradio_api (the app may sit under a root path).
 _PATH_HASH = re.compile(r"^(?P<head>.*/gradio_api/(?:heartbeat|stream)/)(?P<hash>[^/]+)(?P<tail>(?:/[^/]+){3,})?$")
@@ -60,14 +60,14 @@ class UserBoundSessions:
     def __init__(self, app):
         self.app = app
         self.secret = secrets.token_bytes(32)
+        self.oauth = on_spaces_with_oauth()  # "Sign in with Hugging Face" on a Space
         self._accounts: dict[str, str] | None = None  # account fingerprints as of the last request
         self._lock = threading.Lock()
 
     async def __call__(self, scope, receive, send):
         gr_app = scope.get("app")  # Starlette puts the application here
-        blocks = getattr(gr_app, "blocks", None)
         local = getattr(gr_app, "auth", None) is not None
-        if scope["type"] != "http" or not (local or getattr(blocks, "expects_oauth", False)):
+        if scope["type"] != "http" or not (local or self.oauth):  # no sign-in: no user to bind to
             return await self.app(scope, receive, send)
         if local and local_sign_in():
             self.revoke_changed_accounts(gr_app)

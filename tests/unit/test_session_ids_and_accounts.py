@@ -45,3 +45,19 @@ def test_a_session_hash_is_bound_to_its_user():
     alices = bind("h", "alice", secret)
     assert bind(alices, "alice", secret) == alices  # hers already: a stream URL Gradio built on it
     assert bind(alices, "bob", secret) not in {alices, bind("h", "bob", secret)}  # bob never reaches it
+
+
+def test_every_place_a_request_names_its_session_hash_is_bound():
+    from app.user_sessions import UserBoundSessions
+
+    mw = UserBoundSessions(app=None)
+    alice = bind("h1", "alice", mw.secret)
+    for path in ("/gradio_api/heartbeat/h1", "/app/gradio_api/stream/h1/run/3/playlist.m3u8"):
+        bound = mw._bind_path_and_query({"method": "GET", "path": path, "query_string": b""}, "alice")
+        assert bound["path"] == path.replace("h1", alice) and bound["raw_path"] == bound["path"].encode()
+    event = {"method": "POST", "path": "/gradio_api/stream/h1", "query_string": b""}  # an event id, not a hash
+    assert mw._bind_path_and_query(event, "alice") is event
+    query = mw._bind_path_and_query(
+        {"method": "GET", "path": "/gradio_api/queue/data", "query_string": b"session_hash=h1&x=1"}, "alice"
+    )
+    assert query["query_string"] == f"session_hash={alice}&x=1".encode()
