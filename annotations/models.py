@@ -2,7 +2,8 @@
 
 A `RetrievalFailureMark` records that HCR omitted an exchange which a later
 query actually needed, together with the score and thresholds (tau_low,
-tau_high) in force, so misses can be collected and thresholds re-tuned.
+tau_high) in force, so misses can be collected and thresholds re-tuned. Its conversation
+context is a `MarkContext` key: contexts are stored once and shared (annotations.contexts).
 
 The annotation studio (REA paper, sections 3.3 and D.1-D.3) labels candidate
 inputs (`Item`) as global / task / ordinary: every action is a `LabelEvent`
