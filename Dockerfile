@@ -4,6 +4,7 @@ FROM python:3.11-slim
 
 RUN useradd -m -u 1000 user
 USER user
+# GRADIO_SERVER_NAME is set explicitly: without it (and without sign-in) `rea app` listens on 127.0.0.1 only.
 ENV HOME=/home/user \
     PYTHONUNBUFFERED=1 \
     GRADIO_SERVER_NAME=0.0.0.0 \

@@ -14,9 +14,10 @@ import os
 from datetime import datetime
 from typing import IO, Any
 
-from sqlalchemy import delete, inspect, select
+from sqlalchemy import delete, func, inspect, select
 from sqlalchemy.orm import Session
 
+from .contexts import load_contexts, parse_turns, store_context
 from .db import reading, retrying, writing
 from .models import RetrievalFailureMark
 
@@ -33,8 +34,17 @@ REQUIRED_FIELDS = (
     "tau_high",
     "source",
 )
-# id and created_at belong to the store, not the caller.
-SETTABLE_FIELDS = frozenset(inspect(RetrievalFailureMark).columns.keys()) - {"id", "created_at"}
+COLUMNS = [name for name in inspect(RetrievalFailureMark).columns.keys() if name != "context_sha256"] + ["context"]
+# id and created_at belong to the store, not the caller; the context is given as JSON text (or a list).
+SETTABLE_FIELDS = frozenset(COLUMNS) - {"id", "created_at"}
+
+
+class MarkQuotaError(ValueError):
+    """An annotator already holds the most marks allowed; nothing was written."""
+
+    def __init__(self, annotator: str, held: int, limit: int):
+        super().__init__(f"{annotator!r} has stored {held} marks, the most one annotator may store ({limit})")
+        self.annotator, self.held, self.limit = annotator, held, limit
 
 
 def _validated(fields: dict[str, Any]) -> dict[str, Any]:
@@ -60,42 +70,71 @@ def _find_by_key(session: Session, values: dict[str, Any]) -> RetrievalFailureMa
     return session.scalars(select(RetrievalFailureMark).where(*conditions)).one_or_none()
 
 
-def add_failure_mark(session: Session, **fields: Any) -> RetrievalFailureMark:
+def add_failure_mark(session: Session, *, max_marks: int | None = None, **fields: Any) -> RetrievalFailureMark:
     """Record that HCR omitted an exchange a query needed, once per key.
 
     Marking the same (annotator, conversation_id, query_turn, exchange_turn)
     again updates the existing row with the newly given fields (note, score,
     thresholds, texts) instead of adding a duplicate; `created_at` keeps the
-    first marking time.
+    first marking time. The context is stored once however many marks share
+    it (``annotations.contexts``).
 
     Args:
         session: An open session; committed (or rolled back) here.
+        max_marks: The most marks one annotator may hold (None: no limit); an update of
+            one of them is always allowed, since it adds no row.
         **fields: Column values. Required: conversation_id, query_turn,
             exchange_turn, query_text, exchange_user, exchange_reply,
             tau_low, tau_high, source. Optional: annotator (None or blank
-            becomes "anonymous"), score, note.
+            becomes "anonymous"), score, note, context (JSON list of turns, or a list).
 
     Returns:
         The new or updated mark, readable after the session closes.
 
     Raises:
-        TypeError: A field is unknown or a required one is missing.
+        TypeError: A field is unknown or a required one is missing, or the context is not a list.
+        MarkQuotaError: The annotator holds ``max_marks`` marks already; nothing was saved.
         StoreError: The database is locked or unreachable; nothing was saved.
     """
     values = _validated(fields)
+    given = "context" in values  # an update without one keeps the mark's context
+    turns = parse_turns(values.pop("context", None))
+    if given:
+        values["context_sha256"] = None
 
     def write() -> RetrievalFailureMark:
         with writing(session):  # read-then-write: SQLite's write lock is taken first
             mark = _find_by_key(session, values)
+            if mark is None and max_marks is not None:
+                held = count_failure_marks(session, values["annotator"])
+                if held >= max_marks:
+                    raise MarkQuotaError(values["annotator"], held, max_marks)
+            if turns is not None:
+                values["context_sha256"] = store_context(session, turns)
             if mark is None:
                 mark = RetrievalFailureMark(**values)
                 session.add(mark)
             else:
                 for name, value in values.items():
                     setattr(mark, name, value)
-            return mark
+            session.flush()
+            return _with_contexts(session, [mark])[0]
 
     return retrying(write)
+
+
+def count_failure_marks(session: Session, annotator: str) -> int:
+    """How many marks ``annotator`` holds (inside the caller's transaction)."""
+    query = select(func.count()).select_from(RetrievalFailureMark).where(RetrievalFailureMark.annotator == annotator)
+    return session.execute(query).scalar_one()
+
+
+def _with_contexts(session: Session, marks: list[RetrievalFailureMark]) -> list[RetrievalFailureMark]:
+    """Fill each mark's ``context`` from the shared contexts table (one recursive query)."""
+    texts = load_contexts(session, {m.context_sha256 for m in marks if m.context_sha256})
+    for mark in marks:
+        mark.context = texts.get(mark.context_sha256) if mark.context_sha256 else None
+    return marks
 
 
 def list_failure_marks(session: Session, conversation_id: str | None = None) -> list[RetrievalFailureMark]:
@@ -110,7 +149,7 @@ def list_failure_marks(session: Session, conversation_id: str | None = None) -> 
     if conversation_id is not None:
         query = query.where(RetrievalFailureMark.conversation_id == conversation_id)
     with reading(session):
-        return list(session.scalars(query))
+        return _with_contexts(session, list(session.scalars(query)))
 
 
 def delete_failure_mark(session: Session, mark_id: int) -> bool:
@@ -128,9 +167,9 @@ def delete_failure_mark(session: Session, mark_id: int) -> bool:
 
 
 def mark_to_dict(mark: RetrievalFailureMark) -> dict[str, Any]:
-    """Every column of a mark as JSON-ready values (datetimes in ISO 8601)."""
+    """Every field of a mark as JSON-ready values (datetimes in ISO 8601), its context as JSON text."""
     out: dict[str, Any] = {}
-    for name in inspect(RetrievalFailureMark).columns.keys():
+    for name in COLUMNS:
         value = getattr(mark, name)
         out[name] = value.isoformat() if isinstance(value, datetime) else value
     return out
@@ -180,11 +219,24 @@ def export_failure_marks_jsonl(
     """
     with reading(session):
         marks = list(session.scalars(select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)))
+        _with_contexts(session, marks)
     rows = [mark_to_dict(mark) for mark in marks] if raw else marks_as_conversations(marks)
     lines = [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]
     if isinstance(path_or_file, (str, os.PathLike)):
-        with open(path_or_file, "w", encoding="utf-8") as handle:
+        with private_file(path_or_file) as handle:
             handle.writelines(lines)
     else:
         path_or_file.writelines(lines)
     return len(lines)
+
+
+def private_file(path: str | os.PathLike[str]) -> IO[str]:
+    """A text file (over)written for its owner only (0600), whatever the umask: marks carry
+    annotators' names, notes and whole conversations."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # an existing file keeps its mode on open: tighten it
+    except OSError:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "w", encoding="utf-8")

@@ -2,7 +2,8 @@
 
 A `RetrievalFailureMark` records that HCR omitted an exchange which a later
 query actually needed, together with the score and thresholds (tau_low,
-tau_high) in force, so misses can be collected and thresholds re-tuned.
+tau_high) in force, so misses can be collected and thresholds re-tuned. Its conversation
+context is a `MarkContext` key: contexts are stored once and shared (annotations.contexts).
 
 The annotation studio (REA paper, sections 3.3 and D.1-D.3) labels candidate
 inputs (`Item`) as global / task / ordinary: every action is a `LabelEvent`
@@ -98,15 +99,39 @@ class RetrievalFailureMark(Base):
     tau_high: Mapped[float] = mapped_column(Float)
     note: Mapped[str] = mapped_column(Text, default="")
     source: Mapped[str] = mapped_column(String(500))  # file name or "bundled:examples"
-    # JSON list of the conversation's turns up to and including the query ({"user", "assistant"}),
-    # so the marks export as retrieval test cases; None for marks made before migration 0003.
-    context: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The conversation's turns up to and including the query, stored once in `mark_contexts`
+    # (annotations.contexts); None for marks made before migration 0003.
+    context_sha256: Mapped[str | None] = mapped_column(ForeignKey("mark_contexts.sha256"), nullable=True)
+
+    @property
+    def context(self) -> str | None:
+        """JSON list of the turns up to and including the query ({"user", "assistant"}), so the marks
+        export as retrieval test cases; filled by the store functions that read marks."""
+        return self.__dict__.get("_context")
+
+    @context.setter
+    def context(self, value: str | None) -> None:
+        self.__dict__["_context"] = value
 
     def __repr__(self) -> str:
         return (
             f"RetrievalFailureMark(id={self.id!r}, conversation_id={self.conversation_id!r}, "
             f"query_turn={self.query_turn!r}, exchange_turn={self.exchange_turn!r})"
         )
+
+
+class MarkContext(Base):
+    """One stored mark context: its last turn and the context one turn shorter (annotations.contexts).
+
+    Keyed by a sha256 over ``parent`` and ``turn``, so equal contexts are one row and contexts
+    sharing a prefix share its rows.
+    """
+
+    __tablename__ = "mark_contexts"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    parent: Mapped[str | None] = mapped_column(ForeignKey("mark_contexts.sha256"), nullable=True)
+    turn: Mapped[str] = mapped_column(Text)  # JSON of one turn record
 
 
 LABEL_CHOICES = LABELS  # the recognizer's label set (rea_core/recognizer/labels.py)

@@ -30,7 +30,12 @@ def register(groups: dict[str, typer.Typer]) -> None:
 
 def serve(
     host: Annotated[
-        Optional[str], typer.Option("--host", help="Interface to listen on [env GRADIO_SERVER_NAME, default 0.0.0.0].")
+        Optional[str],
+        typer.Option(
+            "--host",
+            help="Interface to listen on [env GRADIO_SERVER_NAME; default 127.0.0.1, "
+            "or 0.0.0.0 where sign-in is configured].",
+        ),
     ] = None,
     port: Annotated[
         Optional[int], typer.Option("--port", help="Port to listen on [env GRADIO_SERVER_PORT, default 7860].")

@@ -1,6 +1,6 @@
 """REA Studio app: REA and vanilla side by side, prompt views, live thresholds, retrieval inspector.
 
-Run: ``rea app`` (or ``./scripts/run.sh``), then open http://localhost:7860. Importing this module
+Run: ``rea app`` (or ``./scripts/run.sh``), then open http://127.0.0.1:7860. Importing this module
 loads no model: ``build_demo`` takes an ``AppEngine`` built by the caller.
 """
 
@@ -15,13 +15,14 @@ from starlette.middleware import Middleware
 from rea_core import Settings
 from rea_core.methods.rea.config import default_thresholds
 
-from .annotate_auth import gradio_auth
+from .annotate_auth import gradio_auth, sign_in_configured
 from .state import REPO_ROOT, AppEngine
 from .tabs.annotate.layout import build_annotate_tab
 from .tabs.compare.layout import build_compare_tab
 from .tabs.inspect.layout import build_inspect_tab
 from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
+from .tempfiles import exit_on_sigterm
 from .thresholds import wire_thresholds
 from .user_sessions import UserBoundSessions
 
@@ -125,13 +126,31 @@ def apply_recognizer_at_startup(engine: AppEngine) -> str:
         return "packaged"
 
 
-def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block: bool = True, **kwargs):
+LOOPBACK, EVERY_INTERFACE = "127.0.0.1", "0.0.0.0"
+
+
+def listen_host(host: str | None, *, sign_in: bool) -> tuple[str, str]:
+    """Where the app listens, and why: the host given (``--host`` or ``GRADIO_SERVER_NAME``); else every
+    interface where sign-in guards the writes (marks, labels), else loopback only, since without
+    sign-in anyone who reaches the port may write marks."""
+    if host:
+        return host, "set by --host or GRADIO_SERVER_NAME"
+    if sign_in:
+        return EVERY_INTERFACE, "sign-in is configured (REA_AUTH, REA_AUTH_FILE or Hugging Face OAuth)"
+    return LOOPBACK, "no sign-in is configured; --host 0.0.0.0 (or GRADIO_SERVER_NAME) listens on every interface"
+
+
+def launch(engine: AppEngine, *, host: str | None = None, port: int = 7860, block: bool = True, **kwargs):
     """Queue and serve the app. Model calls share one queue slot group (``engine.concurrency`` at once).
 
     Limits (``engine.limits``): at most ``queue_size`` requests wait (the page then says "This
     application is currently busy. Please try again."), and uploads over ``max_upload_mb`` are
-    refused by Gradio before they reach a handler.
+    refused by Gradio before they reach a handler. ``host`` None: ``listen_host`` picks it.
     """
+    host, why = listen_host(host, sign_in=sign_in_configured())
+    logger.warning("REA Studio listens on %s:%d (%s)", host, port, why)  # a warning: shown with no logging set up
+    if block:  # a serving process: SIGTERM exits through atexit, which removes the download folders
+        exit_on_sigterm()
     apply_recognizer_at_startup(engine)
     demo = build_demo(engine)
     demo.queue(default_concurrency_limit=engine.concurrency, max_size=engine.limits.queue_size)
@@ -155,7 +174,8 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
 
 
 def main() -> None:
-    """``python -m app.main``: serve on GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (0.0.0.0:7860)."""
+    """``python -m app.main``: serve on GRADIO_SERVER_NAME / GRADIO_SERVER_PORT (default 127.0.0.1:7860,
+    every interface where sign-in is configured: ``listen_host``)."""
     settings = Settings.from_env()
     engine = AppEngine.from_settings(settings)
     launch(engine, host=settings.app.host, port=settings.app.port)

@@ -110,6 +110,13 @@ class AppEngine:
 
         return Downloads(self.limits.temp_file_ttl_s)
 
+    @cached_property
+    def session_marks(self):
+        """Inspect marks each browser session has stored, held to ``Limits.marks_per_session``."""
+        from .tabs.inspect.quota import SessionMarks
+
+        return SessionMarks(self.limits.marks_per_session)
+
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs) -> "AppEngine":
         """Load the models ``settings`` name (the packaged offline models by default)."""

@@ -79,6 +79,17 @@ class Limits:
             "help": "MB of KV the prefix cache holds over all conversations (least recently used dropped)",
         },
     )
+    marks_per_user: int = field(
+        default=500,
+        metadata={
+            "env": "REA_MARKS_PER_USER",
+            "help": "Inspect marks one signed-in name may store (without sign-in, all visitors share one name)",
+        },
+    )
+    marks_per_session: int = field(
+        default=100,
+        metadata={"env": "REA_MARKS_PER_SESSION", "help": "Inspect marks one browser session may store"},
+    )
     temp_file_ttl_s: int = field(
         default=3600,
         metadata={

@@ -149,7 +149,13 @@ class AppSettings:
     concurrency: int = field(
         default=1, metadata={"env": "REA_APP_CONCURRENCY", "help": "model calls the app runs at once"}
     )
-    host: str = field(default="0.0.0.0", metadata={"env": "GRADIO_SERVER_NAME", "help": "where the app listens"})
+    host: str | None = field(
+        default=None,
+        metadata={
+            "env": "GRADIO_SERVER_NAME",
+            "help": "where the app listens (unset: `127.0.0.1`, or `0.0.0.0` where sign-in is configured)",
+        },
+    )
     port: int = field(default=7860, metadata={"env": "GRADIO_SERVER_PORT", "help": "the app's port"})
 
     def __post_init__(self) -> None:

@@ -70,7 +70,7 @@ def test_migrations_match_models_and_downgrade(db_url):
     upgrade(engine)
     upgrade(engine)  # idempotent
     with engine.connect() as c:
-        assert c.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0003"
+        assert c.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0004"
         assert compare_metadata(MigrationContext.configure(c, opts={"compare_type": True}), Base.metadata) == []
     from alembic import command
 

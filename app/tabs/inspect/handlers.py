@@ -12,6 +12,7 @@ from rea_core.conversations import turn_record
 
 from ...state import AppEngine
 from ...store_guard import NOTE_MAX_CHARS, guard, storable
+from .quota import MarkQuotaExceeded, user_quota_message
 
 
 class MarkError(REAError):
@@ -115,8 +116,10 @@ def mark_needed(
     tau_high: float,
     *,
     annotator: str | None,
+    session: str | None = None,
 ) -> str:
-    """Store one mark under ``annotator`` (``annotate_auth.mark_author``: None means refused).
+    """Store one mark under ``annotator`` (``annotate_auth.mark_author``: None means refused), within
+    the quotas of the browser session ``session`` (its hash) and of the annotator (``store_mark``).
 
     Indices come from the request, so they are checked here, not trusted from the page.
     """
@@ -132,28 +135,48 @@ def mark_needed(
     needed = trace.turns[exchange_turn]
 
     context = [turn_record(t.user, t.reply, t.time) for t in trace.turns[: query_turn + 1]]  # times where known
+    store_mark(
+        engine,
+        session,
+        annotator=annotator,
+        conversation_id=trace.conversation_id,
+        query_turn=query_turn,
+        exchange_turn=exchange_turn,
+        query_text=storable(turn.user),
+        exchange_user=storable(needed.user),
+        exchange_reply=storable(needed.reply),
+        score=decision.score,
+        tau_low=tau_low,
+        tau_high=tau_high,
+        note=storable(note, NOTE_MAX_CHARS),
+        source=source,
+        context=json.dumps(context, ensure_ascii=False),
+    )
+    return f"Marked: turn {query_turn} needed omitted exchange {exchange_turn} of {trace.conversation_id}."
+
+
+def store_mark(engine: AppEngine, session: str | None, **fields) -> None:
+    """Write one mark within both quotas: this browser session's (``session``: its hash; None for a
+    call from inside the server) and the annotator's (``Limits.marks_per_user``, checked in the
+    mark's own transaction). Over either, nothing is written and the message says which.
+
+    Raises:
+        MarkQuotaExceeded: Over a quota.
+        MarkError: The database is locked or down.
+    """
+    from annotations.marks import MarkQuotaError
+
+    key = tuple(fields[name] for name in ("annotator", "conversation_id", "query_turn", "exchange_turn"))
 
     def write():
-        with engine.db() as session:
-            return _store().add_failure_mark(
-                session,
-                annotator=annotator,
-                conversation_id=trace.conversation_id,
-                query_turn=query_turn,
-                exchange_turn=exchange_turn,
-                query_text=storable(turn.user),
-                exchange_user=storable(needed.user),
-                exchange_reply=storable(needed.reply),
-                score=decision.score,
-                tau_low=tau_low,
-                tau_high=tau_high,
-                note=storable(note, NOTE_MAX_CHARS),
-                source=source,
-                context=json.dumps(context, ensure_ascii=False),
-            )
+        with engine.db() as db:
+            return _store().add_failure_mark(db, max_marks=engine.limits.marks_per_user, **fields)
 
-    guard(write, "mark not saved", MarkError)
-    return f"Marked: turn {query_turn} needed omitted exchange {exchange_turn} of {trace.conversation_id}."
+    with engine.session_marks.claim(session, key):
+        try:
+            guard(write, "mark not saved", MarkError)
+        except MarkQuotaError as exc:
+            raise MarkQuotaExceeded(user_quota_message(exc.annotator, exc.held)) from None
 
 
 def question_choices(loaded: LoadedFile | None, conversation_id: str | None) -> list[tuple[str, int]]:
@@ -191,12 +214,19 @@ def question_mark_id(case, question) -> str:
 
 
 def mark_question_needed(
-    engine: AppEngine, loaded: LoadedFile, answer, exchange_turn: int, note: str, *, annotator: str | None
+    engine: AppEngine,
+    loaded: LoadedFile,
+    answer,
+    exchange_turn: int,
+    note: str,
+    *,
+    annotator: str | None,
+    session: str | None = None,
 ) -> str:
     """Store a retrieval-failure mark for a question: REA omitted ``exchange_turn``, one of its evidence
     exchanges, from the answer's prompt. The query turn is the question's position; the stored context is
     the exchanges before it plus the question as the last user turn, with times, so the marks export (JSONL
-    with ``"needed"``) carries it as it carries a traced turn's mark."""
+    with ``"needed"``) carries it as it carries a traced turn's mark. Quotas as ``mark_needed``'s."""
     if not annotator:
         raise MarkError("sign in to mark exchanges: this deployment stores marks under the signed-in name")
     case = loaded.questions.get(answer.case_id)
@@ -214,27 +244,23 @@ def mark_question_needed(
     context.append(turn_record(question.text, time=asked))
     conversation_id = question_mark_id(case, question)
     user, reply = case.exchanges[exchange_turn]
-
-    def write():
-        with engine.db() as session:
-            return _store().add_failure_mark(
-                session,
-                annotator=annotator,
-                conversation_id=conversation_id,
-                query_turn=position,
-                exchange_turn=exchange_turn,
-                query_text=storable(question.text),
-                exchange_user=storable(user),
-                exchange_reply=storable(reply),
-                score=evidence.score,
-                tau_low=answer.tau_low,
-                tau_high=answer.tau_high,
-                note=storable(note, NOTE_MAX_CHARS),
-                source=loaded.source,
-                context=json.dumps(context, ensure_ascii=False),
-            )
-
-    guard(write, "mark not saved", MarkError)
+    store_mark(
+        engine,
+        session,
+        annotator=annotator,
+        conversation_id=conversation_id,
+        query_turn=position,
+        exchange_turn=exchange_turn,
+        query_text=storable(question.text),
+        exchange_user=storable(user),
+        exchange_reply=storable(reply),
+        score=evidence.score,
+        tau_low=answer.tau_low,
+        tau_high=answer.tau_high,
+        note=storable(note, NOTE_MAX_CHARS),
+        source=loaded.source,
+        context=json.dumps(context, ensure_ascii=False),
+    )
     return f"Marked: the question needed omitted evidence exchange {exchange_turn} of {conversation_id}."
 
 

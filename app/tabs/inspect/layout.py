@@ -377,6 +377,7 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
                 lo,
                 hi,
                 annotator=auth.mark_author(request, profile),
+                session=request.session_hash,
             )
         except REAError as exc:
             return {ui.status: f"**Not saved:** {exc}"}
@@ -466,7 +467,13 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
             return {ui.answers_note: "Answer a question and pick one of its omitted evidence exchanges first."}
         try:
             message = ih.mark_question_needed(
-                engine, loaded, answer, int(exchange_turn), text or "", annotator=auth.mark_author(request, profile)
+                engine,
+                loaded,
+                answer,
+                int(exchange_turn),
+                text or "",
+                annotator=auth.mark_author(request, profile),
+                session=request.session_hash,
             )
         except REAError as exc:
             return {ui.answers_note: f"**Not saved:** {escape(str(exc))}"}
