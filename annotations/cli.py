@@ -304,7 +304,7 @@ def use(
         None
         if version == "packaged"
         else int(version)
-        if version.isdigit()
+        if version.isascii() and version.isdigit()  # "²" is a digit to Python, not to int()
         else _fail("version must be an id or 'packaged'")
     )
     _in_store(db, lambda session: set_active_version(session, target), ValueError)

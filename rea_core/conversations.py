@@ -8,12 +8,12 @@ validated before anything runs; an error names the file and line.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DataFormatError
 from .timestamps import parse_time
+from .validation import parse_json
 
 
 @dataclass(frozen=True)
@@ -96,12 +96,7 @@ def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[s
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            rows.append((where, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
-        except (ValueError, RecursionError) as exc:  # a 5,000-digit number, or nesting deeper than Python's stack
-            raise DataFormatError(f"{where}: not usable JSON ({type(exc).__name__})") from exc
+        rows.append((where, parse_json(line, where=where)))  # depth, numbers and text checked there
     if not rows:
         raise DataFormatError(f"{path}: no {what} found")
     return rows

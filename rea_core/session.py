@@ -25,6 +25,7 @@ from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
 from .timestamps import parse_time
+from .validation import parse_json
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
@@ -167,11 +168,7 @@ class ChatSession:
 
     @classmethod
     def from_json(cls, text: str) -> "ChatSession":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"Session file is not valid JSON: {exc}") from exc
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text, where="Session file"))
 
     def save(self, path: str | Path) -> Path:
         """Write this session alone in the saved-file format. Nothing is flushed: a strategy with
@@ -271,11 +268,7 @@ def load_sessions(path: str | Path) -> list[ChatSession]:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataFormatError(f"Cannot read session file {path}: {exc}") from exc
     try:
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise DataFormatError(f"Session file is not valid JSON: {str(exc)[:200]}") from exc
-        return sessions_from_data(data)
+        return sessions_from_data(parse_json(text, where="Session file"))
     except DataFormatError as exc:
         raise DataFormatError(f"{path}: {exc}") from exc
 

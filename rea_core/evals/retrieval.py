@@ -21,7 +21,6 @@ uses), dense top-k over whole-exchange vectors, recency (the last k) and keep-al
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, replace
@@ -37,6 +36,7 @@ from ..methods.rea.config import REAConfig
 from ..settings import Settings
 from ..timestamps import parse_locomo_time
 from ..types import Reason, Resolution
+from ..validation import parse_json
 
 RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
@@ -261,9 +261,10 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
     cases = []
     for f in files:
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
             raise DataFormatError(f"Cannot read LoCoMo file {f}: {exc}") from exc
+        data = parse_json(text, where=str(f))  # depth, numbers and text checked before any use
         items = data if isinstance(data, list) else [data]
         for i, item in enumerate(items):
             cid = (
@@ -273,7 +274,9 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
             )
             try:
                 cases.append(parse_locomo(item, cid))
-            except (KeyError, TypeError) as exc:
+            except DataFormatError:
+                raise
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a field of the wrong shape
                 raise DataFormatError(f"{f}: conversation {i} is malformed ({type(exc).__name__}: {exc})") from exc
     return cases
 
