@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +71,35 @@ def check_name(value: str, what: str, *, error: type[Exception] = DataFormatErro
     if _CONTROL.search(value):
         raise error(f"{what} holds a control character")
     return value
+
+
+def is_whole(value: object, low: int | None = None, high: int | None = None) -> bool:
+    """Whether ``value`` is an int (not a bool) within [low, high]: the check every index read from a file needs."""
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and (low is None or value >= low)
+        and (high is None or value <= high)
+    )
+
+
+def is_text_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def spans_problem(spans: object, *, end_before: int, what: str) -> str | None:
+    """What is wrong with a list of ``{"start", "end"}`` turn spans read from a file, or None: each
+    within turns 0 .. end_before - 1, start <= end, in order and not overlapping."""
+    if not isinstance(spans, list):
+        return f"{what} must be a list"
+    previous = -1
+    for i, span in enumerate(spans):
+        if not (isinstance(span, dict) and is_whole(span.get("start"), previous + 1) and is_whole(span.get("end"))):
+            return f"{what} {i}: needs whole-number turns after the previous span's"
+        if not span["start"] <= span["end"] < end_before:
+            return f"{what} {i}: turns {span['start']}-{span['end']} are outside 0-{end_before - 1}"
+        previous = span["end"]
+    return None
 
 
 def json_depth(text: str) -> int:
@@ -160,15 +190,17 @@ def check_output(path: str | os.PathLike[str], *, folder: bool, error: type[Exce
             raise error(f"--out {path}: exists and is not a folder")
         if not folder and path.is_dir():
             raise error(f"--out {path}: is a folder; give a file name")
-        target = path if folder else path.parent
-        if not os.access(target, os.W_OK | os.X_OK) or (not folder and not os.access(path, os.W_OK)):
-            raise error(f"--out {path}: not writable")
-        return path
-    parent = path.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise error(f"--out {path}: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise error(f"--out {path}: {parent} is not writable")
+        folder_there = path if folder else path.parent
+    else:
+        folder_there = path.absolute().parent
+        while not folder_there.exists():
+            folder_there = folder_there.parent
+        if not folder_there.is_dir():
+            raise error(f"--out {path}: {folder_there} is not a folder")
+    try:  # a real probe: permission bits say nothing to root, or on a read-only mount
+        tempfile.TemporaryFile(dir=folder_there).close()
+        if path.is_file():
+            open(path, "ab").close()  # appends nothing; fails where the file is read-only
+    except OSError as exc:
+        raise error(f"--out {path}: not writable ({exc.strerror or type(exc).__name__})") from None
     return path
