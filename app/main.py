@@ -140,7 +140,7 @@ def launch(engine: AppEngine, *, host: str = "0.0.0.0", port: int = 7860, block:
         server_port=port,
         css_paths=[STATIC / "rea.css"],
         prevent_thread_lock=not block,
-        show_error=True,
+        show_error=False,  # a handler's unforeseen exception: visitors see "Error", the server log the rest
         footer_links=["api"],
         head=f"<script>{(STATIC / 'annotate_keys.js').read_text(encoding='utf-8')}</script>",
         **kwargs,

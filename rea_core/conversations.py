@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import DataFormatError
 from .timestamps import parse_time
-from .validation import parse_json
+from .validation import parse_json, read_text
 
 
 @dataclass(frozen=True)
@@ -87,10 +87,7 @@ def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[s
     Raises DataFormatError naming the file (unreadable, empty) or the line (invalid JSON).
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read {path}: {exc}") from exc
+    lines = read_text(path).splitlines()
     rows = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():

@@ -26,7 +26,7 @@ from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
 from .timestamps import parse_time
-from .validation import check_name, parse_json
+from .validation import check_name, parse_json, read_text
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
@@ -80,15 +80,17 @@ class ChatSession:
             raise DataFormatError('Not a REA session file (expected a JSON object with "format": "rea-session").')
         strategy = data.get("strategy")
         if not isinstance(strategy, str) or not strategy:
-            raise DataFormatError('a saved session needs a "strategy" name')
+            raise DataFormatError('Session is incomplete or damaged: it needs a "strategy" name')
         check_name(strategy, '"strategy"')
         for key, kind in (("instructions", dict), ("episodes", dict), ("log", list), ("memory", dict)):
             if key in ("instructions", "episodes") and not isinstance(data.get(key), dict):
-                raise DataFormatError(f'a saved session needs "{key}", an object')
+                raise DataFormatError(f'Session is incomplete or damaged: it needs "{key}", an object')
             if data.get(key) is not None and not isinstance(data[key], kind):
-                raise DataFormatError(f'"{key}" must be {"an object" if kind is dict else "a list"}')
+                raise DataFormatError(
+                    f'Session is incomplete or damaged: "{key}" must be {"an object" if kind is dict else "a list"}'
+                )
         if not isinstance(data.get("session_id") or "", str):
-            raise DataFormatError('"session_id" must be text')
+            raise DataFormatError('Session is incomplete or damaged: "session_id" must be text')
         session = cls(
             strategy=strategy,
             instructions=_part("instructions", InstructionalMemory.from_dict, data["instructions"]),
@@ -217,7 +219,9 @@ def _part(name: str, build, data: dict):
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         log.info("saved session: %s unreadable: %r", name, exc)
-        raise DataFormatError(f'its "{name}" is incomplete or damaged (a field missing or of a wrong type)') from None
+        raise DataFormatError(
+            f'Session is incomplete or damaged: a field of its "{name}" is missing or of a wrong type'
+        ) from None
 
 
 class SessionOwner(Protocol):
@@ -299,10 +303,7 @@ def load_sessions(path: str | Path) -> list[ChatSession]:
         if not files:
             raise DataFormatError(f"{path}: a folder without saved sessions (*.json)")
         return [session for file in files for session in load_sessions(file)]
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read session file {path}: {exc}") from exc
+    text = read_text(path)
     try:
         return sessions_from_data(parse_json(text, where="Session file"))
     except DataFormatError as exc:

@@ -42,6 +42,19 @@ _NUL = "\x00"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: never part of a name
 
 
+def read_text(path: str | os.PathLike[str], *, error: type[Exception] = DataFormatError) -> str:
+    """A file's text as strict UTF-8, or ``error`` naming the file and why in words (no Python detail)."""
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"Cannot read {path}: not UTF-8 text (byte {exc.start})") from None
+    except IsADirectoryError:
+        raise error(f"Cannot read {path}: a folder, not a file") from None
+    except OSError as exc:
+        raise error(f"Cannot read {path}: {exc.strerror or type(exc).__name__}") from None
+
+
 def text_problem(value: str) -> str | None:
     """What makes ``value`` unusable as stored text, or None.
 

@@ -36,7 +36,7 @@ from ..methods.rea.config import REAConfig
 from ..settings import Settings
 from ..timestamps import parse_locomo_time
 from ..types import Reason, Resolution
-from ..validation import parse_json
+from ..validation import parse_json, read_text
 
 RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
@@ -260,11 +260,7 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
         raise DataFormatError(f"{path}: no .json files")
     cases = []
     for f in files:
-        try:
-            text = f.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DataFormatError(f"Cannot read LoCoMo file {f}: {exc}") from exc
-        data = parse_json(text, where=str(f))  # depth, numbers and text checked before any use
+        data = parse_json(read_text(f), where=str(f))  # depth, numbers and text checked before any use
         items = data if isinstance(data, list) else [data]
         for i, item in enumerate(items):
             cid = (
