@@ -280,7 +280,10 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
 def load_cases(path: str | Path, fmt: str = "jsonl", *, answers: bool = False) -> list[RetrievalCase]:
     """``answers``: JSONL turns with an ``"answer"`` are queries even without ``"needed"`` (``rea eval qa``)."""
     if fmt == "locomo":
-        return load_locomo(path)
+        cases = load_locomo(path)
+        if not any(c.queries for c in cases):  # e.g. every "evidence" names no turn: nothing would be measured
+            raise DataFormatError(f"{path}: no question whose evidence names a turn; nothing to evaluate")
+        return cases
     if fmt == "jsonl":
         return load_needed_jsonl(path, answers=answers)
     raise DataFormatError(f"unknown format {fmt!r}; use jsonl or locomo")
