@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import DataFormatError
 from .timestamps import parse_time
-from .validation import parse_json, read_text
+from .validation import json_type, parse_json, read_text
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def parse_conversation(
     ``max_turns`` bounds the work one loaded conversation can cause.
     """
     if not isinstance(obj, dict):
-        raise DataFormatError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        raise DataFormatError(f"{where}: expected a JSON object, got {json_type(obj)}")
     cid = obj.get("id")
     if not isinstance(cid, str) or not cid:
         raise DataFormatError(f'{where}: missing or empty string field "id"')

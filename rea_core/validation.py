@@ -86,6 +86,17 @@ def check_name(value: str, what: str, *, error: type[Exception] = DataFormatErro
     return value
 
 
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages a person reads ("null", not "NoneType")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
 def is_whole(value: object, low: int | None = None, high: int | None = None) -> bool:
     """Whether ``value`` is an int (not a bool) within [low, high]: the check every index read from a file needs."""
     return (

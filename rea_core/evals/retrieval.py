@@ -204,6 +204,9 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
         turns = data[key]
         date = data.get(f"{key}_date_time")
         time = parse_locomo_time(date, where=f"{case_id}: {key}_date_time") if date is not None else None
+        for j, t in enumerate(turns):  # the fields every turn is read by, as text
+            if not (isinstance(t, dict) and all(isinstance(t.get(k), str) for k in ("speaker", "dia_id", "text"))):
+                raise DataFormatError(f'{case_id}: {key} turn {j} needs text "speaker", "dia_id" and "text"')
         for i in range(0, len(turns), 2):
             pair = turns[i : i + 2]
             for t in pair:
@@ -270,10 +273,15 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
             )
             try:
                 cases.append(parse_locomo(item, cid))
-            except DataFormatError:
-                raise
+            except DataFormatError as exc:
+                raise DataFormatError(f"{f}: {exc}") from exc
             except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a field of the wrong shape
-                raise DataFormatError(f"{f}: conversation {i} is malformed ({type(exc).__name__}: {exc})") from exc
+                what = (
+                    f"a turn or question lacks {exc.args[0]!r:.40}"
+                    if isinstance(exc, KeyError)
+                    else "a field of a wrong type"
+                )
+                raise DataFormatError(f"{f}: conversation {i} is malformed ({what})") from exc
     return cases
 
 

@@ -112,7 +112,7 @@ class Strategy(ABC):
         states = [(memory, session.n_turns)]
         if undo is not None:
             if not (isinstance(undo, dict) and is_whole(undo.get("turn"), 0) and isinstance(undo.get("state"), dict)):
-                raise DataFormatError('strategy memory: "undo" must be {"turn": whole number, "state": object}')
+                raise DataFormatError(f'{self.name} memory: "undo" must be {{"turn": whole number, "state": object}}')
             states.append((undo["state"], undo["turn"]))
         for state, n_turns in states:
             problem = self.memory_problem(state, n_turns)
