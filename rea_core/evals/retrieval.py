@@ -274,7 +274,7 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
             try:
                 cases.append(parse_locomo(item, cid))
             except DataFormatError as exc:
-                raise DataFormatError(f"{f}: {exc}") from exc
+                raise DataFormatError(f"{f}: conversation {i} is malformed: {exc}") from exc
             except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a field of the wrong shape
                 what = (
                     f"a turn or question lacks {exc.args[0]!r:.40}"
