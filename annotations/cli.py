@@ -22,7 +22,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from rea_core.cli.common import quiet_libraries, reported_errors
+from rea_core.cli.common import checked_out, quiet_libraries, reported_errors
 from rea_core.cli.options import EmbedderOpt
 
 db_app = typer.Typer(help="The annotations database.", no_args_is_help=True)
@@ -47,6 +47,16 @@ annotations_app = typer.Typer(help="The annotation studio's items and labels.", 
 def _fail(message: str) -> None:
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     raise typer.Exit(2)
+
+
+def _writable(out: Path) -> None:
+    """An ``--out`` file refused before the database is opened (``rea_core.validation.check_output``)."""
+    from rea_core.errors import SettingsError
+
+    try:
+        checked_out(out, folder=False)
+    except SettingsError as exc:
+        _fail(str(exc))
 
 
 def _session(db: str | None):
@@ -118,6 +128,7 @@ def export(
 
     if format not in EXPORT_FORMATS:
         _fail(f"unknown format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    _writable(out)
     rows = _in_store(db, lambda session: export_rows(session, labeled_only=labeled_only))
     try:
         write_export(rows, out, format)  # written under a temporary name, then renamed: never half a file
@@ -245,6 +256,7 @@ def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedd
     with reported_errors():
         if out is None:
             raise typer.BadParameter("--labels needs --out")
+        checked_out(out, folder=False)  # before the embedder loads
         named = {}
         for spec in tests:
             name, sep, path = spec.partition("=")
@@ -304,7 +316,7 @@ def use(
         None
         if version == "packaged"
         else int(version)
-        if version.isdigit()
+        if version.isascii() and version.isdigit()  # "²" is a digit to Python, not to int()
         else _fail("version must be an id or 'packaged'")
     )
     _in_store(db, lambda session: set_active_version(session, target), ValueError)
@@ -323,6 +335,7 @@ def save_model(
     """
     from .store_review import version_model
 
+    _writable(out)
     model = _in_store(db, lambda session: version_model(session, version), ValueError)
     try:
         out.write_text(json.dumps(model), encoding="utf-8")

@@ -272,10 +272,11 @@ def upgrade(engine_or_url: Engine | str | None = None, revision: str = "head") -
         revision: Alembic target revision.
 
     Raises:
-        StoreError: The database is locked or unreachable.
+        StoreError: The database is locked or unreachable, or not a database of this store.
     """
     from alembic import command
-    from sqlalchemy.exc import OperationalError
+    from alembic.util import CommandError
+    from sqlalchemy.exc import DatabaseError, OperationalError
 
     owns_engine = not isinstance(engine_or_url, Engine)
     engine = create_db_engine(engine_or_url) if owns_engine else engine_or_url
@@ -290,6 +291,12 @@ def upgrade(engine_or_url: Engine | str | None = None, revision: str = "head") -
             "its schema was not updated. Try again.",
             visitor_message="The annotations database is unreachable; "
             "nothing can be saved right now. Try again later.",
+        ) from exc
+    except (DatabaseError, CommandError) as exc:  # a file that is no SQLite database, or another app's schema
+        raise StoreError(
+            f"{safe_url(engine.url)} is not an annotations database ({str(getattr(exc, 'orig', exc))[:120]}); "
+            "point --db / REA_DATABASE_URL at a new file or the studio's database",
+            visitor_message="The annotations database cannot be used; nothing can be saved right now.",
         ) from exc
     finally:
         if owns_engine:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rea_core.validation import check_name, check_text, parse_json
+
 from .models import LABEL_CHOICES
 
 EXPORT_FORMATS = ("jsonl", "csv", "parquet")
@@ -66,14 +68,14 @@ def _string(value: Any, what: str, where: str, limit: int) -> str:
         raise ImportFormatError(f"{where}: {what} must be a string, not {type(value).__name__}")
     if len(value) > limit:
         raise ImportFormatError(f"{where}: {what} is longer than {limit:,} characters")
-    if "\x00" in value:
-        raise ImportFormatError(f"{where}: {what} contains a NUL character")
-    return value
+    return check_text(value, f"{where}: {what}", error=ImportFormatError)  # no NUL, no lone surrogate
 
 
 def check_annotator(name: str, where: str = "--annotator") -> str:
-    """An annotator name as the store keeps it: non-empty text, at most MAX_NAME_CHARS, no NUL."""
+    """An annotator name as the store keeps it: non-empty text, at most MAX_NAME_CHARS, no NUL,
+    surrogate or other control character (names are shown on one line in every table)."""
     name = _string(name, "the annotator name", where, MAX_NAME_CHARS).strip()
+    check_name(name, f"{where}: the annotator name", error=ImportFormatError)
     if not name:
         raise ImportFormatError(f"{where}: the annotator name is empty")
     return name
@@ -93,12 +95,7 @@ def _row(data: Any, where: str, annotator: str | None, default_source: str) -> I
         labels.append((annotator, _label(data["label"], where)))
     raw = data.get("labels")
     if isinstance(raw, str) and raw.strip():  # CSV exports keep the list as JSON text
-        try:
-            raw = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            raise ImportFormatError(
-                f"{where}: 'labels' is not valid JSON: {getattr(exc, 'msg', type(exc).__name__)}"
-            ) from exc
+        raw = parse_json(raw, where=f"{where}: 'labels'", error=ImportFormatError)
     if raw not in (None, "") and not isinstance(raw, list):
         raise ImportFormatError(
             f'{where}: \'labels\' must be a list of {{"annotator", "label"}} objects, not {type(raw).__name__}'
@@ -121,7 +118,7 @@ def _row(data: Any, where: str, annotator: str | None, default_source: str) -> I
     context = _string(context, "'context'", where, MAX_TEXT_CHARS) if context not in (None, "") else None
     source = data.get("source")
     source = (
-        _string(source, "'source'", where, MAX_NAME_CHARS)
+        check_name(_string(source, "'source'", where, MAX_NAME_CHARS), f"{where}: 'source'", error=ImportFormatError)
         if source not in (None, "")
         else default_source[:MAX_NAME_CHARS]
     )
@@ -154,12 +151,7 @@ def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> 
                 for number, line in enumerate(handle, 1):
                     if not line.strip():
                         continue
-                    try:
-                        data = json.loads(line)
-                    except json.JSONDecodeError as exc:
-                        raise ImportFormatError(f"{name}:{number}: not valid JSON ({exc.msg})") from exc
-                    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, or nesting past Python's stack
-                        raise ImportFormatError(f"{name}:{number}: not usable JSON ({type(exc).__name__})") from exc
+                    data = parse_json(line, where=f"{name}:{number}", error=ImportFormatError)
                     rows.append(_row(data, f"{name}:{number}", annotator, name))
         elif suffix == ".csv":
             with open(path, encoding="utf-8", newline="") as handle:
@@ -185,6 +177,8 @@ def read_rows(path: str | os.PathLike[str], *, annotator: str | None = None) -> 
         raise
     except OSError as exc:
         raise ImportFormatError(f"{name}: cannot be read ({exc.strerror})") from exc
+    if not rows:  # an empty import is a mistake (a wrong file, a failed export), never a success
+        raise ImportFormatError(f"{name}: no rows to import")
     return rows
 
 

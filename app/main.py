@@ -164,7 +164,7 @@ def launch(engine: AppEngine, *, host: str | None = None, port: int = 7860, bloc
         server_port=port,
         css_paths=[STATIC / "rea.css"],
         prevent_thread_lock=not block,
-        show_error=True,
+        show_error=False,  # a handler's unforeseen exception: visitors see "Error", the server log the rest
         footer_links=["api"],
         head=f"<script>{(STATIC / 'annotate_keys.js').read_text(encoding='utf-8')}</script>",
         app_kwargs=app_kwargs,

@@ -8,12 +8,12 @@ validated before anything runs; an error names the file and line.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DataFormatError
 from .timestamps import parse_time
+from .validation import json_type, parse_json, read_text
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def parse_conversation(
     ``max_turns`` bounds the work one loaded conversation can cause.
     """
     if not isinstance(obj, dict):
-        raise DataFormatError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        raise DataFormatError(f"{where}: expected a JSON object, got {json_type(obj)}")
     cid = obj.get("id")
     if not isinstance(cid, str) or not cid:
         raise DataFormatError(f'{where}: missing or empty string field "id"')
@@ -87,21 +87,13 @@ def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[s
     Raises DataFormatError naming the file (unreadable, empty) or the line (invalid JSON).
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read {path}: {exc}") from exc
+    lines = read_text(path).splitlines()
     rows = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            rows.append((where, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
-        except (ValueError, RecursionError) as exc:  # a 5,000-digit number, or nesting deeper than Python's stack
-            raise DataFormatError(f"{where}: not usable JSON ({type(exc).__name__})") from exc
+        rows.append((where, parse_json(line, where=where)))  # depth, numbers and text checked there
     if not rows:
         raise DataFormatError(f"{path}: no {what} found")
     return rows

@@ -13,6 +13,7 @@ folders of ``<strategy>.json`` files.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
 from .timestamps import parse_time
+from .validation import check_name, parse_json, read_text
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
@@ -33,6 +35,8 @@ FORMAT_VERSION = 1
 SESSION_FORMAT = "rea-session"  # one session object (also every entry of a saved file's "columns")
 SAVE_FORMAT = "rea-studio-compare"  # a saved file: the name the app's first release gave it, so its files load
 SAVE_VERSION = 1
+
+log = logging.getLogger(__name__)
 
 
 def new_session_id() -> str:
@@ -83,18 +87,26 @@ class ChatSession:
         """
         if not isinstance(data, dict) or data.get("format") != SESSION_FORMAT:
             raise DataFormatError('Not a REA session file (expected a JSON object with "format": "rea-session").')
-        try:
-            session = cls(
-                strategy=data["strategy"],
-                instructions=InstructionalMemory.from_dict(data["instructions"]),
-                episodes=EpisodicMemory.from_dict(data["episodes"]),
-                log=list(data.get("log", [])),
-                memory=dict(data.get("memory") or {}),
-            )
-        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-            raise DataFormatError(
-                f"Session file is incomplete or damaged: {type(exc).__name__}: {str(exc)[:200]}"
-            ) from exc
+        strategy = data.get("strategy")
+        if not isinstance(strategy, str) or not strategy:
+            raise DataFormatError('Session is incomplete or damaged: it needs a "strategy" name')
+        check_name(strategy, '"strategy"')
+        for key, kind in (("instructions", dict), ("episodes", dict), ("log", list), ("memory", dict)):
+            if key in ("instructions", "episodes") and not isinstance(data.get(key), dict):
+                raise DataFormatError(f'Session is incomplete or damaged: it needs "{key}", an object')
+            if data.get(key) is not None and not isinstance(data[key], kind):
+                raise DataFormatError(
+                    f'Session is incomplete or damaged: "{key}" must be {"an object" if kind is dict else "a list"}'
+                )
+        if not isinstance(data.get("session_id") or "", str):
+            raise DataFormatError('Session is incomplete or damaged: "session_id" must be text')
+        session = cls(
+            strategy=strategy,
+            instructions=_part("instructions", InstructionalMemory.from_dict, data["instructions"]),
+            episodes=_part("episodes", EpisodicMemory.from_dict, data["episodes"]),
+            log=list(data.get("log") or []),
+            memory=dict(data.get("memory") or {}),
+        )
         for i, ex in enumerate(session.episodes.exchanges):  # the stored form, or one clear error naming the turn
             if ex.time is not None:
                 ex.time = parse_time(ex.time, where=f"turn {i}")
@@ -154,13 +166,24 @@ class ChatSession:
                         f"turn {i}: {name} have shape {tuple(value.shape)}; this codec makes "
                         f"(k x {n_latent}, {hidden}) with 1 <= k <= {max_chunks}"
                     )
-        if self.instructions.capacity > max_instructions:
+        capacity = self.instructions.capacity
+        if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 1:
+            raise DataFormatError(f"Instructional Memory capacity must be a whole number over 0, not {capacity!r:.40}")
+        if capacity > max_instructions:
             raise DataFormatError(
                 f"Instructional Memory capacity {self.instructions.capacity} is over this app's {max_instructions}"
             )
         for entry in self.instructions.entries:
             if not isinstance(entry.text, str) or not entry.text.strip() or len(entry.text) > max_chars:
                 raise DataFormatError(f"an instruction is empty, not text or over {max_chars:,} characters")
+            if not (
+                _whole(entry.turn)
+                and isinstance(entry.source, str)
+                and isinstance(entry.stage, str)
+                and isinstance(entry.score, (int, float))
+                and not isinstance(entry.score, bool)
+            ):
+                raise DataFormatError("an instruction's turn, source, stage or score is of the wrong type")
         units, _ = self.episodes.unit_index()
         if embed_dim is not None and self.episodes.n_embedded and units.shape[1] != embed_dim:
             raise DataFormatError(
@@ -175,11 +198,7 @@ class ChatSession:
 
     @classmethod
     def from_json(cls, text: str) -> "ChatSession":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"Session file is not valid JSON: {exc}") from exc
-        return cls.from_dict(data)
+        return cls.from_dict(parse_json(text, where="Session file"))
 
     def save(self, path: str | Path) -> Path:
         """Write this session alone in the saved-file format. Nothing is flushed: a strategy with
@@ -193,6 +212,24 @@ class ChatSession:
         if len(sessions) != 1:
             raise DataFormatError(f"{path}: holds {len(sessions)} sessions; load it with load_sessions")
         return sessions[0]
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _part(name: str, build, data: dict):
+    """``build(data)`` for one part of a saved session; a part of the wrong shape is one clear error
+    naming the part, and the exception's own text (a Python detail) goes to the server log only."""
+    try:
+        return build(data)
+    except DataFormatError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        log.info("saved session: %s unreadable: %r", name, exc)
+        raise DataFormatError(
+            f'Session is incomplete or damaged: a field of its "{name}" is missing or of a wrong type'
+        ) from None
 
 
 class SessionOwner(Protocol):
@@ -274,16 +311,9 @@ def load_sessions(path: str | Path) -> list[ChatSession]:
         if not files:
             raise DataFormatError(f"{path}: a folder without saved sessions (*.json)")
         return [session for file in files for session in load_sessions(file)]
+    text = read_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"Cannot read session file {path}: {exc}") from exc
-    try:
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise DataFormatError(f"Session file is not valid JSON: {str(exc)[:200]}") from exc
-        return sessions_from_data(data)
+        return sessions_from_data(parse_json(text, where="Session file"))
     except DataFormatError as exc:
         raise DataFormatError(f"{path}: {exc}") from exc
 

@@ -6,6 +6,7 @@ import re
 
 from .errors import InputError
 from .retrieval.lexical import tokenize
+from .validation import text_problem
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _SPACE = re.compile(r"\s+")
@@ -84,4 +85,7 @@ def validate_message(text: object, max_chars: int) -> str:
         raise InputError(
             f"The message has {len(text):,} characters, over the limit of {max_chars:,}; nothing was sent or stored."
         )
+    problem = text_problem(text)  # the rule every loaded file meets: no NUL, no lone surrogate
+    if problem:
+        raise InputError(f"The message holds {problem}; nothing was sent or stored.")
     return text

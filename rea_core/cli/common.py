@@ -63,6 +63,15 @@ def load_pipeline(settings, context_window: int | None = None):
     return models
 
 
+def checked_out(path, *, folder: bool = True):
+    """``--out`` refused before anything else runs: a model load takes seconds, and a run that cannot
+    write its results should not start (``validation.check_output``)."""
+    from ..errors import SettingsError
+    from ..validation import check_output
+
+    return check_output(path, folder=folder, error=SettingsError)
+
+
 def split_names(value: str) -> list[str]:
     """Names from a comma-separated option value, blanks dropped."""
     return [n.strip() for n in value.split(",") if n.strip()]

@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import quiet_libraries, reported_errors
+from .common import checked_out, quiet_libraries, reported_errors
 from .evaluate import OutOpt, _print_summary, data_app, eval_app
 from .options import LimitOpt, ModelOpt
 from .train import app as train_app
@@ -55,6 +55,7 @@ def make_codec_sessions(
     from .common import split_names
 
     with reported_errors():
+        checked_out(out, folder=False)
         try:
             sessions = list(
                 build_sessions(
@@ -151,6 +152,7 @@ def compressor(
 
     quiet_libraries()
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         try:
             cfg = make_preset(
                 preset,
@@ -258,6 +260,7 @@ def compression(
         raise typer.BadParameter(str(exc))
     quiet_libraries()
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         sessions = read_sessions(data, split="heldout")
         if not sessions:
             raise typer.BadParameter(f"{data} has no held-out sessions")

@@ -10,7 +10,7 @@ import typer
 
 from ..evals.qa import DEFAULT_ARMS as QA_ARMS
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
-from .common import load_pipeline, reported_errors, settings_from_options, split_names
+from .common import checked_out, load_pipeline, reported_errors, settings_from_options, split_names
 from .options import (
     ContextWindowOpt,
     EmbedderOpt,
@@ -88,6 +88,7 @@ def adherence(
     from ..evals import adherence as task
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         arms = _names(strategies)
         cases = task.load_cases(data)[:limit]  # validated before any model call
         config = settings_from_options(
@@ -126,6 +127,7 @@ def ablations(
     from ..evals import adherence as task
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         names = _names(arms)
         cases = task.load_cases(data)[:limit]
         config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
@@ -154,6 +156,7 @@ def sweep(
     from ..retrieval.hcr import validate_thresholds
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         grid = sorted({float(v) for v in values.split(",") if v.strip()})
         for v in grid:
             validate_thresholds(v, v)
@@ -184,6 +187,7 @@ def state(
     from ..evals import state as task
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         arms = _names(strategies)
         if data is None:
             out.mkdir(parents=True, exist_ok=True)
@@ -218,6 +222,7 @@ def latency(
     from ..evals import latency as task
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         arms = _names(strategies)
         if every < 1 or turns < 2:
             raise typer.BadParameter("--every must be >= 1 and --turns >= 2")
@@ -248,6 +253,7 @@ def recognizer(
     from ..recognizer.default import load_label_set
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         rows = load_label_set(data or task.default_validation_path())[:limit]
         settings = settings_from_options(model=model, recognizer_stage2=stage2)
         stage2 = settings.rea.recognizer_stage2
@@ -289,6 +295,7 @@ def segmentation(
     from ..evals import segmentation as task
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         task.load_gold(data or task.default_gold_path())  # validated before any model load
         from ..methods.secom.config import SeComConfig
 
@@ -339,6 +346,7 @@ def retrieval(
     from ..evals import retrieval as task
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         names = task.check_policies(split_names(policies))
         if limit is not None and limit < 1:
             raise typer.BadParameter("--limit must be at least 1")
@@ -451,6 +459,7 @@ def qa(
     from ..evals.retrieval import load_cases
 
     with reported_errors():
+        checked_out(out)  # before any data or model is loaded
         names = task.check_arms(split_names(arms))
         if max_new_tokens < 0:
             raise typer.BadParameter("--max-new-tokens must be 0 (NLL only) or more")
@@ -532,6 +541,7 @@ def make_adherence(
     from ..evals.suites import make_adherence_suite
 
     with reported_errors():
+        checked_out(out, folder=False)
         try:
             suite = make_adherence_suite(n=n, turns=turns, seed=seed, compliant_history=compliant_history)
         except ValueError as exc:
@@ -556,6 +566,7 @@ def make_state(
     from ..evals.state import make_state_suite
 
     with reported_errors():
+        checked_out(out, folder=False)
         suite = make_state_suite(n=n, seed=seed)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in suite), encoding="utf-8")

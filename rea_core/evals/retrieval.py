@@ -21,7 +21,6 @@ uses), dense top-k over whole-exchange vectors, recency (the last k) and keep-al
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, replace
@@ -37,6 +36,7 @@ from ..methods.rea.config import REAConfig
 from ..settings import Settings
 from ..timestamps import parse_locomo_time
 from ..types import Reason, Resolution
+from ..validation import parse_json, read_text
 
 RECALL_KS = (5, 10, 25)
 SWEEP = tuple(round(0.02 * i, 2) for i in range(51))  # tau_low grid for the recall-vs-kept curves
@@ -204,6 +204,9 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
         turns = data[key]
         date = data.get(f"{key}_date_time")
         time = parse_locomo_time(date, where=f"{case_id}: {key}_date_time") if date is not None else None
+        for j, t in enumerate(turns):  # the fields every turn is read by, as text
+            if not (isinstance(t, dict) and all(isinstance(t.get(k), str) for k in ("speaker", "dia_id", "text"))):
+                raise DataFormatError(f'{case_id}: {key} turn {j} needs text "speaker", "dia_id" and "text"')
         for i in range(0, len(turns), 2):
             pair = turns[i : i + 2]
             for t in pair:
@@ -260,10 +263,7 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
         raise DataFormatError(f"{path}: no .json files")
     cases = []
     for f in files:
-        try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DataFormatError(f"Cannot read LoCoMo file {f}: {exc}") from exc
+        data = parse_json(read_text(f), where=str(f))  # depth, numbers and text checked before any use
         items = data if isinstance(data, list) else [data]
         for i, item in enumerate(items):
             cid = (
@@ -273,15 +273,25 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
             )
             try:
                 cases.append(parse_locomo(item, cid))
-            except (KeyError, TypeError) as exc:
-                raise DataFormatError(f"{f}: conversation {i} is malformed ({type(exc).__name__}: {exc})") from exc
+            except DataFormatError as exc:
+                raise DataFormatError(f"{f}: conversation {i} is malformed: {exc}") from exc
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a field of the wrong shape
+                what = (
+                    f"a turn or question lacks {exc.args[0]!r:.40}"
+                    if isinstance(exc, KeyError)
+                    else "a field of a wrong type"
+                )
+                raise DataFormatError(f"{f}: conversation {i} is malformed ({what})") from exc
     return cases
 
 
 def load_cases(path: str | Path, fmt: str = "jsonl", *, answers: bool = False) -> list[RetrievalCase]:
     """``answers``: JSONL turns with an ``"answer"`` are queries even without ``"needed"`` (``rea eval qa``)."""
     if fmt == "locomo":
-        return load_locomo(path)
+        cases = load_locomo(path)
+        if not any(c.queries for c in cases):  # e.g. every "evidence" names no turn: nothing would be measured
+            raise DataFormatError(f"{path}: no question whose evidence names a turn; nothing to evaluate")
+        return cases
     if fmt == "jsonl":
         return load_needed_jsonl(path, answers=answers)
     raise DataFormatError(f"unknown format {fmt!r}; use jsonl or locomo")

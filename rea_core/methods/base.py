@@ -14,7 +14,7 @@ from time import perf_counter
 from typing import ClassVar, Iterator
 
 from ..backends.base import Embedder, Generator, require
-from ..errors import ServingError
+from ..errors import DataFormatError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
 from ..reconstruction import render_messages
@@ -23,6 +23,7 @@ from ..session import ChatSession
 from ..text import validate_message
 from ..timestamps import parse_time
 from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
+from ..validation import is_whole
 
 
 class Strategy(ABC):
@@ -98,6 +99,30 @@ class Strategy(ABC):
         from a file up to date, so a caller can refuse a file whose catch-up would hold the shared
         models for minutes. Strategies that cache nothing per exchange cost nothing."""
         return 0
+
+    def check_memory(self, session: ChatSession) -> None:
+        """Refuse strategy memory read from a file (``session.memory``, and the state ``undo`` keeps)
+        that this strategy could not use, before the session is kept: junk there would fail every
+        later Send instead of the load.
+
+        Raises:
+            DataFormatError: naming what is wrong.
+        """
+        memory, undo = session.memory, session.memory.get("undo")
+        states = [(memory, session.n_turns)]
+        if undo is not None:
+            if not (isinstance(undo, dict) and is_whole(undo.get("turn"), 0) and isinstance(undo.get("state"), dict)):
+                raise DataFormatError(f'{self.name} memory: "undo" must be {{"turn": whole number, "state": object}}')
+            states.append((undo["state"], undo["turn"]))
+        for state, n_turns in states:
+            problem = self.memory_problem(state, n_turns)
+            if problem:
+                raise DataFormatError(f"{self.name} memory: {problem}")
+
+    def memory_problem(self, memory: dict, n_turns: int) -> str | None:
+        """What makes ``memory`` (as ``state()`` reads it, over ``n_turns`` stored exchanges) unusable, or
+        None. Strategies that keep no memory use none of it."""
+        return None
 
     # -- the steps a strategy may override ------------------------------------------------------
 

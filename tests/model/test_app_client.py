@@ -122,7 +122,7 @@ def test_load_rejects_a_damaged_file(client, tmp_path):
     send(client, "Hi.")
     out = client.predict(handle_file(str(bad)), 0.5, 0.7, api_name="/load_conversation")
     assert all(set(o) <= {"__type__", "props"} for o in out[1:-1])  # no component was replaced
-    assert "Not loaded: broken.json is not a JSON conversation file" in out[-1]  # said beside the message box
+    assert "Not loaded: broken.json: not valid JSON" in out[-1]  # said beside the message box
     views = client.predict(0.5, 0.7, api_name="/set_thresholds")
     assert texts(views[CHAT0])[0] == "Hi."  # the conversation is intact
 

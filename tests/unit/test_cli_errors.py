@@ -90,7 +90,8 @@ def db_url(tmp_path):
         ('{"text": "a\\u0000b"}', "NUL character"),
         ('{"text": "hi", "labels": [{"annotator": "' + "n" * 101 + '", "label": "task"}]}', "longer than 100"),
         ('{"text": 1' + "0" * 5000 + "}", "not usable JSON"),
-        ("[" * 100_000, "not usable JSON"),
+        ("[" * 100_000, "nested 100000 levels deep"),
+        ('{"text": "hi \\ud800"}', "lone surrogate"),
     ],
 )
 def test_import_bad_jsonl_rows(tmp_path, db_url, content, expected):

@@ -3,7 +3,7 @@ annotations store); the UI never compares scores with thresholds or assembles pr
 
 from __future__ import annotations
 
-import json
+import logging
 import threading
 import time
 from contextlib import closing
@@ -15,11 +15,14 @@ from rea_core import REAError, load_conversations, now_time
 from rea_core.errors import DataFormatError
 from rea_core.session import save_sessions, sessions_from_data
 from rea_core.text import validate_message
+from rea_core.validation import parse_json, read_text
 
 from ...state import AppEngine, ColumnState
 from ...views.charts import retrieval_chart
 from ...views.memory import im_table, stats_line
 from ...views.prompt import render_prompt_view
+
+log = logging.getLogger(__name__)
 
 DEMO_ID = "h1-initial-letter"
 STOPPED = "Stopped: the reply was not stored; the conversation is as it was before this message."
@@ -346,17 +349,31 @@ def save_columns(engine: AppEngine, columns: list[ColumnState]) -> str:
 
 def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
     """Columns from a saved file (``save_columns``, ``rea chat``'s ``/save``, or a single saved session).
-    DataFormatError names the problem.
+    DataFormatError names the problem in one line for a visitor: the file by its name, never its
+    folder or a Python detail; anything unforeseen goes to the server log with its traceback.
 
-    The file is held to the app's limits (size, turns, characters per turn, latent shape) before
-    any of it is used, so a loaded conversation costs no more than a typed one.
+    The file is held to the app's limits (size, turns, characters per turn, latent shape, strategy
+    memory) before any of it is used, so a loaded conversation costs no more than a typed one.
     """
-    name, limits = Path(path).name, engine.limits
+    name = Path(path).name
+    try:
+        return _load_columns(engine, path, name)
+    except REAError as exc:
+        log.info("saved conversation refused: %s", exc)
+        raise
+    except Exception as exc:  # a shape no check foresaw: the visitor gets one line, the log the rest
+        log.exception("saved conversation %s could not be loaded", path)
+        raise DataFormatError(f"{name} could not be loaded: it is damaged or not a file this app saved") from exc
+
+
+def _load_columns(engine: AppEngine, path: str, name: str) -> list[ColumnState]:
+    limits = engine.limits
     limits.check_file_size(path)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise DataFormatError(f"{name} is not a JSON conversation file: {str(exc)[:200]}") from exc
+        text = read_text(path)
+    except DataFormatError as exc:
+        raise DataFormatError(str(exc).replace(str(path), name)) from exc
+    data = parse_json(text, where=name)  # the one JSON discipline of every loader: depth, numbers, NUL, surrogates
     try:
         sessions = sessions_from_data(data)
     except DataFormatError as exc:
@@ -375,6 +392,7 @@ def load_columns(engine: AppEngine, path: str) -> list[ColumnState]:
                 embed_dim=engine.models.embedder.dim,
                 latent_shape=engine.latent_shape(),
             )
+            engine.strategy(s.strategy).check_memory(s)  # SeCom's segments, COMEDY's memories
         except DataFormatError as exc:
             raise DataFormatError(f"{name}, column {side + 1}: {exc}") from exc
         cost = engine.strategy(s.strategy).catch_up_cost(s)  # would run under the shared model lock at the next Send

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -13,6 +14,8 @@ from rea_core.conversations import turn_record
 from ...state import AppEngine
 from ...store_guard import NOTE_MAX_CHARS, guard, storable
 from .quota import MarkQuotaExceeded, user_quota_message
+
+log = logging.getLogger(__name__)
 
 
 class MarkError(REAError):
@@ -48,10 +51,11 @@ def read_conversations(engine: AppEngine, path: Path) -> list:
 def _locomo_data(path: Path) -> bool:
     """Whether a ``.json`` file is LoCoMo (else it is read as a saved chat, whose errors then explain it)."""
     from rea_core.evals.retrieval import is_locomo
+    from rea_core.validation import parse_json, read_text
 
     try:
-        return is_locomo(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return is_locomo(parse_json(read_text(path), where=path.name))
+    except REAError:
         return False
 
 
@@ -62,6 +66,23 @@ def answered(cases) -> dict:
 
 
 def read_file(engine: AppEngine, path: Path) -> LoadedFile:
+    """``load_file`` for a visitor: a refusal is one line naming the file by its name alone (no
+    folder, no Python detail); anything unforeseen goes to the server log with its traceback."""
+    from rea_core.errors import DataFormatError
+
+    try:
+        return load_file(engine, path)
+    except REAError as exc:
+        log.info("conversation file refused: %s", exc)
+        raise DataFormatError(without_folders(str(exc), path)) from exc
+    except Exception as exc:
+        log.exception("conversation file %s could not be loaded", path)
+        raise DataFormatError(
+            f"{path.name} could not be loaded: it is damaged or in no format this app reads"
+        ) from exc
+
+
+def load_file(engine: AppEngine, path: Path) -> LoadedFile:
     """A conversation JSONL file (its ``"answer"`` turns are questions), a LoCoMo JSON file (one
     conversation or a list; its exchanges become a conversation, its questions kept beside it), or a
     saved chat, held to the app's limits (file size, turns, characters).

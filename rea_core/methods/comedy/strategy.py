@@ -20,10 +20,11 @@ from ...reconstruction import assemble_plan, exchange_segments, memory_segment
 from ...session import ChatSession
 from ...templates import fill, load_template
 from ...types import Decision, PromptPlan, Resolution, Segment
+from ...validation import is_text_list, is_whole, spans_problem
 from ..base import Strategy
 from ..registry import register_strategy
 from .config import COMEDYConfig
-from .memory import MemoryExtractor, render_compressive
+from .memory import PARTS, MemoryExtractor, render_compressive
 
 
 @register_strategy("comedy")
@@ -53,6 +54,30 @@ class ComedyStrategy(Strategy):
             "sessions": list(m.get("sessions", [])),
             "compressive": m.get("compressive"),
         }
+
+    def memory_problem(self, memory: dict, n_turns: int) -> str | None:
+        """Closed sessions in turn order before ``session_start``, each with its Task 1 memories; the
+        compressive memory (Task 2) with its three parts as text."""
+        start = memory.get("session_start", 0)
+        if not is_whole(start, 0, n_turns):
+            return f'"session_start" must be a turn in 0-{n_turns}'
+        sessions = memory.get("sessions", [])
+        problem = spans_problem(sessions, end_before=start, what="session")
+        if problem:
+            return problem
+        for i, closed in enumerate(sessions):
+            if not (is_text_list(closed.get("memories")) and isinstance(closed.get("note", ""), str)):
+                return f'session {i}: "memories" must be a list of text'
+        compressive = memory.get("compressive")
+        if compressive is not None and not (
+            isinstance(compressive, dict)
+            and all(isinstance(compressive.get(k), str) for k in (*PARTS, "method"))
+            and isinstance(compressive.get("note", ""), str)
+            and is_whole(compressive.get("sessions"), 1)
+            and is_whole(compressive.get("through_turn"), 0, max(0, start - 1))
+        ):
+            return '"compressive" must hold text "user", "relationship", "events", "method" and its sessions and turns'
+        return None
 
     def _close_session(self, session: ChatSession, state: dict) -> dict:
         """Task 1 on the current session, then Task 2 over every session memory."""

@@ -27,6 +27,7 @@ from ...reconstruction import assemble_plan, memory_segment
 from ...session import ChatSession
 from ...templates import load_template
 from ...types import Decision, PromptPlan, Resolution, Segment
+from ...validation import is_text_list, is_whole, spans_problem
 from ..base import Strategy
 from ..registry import register_strategy
 from .compressor import build_compressor
@@ -95,6 +96,30 @@ class SeComStrategy(Strategy):
             "open_from": int(m.get("open_from", 0)),
             "notes": list(m.get("notes", [])),
         }
+
+    def memory_problem(self, memory: dict, n_turns: int) -> str | None:
+        """Closed segments in turn order before ``open_from``, each with its compressed unit; notes as text."""
+        open_from = memory.get("open_from", 0)
+        if not is_whole(open_from, 0, n_turns):
+            return f'"open_from" must be a turn in 0-{n_turns}'
+        segments = memory.get("segments", [])
+        problem = spans_problem(segments, end_before=open_from, what="segment")
+        if problem:
+            return problem
+        for i, seg in enumerate(segments):
+            unit = seg.get("compressed")
+            if not (
+                isinstance(seg.get("segmenter"), str)
+                and isinstance(unit, dict)
+                and isinstance(unit.get("text"), str)
+                and isinstance(unit.get("method"), str)
+                and is_whole(unit.get("tokens"), 0)
+                and is_whole(unit.get("original_tokens"), 0)
+            ):
+                return f'segment {i}: needs "segmenter" and "compressed" (its text, method and token counts)'
+        if not is_text_list(memory.get("notes", [])):
+            return '"notes" must be a list of text'
+        return None
 
     def _compress(self, text: str) -> dict:
         compressor, _ = self._compressor
