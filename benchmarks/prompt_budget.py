@@ -57,13 +57,13 @@ def main() -> None:
                     plan, _ = planner.plan(q)
                     plan = with_question(plan, wrapped_question(q.text), g.count_tokens)
                     tokens = g.prompt_tokens(render_messages(plan))
-                    demoted = sum(s.reason is Reason.BUDGET for s in plan.exchanges)
+                    demoted = sum(s.reason is Reason.BUDGET for s in plan.exchanges())
                     shown = shown_turns(plan)
                     evidence = all(t in shown for t in q.needed) if q.needed else None
                     stats[name].append((tokens, demoted, evidence))
                 print(f"\r{case.id}: {i + 1}/{len(case.queries)} questions", end="", flush=True)
             print()
-    print(f"budget (window {g.context_window} less the reply's {settings.runtime.max_new_tokens}): {limit} tokens")
+    print(f"budget (window {g.context_window} less the reply's {g.context_window - limit} tokens): {limit} tokens")
     for name, rows in stats.items():
         tokens = np.array([r[0] for r in rows])
         evidence = [r[2] for r in rows if r[2] is not None]
