@@ -199,6 +199,19 @@ def build_prompt_plan(
     )
 
 
+# Tokens a chat template adds around each message (ChatML: "<|im_start|>role\n" ... "<|im_end|>\n",
+# 5 on SmolLM2, measured) and once per prompt (a generation prompt, a template's date line): an upper
+# bound for the common templates, so a plan's estimated length does not fall short of the real one.
+TEMPLATE_TOKENS_PER_MESSAGE = 6
+TEMPLATE_TOKENS_PER_PROMPT = 32
+
+
+def plan_length(plan: PromptPlan) -> int:
+    """The prompt tokens ``plan`` takes once rendered, estimated from its segments without a
+    tokenizer call: what a prompt budget is checked against."""
+    return plan.total_tokens + TEMPLATE_TOKENS_PER_MESSAGE * len(render_messages(plan)) + TEMPLATE_TOKENS_PER_PROMPT
+
+
 def render_messages(plan: PromptPlan) -> list[dict]:
     """Chat messages for text generation: the leading system, IM and memory blocks as the system
     message, then the turns; an IM block placed after the exchanges is restated in the query's message."""

@@ -26,6 +26,8 @@ class Reason(str, Enum):
     # among the best-ranked omitted exchanges beyond the window: what a follow-up may point back to
     REFERENT = "likely referent"
     FIXED = "fixed"  # one resolution for every exchange (HCR off, a baseline's own policy)
+    # demoted (raw to compressed, or compressed to omitted) so the prompt fits the model's window
+    BUDGET = "prompt budget"
 
     @property
     def is_rule(self) -> bool:

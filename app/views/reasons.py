@@ -13,6 +13,11 @@ RULE_TEXT = {
     Reason.REFERENT: "likely referent: among the best-scored exchanges below tau_low outside "
     "the window, kept compressed in case the message points back to it",
 }
+BUDGET_TEXT = (
+    "prompt budget: the kept exchanges would not fit the model's window, so the lowest-scored were "
+    "demoted (raw to compressed first, then compressed to omitted) rather than cut the system prompt "
+    "and Instructional Memory"
+)
 # Where a score decided: the band the thresholds put it in.
 BAND = {
     Resolution.RAW: "at or above tau_high",
@@ -30,6 +35,8 @@ def reason_label(resolution: Resolution, reason: Reason, *, thresholded: bool = 
     if reason.is_rule:
         return reason.label
     verb = "omitted" if resolution is Resolution.OMIT else "kept"
+    if reason is Reason.BUDGET:
+        return f"{'omitted' if resolution is Resolution.OMIT else 'compressed'} to fit the model's window"
     if reason is Reason.SCORE:
         return f"{verb} by score: {BAND[resolution]}" if thresholded else f"{verb} by retrieval rank"
     return f"{verb} by the strategy's fixed policy"
@@ -37,4 +44,6 @@ def reason_label(resolution: Resolution, reason: Reason, *, thresholded: bool = 
 
 def reason_text(resolution: Resolution, reason: Reason, *, thresholded: bool = True) -> str:
     """The reason in full: the rule's explanation for an exchange a rule keeps, else the short one."""
+    if reason is Reason.BUDGET:
+        return f"{reason_label(resolution, reason)}: {BUDGET_TEXT}"
     return RULE_TEXT.get(reason) or reason_label(resolution, reason, thresholded=thresholded)

@@ -13,6 +13,9 @@ token budget and a band before them at least compressed -- the context of follow
 demonstrations of the instructions in force, which a small model copies far more reliably than it
 obeys a stated rule (the paper's own limitation, appendix H.3; production memory systems keep such
 a buffer beside what they retrieve) -- and ``keep_best`` keeps a follow-up's likely referent.
+Last, ``fit_budget`` demotes the lowest-scored exchanges when the plan would not fit the model's
+window: left alone, the generator would cut the prompt's oldest tokens, the system prompt and the
+Instructional Memory prefix first.
 """
 
 from __future__ import annotations
@@ -134,3 +137,32 @@ def fixed_decisions(
         Decision(turn=int(t), score=None if s is None else float(s), resolution=resolution, reason=Reason.FIXED)
         for t, s in zip(turns, scores)
     )
+
+
+def fit_budget(
+    decisions: Sequence[Decision], cost: Callable[[int, Resolution], int], excess: int
+) -> tuple[tuple[Decision, ...], int]:
+    """Demote exchanges until the prompt sheds ``excess`` tokens; returns the decisions and the
+    excess left (above 0 only when the latest window alone does not fit).
+
+    ``cost(i, resolution)``: the tokens exchange ``i`` takes at ``resolution``. The lowest-scored
+    exchanges go first (older first on ties): every raw one becomes compressed before any
+    compressed one is omitted, so the most exchanges stay in view at some resolution. The raw
+    working-memory window (``Reason.RECENT``) is never demoted. Demoted decisions carry
+    ``Reason.BUDGET``.
+    """
+    out = list(decisions)
+    if excess <= 0:
+        return tuple(out), excess
+    order = sorted(
+        (i for i, d in enumerate(out) if d.reason is not Reason.RECENT),
+        key=lambda i: (-np.inf if out[i].score is None else out[i].score, out[i].turn),
+    )
+    for source, target in ((Resolution.RAW, Resolution.COMPRESSED), (Resolution.COMPRESSED, Resolution.OMIT)):
+        for i in order:
+            if excess <= 0:
+                return tuple(out), excess
+            if out[i].resolution is source:
+                excess -= cost(i, source) - cost(i, target)
+                out[i] = replace(out[i], resolution=target, reason=Reason.BUDGET)
+    return tuple(out), excess

@@ -170,3 +170,12 @@ def test_retrieval_chart_tells_score_from_rule_and_escapes_hover_text_once():
     assert fig.layout.yaxis.title.text == "HCR score" and "hybrid score" in fig.layout.title.text
     assert reason_label(Resolution.RAW, Reason.SCORE, thresholded=False) == "kept by retrieval rank"
     assert reason_label(Resolution.OMIT, Reason.FIXED) == "omitted by the strategy's fixed policy"
+
+
+def test_budget_demotion_is_explained_not_called_a_fixed_policy():
+    from app.views.reasons import reason_label, reason_text
+    from rea_core import Reason, Resolution
+
+    assert reason_label(Resolution.COMPRESSED, Reason.BUDGET) == "compressed to fit the model's window"
+    assert reason_label(Resolution.OMIT, Reason.BUDGET) == "omitted to fit the model's window"
+    assert "Instructional Memory" in reason_text(Resolution.OMIT, Reason.BUDGET)

@@ -133,3 +133,51 @@ def test_a_history_shorter_than_the_window_is_all_in_it():
         and recent_tokens(two, 0, words) == []
         and recent_tokens([], 3, words) == []
     )
+
+
+def _budget_case():
+    from rea_core import Decision, Reason
+
+    # scores, resolutions, reasons of five exchanges; the last is the raw working-memory window
+    spec = [
+        (0.9, Resolution.RAW, Reason.SCORE),
+        (0.3, Resolution.RAW, Reason.SCORE),
+        (0.4, Resolution.COMPRESSED, Reason.SCORE),
+        (0.1, Resolution.COMPRESSED, Reason.REFERENT),
+        (0.0, Resolution.RAW, Reason.RECENT),
+    ]
+    decisions = tuple(Decision(turn=i, score=s, resolution=r, reason=why) for i, (s, r, why) in enumerate(spec))
+    tokens = {Resolution.RAW: 100, Resolution.COMPRESSED: 30, Resolution.OMIT: 0}
+    return decisions, lambda i, resolution: tokens[resolution]
+
+
+def test_fit_budget_demotes_lowest_scored_raw_first_then_omits():
+    from rea_core import Reason
+    from rea_core.retrieval.hcr import fit_budget
+
+    decisions, cost = _budget_case()
+    same, left = fit_budget(decisions, cost, 0)
+    assert same == decisions and left == 0
+    # 70 tokens over: the lowest-scored raw exchange (turn 1) becomes compressed, nothing else moves
+    out, left = fit_budget(decisions, cost, 70)
+    assert [d.resolution for d in out] == [
+        Resolution.RAW,
+        Resolution.COMPRESSED,
+        Resolution.COMPRESSED,
+        Resolution.COMPRESSED,
+        Resolution.RAW,
+    ]
+    assert out[1].reason is Reason.BUDGET and left == 0
+    # 200 over: both raw ones compressed (140), then the lowest-scored compressed one omitted (30), then the next
+    out, left = fit_budget(decisions, cost, 200)
+    assert [d.resolution for d in out[:4]] == [
+        Resolution.COMPRESSED,
+        Resolution.OMIT,
+        Resolution.COMPRESSED,
+        Resolution.OMIT,
+    ]
+    assert left <= 0 and all(d.reason is Reason.BUDGET for d in (out[0], out[1], out[3]))
+    # the raw window is never demoted, even when the rest cannot cover the excess
+    out, left = fit_budget(decisions, cost, 10_000)
+    assert out[4] == decisions[4] and left == 10_000 - 2 * 70 - 4 * 30
+    assert all(d.resolution is Resolution.OMIT for d in out[:4])

@@ -22,13 +22,19 @@ from ...compression.optimize import OptimizeWriter
 from ...memory.episodic import EpisodicMemory, Exchange
 from ...memory.instructional import InstructionalMemory
 from ...recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
-from ...reconstruction import build_prompt_plan, latent_turns
-from ...retrieval.hcr import fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
+from ...reconstruction import (
+    TEMPLATE_TOKENS_PER_MESSAGE,
+    build_prompt_plan,
+    exchange_segment,
+    latent_turns,
+    plan_length,
+)
+from ...retrieval.hcr import fit_budget, fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
 from ...retrieval.hcr_scores import latent_scores, score_exchanges
 from ...retrieval.rewrite import rewrite_query
 from ...runtime import RuntimeConfig
 from ...session import ChatSession
-from ...types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, TurnResult
+from ...types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, Resolution, TurnResult
 from ..base import Strategy
 from ..registry import register_strategy
 from .config import REAConfig
@@ -241,20 +247,40 @@ class REAStrategy(Strategy):
             decisions = keep_best(decisions, self.config.referent_top_k)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
-        plan = build_prompt_plan(
+        forms = dict(
             query=query,
+            text_compress_words=self.config.text_compress_words,
+            text_compression=self.config.text_compression,
+            use_latents=self.uses_latents,
+            show_time=self.runtime.show_time,
+        )
+        plan = self._plan(exchanges, decisions, instructions, forms)
+        excess = plan_length(plan) - self.max_prompt_tokens
+        if excess > 0:  # over the window: demote the lowest-scored exchanges rather than lose IM
+            count = self.generator.count_tokens
+
+            def cost(i: int, resolution: Resolution) -> int:
+                if resolution is Resolution.OMIT:
+                    return 0
+                segment = exchange_segment(
+                    exchanges[i], Decision(turn=turns[i], score=None, resolution=resolution), count, **forms
+                )
+                return segment.tokens + 2 * TEMPLATE_TOKENS_PER_MESSAGE
+
+            decisions, _ = fit_budget(decisions, cost, excess)
+            plan = self._plan(exchanges, decisions, instructions, forms)
+        return plan, decisions
+
+    def _plan(self, exchanges, decisions, instructions, forms: dict) -> PromptPlan:
+        return build_prompt_plan(
             exchanges=exchanges,
             decisions=decisions,
             instructions=instructions if self.config.use_im else (),
             count_tokens=self.generator.count_tokens,
             system_prompt=self.runtime.system_prompt,
-            text_compress_words=self.config.text_compress_words,
-            text_compression=self.config.text_compression,
             im_placement=self.config.im_placement,
-            use_latents=self.uses_latents,
-            show_time=self.runtime.show_time,
+            **forms,
         )
-        return plan, decisions
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
