@@ -117,6 +117,22 @@ class AppEngine:
 
         return SessionMarks(self.limits.marks_per_session)
 
+    @cached_property
+    def session_state(self):
+        """Every session's heavy values (loaded files, traces) under one memory cap and time limit
+        (app.session_state); the KV prefix cache counts toward the cap."""
+        from .session_state import SessionStore
+
+        limits = self.limits
+        return SessionStore(
+            int(limits.session_state_mb * 2**20), limits.session_state_ttl_s, reserved=self.kv_cache_bytes
+        )
+
+    def kv_cache_bytes(self) -> int:
+        """Bytes the generator's KV prefix cache holds now (0 for a backend without one)."""
+        cache = getattr(self.models.generator, "prefix_cache", None)
+        return 0 if cache is None else sum(cache.usage().values())
+
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs) -> "AppEngine":
         """Load the models ``settings`` name (the packaged offline models by default)."""

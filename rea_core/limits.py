@@ -92,10 +92,23 @@ class Limits:
     )
     temp_file_ttl_s: int = field(
         default=3600,
+        metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable"},
+    )
+    # 40 sessions each loading a 10 MB file, or a few 800-turn traces (~200 MB each), would otherwise
+    # hold memory without bound; the KV prefix cache (REA_KV_CACHE_MB) counts toward this cap.
+    session_state_mb: float = field(
+        default=1024.0,
         metadata={
-            "env": "REA_TEMP_TTL_S",
-            "help": "seconds a saved conversation or marks export stays "
-            "downloadable, and an unused Inspect trace in its session",
+            "env": "REA_SESSION_STATE_MB",
+            "help": "MB of per-session state kept over all sessions: loaded files, traces, "
+            "answer caches and the KV prefix cache (least recently used dropped; its session is told)",
+        },
+    )
+    session_state_ttl_s: int = field(
+        default=900,
+        metadata={
+            "env": "REA_SESSION_TTL_S",
+            "help": "seconds an unused loaded file, trace or answer cache stays in its session",
         },
     )
 
@@ -132,6 +145,11 @@ class Limits:
             if not value > 0 or (f.name == "trace_share" and value > 1):
                 bound = " and at most 1" if f.name == "trace_share" else ""
                 raise SettingsError(f"{f.metadata['env']} must be positive{bound}; got {value}")
+        if self.session_state_mb <= self.kv_cache_mb:
+            raise SettingsError(
+                f"REA_SESSION_STATE_MB ({self.session_state_mb:g}) must exceed REA_KV_CACHE_MB "
+                f"({self.kv_cache_mb:g}): the KV prefix cache counts toward it"
+            )
 
     @classmethod
     def table(cls) -> list[tuple[str, str, Any]]:

@@ -17,6 +17,7 @@ from rea_core.retrieval.trace import redecide_turn, trace_conversation
 
 from ... import annotate_auth as auth
 from ... import thresholds
+from ...session_state import StateDropped
 from ...state import AppEngine
 from ...views.answer import evidence_rows, omitted_choices, render_answer
 from ...views.charts import trace_heatmap
@@ -35,8 +36,9 @@ MARK_COLUMNS = ["id", "annotator", "conversation", "query turn", "exchange turn"
 class InspectUI:
     """Every component the tab's events read or write."""
 
-    conversations: gr.State  # handlers.LoadedFile: the picked file's conversations and questions
-    trace: gr.State  # (source name, trace result) of the traced conversation
+    # Heavy values live in engine.session_state (one memory cap over all sessions); these hold Handles.
+    conversations: gr.State  # Handle of handlers.LoadedFile: the picked file's conversations and questions
+    trace: gr.State  # Handle of (source name, trace result) of the traced conversation
     example: gr.Dropdown
     upload: gr.File
     conversation: gr.Dropdown
@@ -64,7 +66,7 @@ class InspectUI:
     evidence_note: gr.Textbox
     evidence_mark: gr.Button
     answer: gr.State  # qa.QuestionAnswer shown, for its mark
-    sessions: gr.State  # {conversation id: ChatSession} embedded for answering, per loaded file
+    sessions: gr.State  # Handle of {conversation id: ChatSession} embedded for answering, per loaded file
     tau_low: gr.Slider  # shared with the Compare tab
     tau_high: gr.Slider
     moved: Dependency  # a threshold moved (``thresholds.wire_thresholds``), the sliders already ordered
@@ -84,11 +86,13 @@ def build_inspect_tab(
 
 def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: Dependency) -> InspectUI:
     """Create the tab's components (in page order) and return them; no events yet."""
-    # Per browser session, dropped after REA_TEMP_TTL_S without use (a long trace holds hundreds of MB).
-    conversations = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
-    trace = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
-    answer = gr.State(None, time_to_live=engine.limits.temp_file_ttl_s)
-    sessions = gr.State({}, time_to_live=engine.limits.temp_file_ttl_s)
+    # Handles into engine.session_state (a long trace holds hundreds of MB): its values go when the
+    # cap needs room or after REA_SESSION_TTL_S unused, and with the browser session.
+    ttl, release = engine.limits.session_state_ttl_s, engine.session_state.release
+    conversations = gr.State(None, time_to_live=ttl, delete_callback=release)
+    trace = gr.State(None, time_to_live=ttl, delete_callback=release)
+    answer = gr.State(None, time_to_live=ttl)
+    sessions = gr.State(None, time_to_live=ttl, delete_callback=release)
 
     with gr.Row():
         example = gr.Dropdown(
@@ -202,7 +206,10 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.needed: gr.Dropdown(choices=[], value=None),
         }
 
-    def pick_source(name: str | None, file, *, source: str):
+    store = engine.session_state
+
+    def pick_source(name: str | None, file, old: list, *, source: str):
+        """``old``: the handles of this session's previous file, trace and answers cache, released."""
         path = (
             (engine.examples_dir / name)
             if source == "example" and name
@@ -210,10 +217,15 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         )
         if path is None:
             return {ui.status: ""}
+        for handle in old:
+            store.release(handle)
         if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
             return cleared("Pick one of the bundled example files.")
         try:
             loaded = ih.read_file(engine, path)
+            handle = store.put(loaded, what=f"the file {path.name}")
+        except StateDropped as exc:
+            return cleared(f"**Cannot load {path.name}:** {exc}.")
         except REAError as exc:
             return cleared(f"**Cannot load {path.name}:** {ih.without_folders(str(exc), path)}")
         ids = [c.id for c in loaded.conversations]
@@ -222,16 +234,20 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         if loaded.note:
             note += f" Answers: {ih.without_folders(loaded.note, path)}"
         return {
-            ui.conversations: loaded,
+            ui.conversations: handle,
             ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
             ui.status: f"{len(ids)} conversation(s) in {path.name}.{note}",
             **cleared_trace(),
             **questions_of(loaded, ids[0]),
         }
 
-    def run_trace(conv_id, loaded, lo, hi, progress=gr.Progress()):
-        if not loaded or not conv_id:
+    def run_trace(conv_id, file, old_trace, lo, hi, progress=gr.Progress()):
+        if not file or not conv_id:
             return {ui.status: "Pick a file and a conversation first."}
+        try:
+            loaded = store.get(file)
+        except StateDropped as exc:
+            return {ui.status: f"**{exc}.**"}
         source, convs = loaded.source, loaded.conversations
         found = [c for c in convs if c.id == conv_id]
         if not found:
@@ -247,12 +263,16 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv, on_turn=on_turn)
         except REAError as exc:
             return {ui.status: f"**Trace failed:** {exc}"}
+        try:
+            traced = store.put((source, result), what=f"the trace of {conv_id}", replaces=old_trace)
+        except StateDropped as exc:
+            return {ui.status: f"**Trace not kept:** {exc}.", ui.trace: None}
         last = len(result.turns) - 1
         return {
-            ui.trace: (source, result),
+            ui.trace: traced,
             ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
             ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
-            **show_turn(last, (source, result), lo, hi),
+            **turn_views(last, result, lo, hi),
         }
 
     def decided(index: int, result, lo: float, hi: float) -> dict:
@@ -281,60 +301,79 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
         }
 
-    def questions_of(loaded, conv_id) -> dict:
-        """The Answers panel for a newly picked file or conversation: its questions, nothing answered."""
+    def questions_of(loaded, conv_id, old_sessions=None) -> dict:
+        """The Answers panel for a newly picked file or conversation: its questions, nothing answered
+        (``old_sessions``, the previous answers cache, released)."""
+        store.release(old_sessions)
         choices = ih.question_choices(loaded, conv_id)
         return {
             ui.question: gr.Dropdown(choices=choices, value=choices[0][1] if choices else None),
             ui.answers_note: f"{len(choices)} question(s) with a gold answer in this conversation."
             if choices
             else NO_QUESTIONS,
-            ui.sessions: {},
+            ui.sessions: None,
             **shown_answer(ui, None),
         }
+
+    def picked_conversation(conv_id, file, old_sessions):
+        try:
+            loaded = store.get(file) if file else None
+        except StateDropped as exc:
+            return {ui.answers_note: f"**{exc}.**"}
+        return questions_of(loaded, conv_id, old_sessions)
 
     answers = [ui.question, ui.answers_note, ui.sessions, ui.answer, ui.answer_view, ui.evidence, ui.answer_prompt]
     answers.append(ui.evidence_needed)
     picked = [ui.conversations, ui.conversation, ui.status, ui.trace, ui.heatmap, ui.decisions, ui.prompt, ui.needed]
     picked += answers
 
-    def show_turn(index, traced, lo, hi):
-        if not traced:
-            return {ui.prompt: render_prompt_view(None)}
-        _, result = traced
+    def turn_views(index, result, lo, hi) -> dict:
         index = max(0, min(int(index), len(result.turns) - 1))
         lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
         return {ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), **decided(index, result, lo, hi)}
 
+    def show_turn(index, traced, lo, hi):
+        if not traced:
+            return {ui.prompt: render_prompt_view(None)}
+        try:
+            _, result = store.get(traced)
+        except StateDropped as exc:
+            return {ui.status: f"**{exc}.**"}
+        return turn_views(index, result, lo, hi)
+
     def thresholds_moved(index, traced, lo, hi):
         if not traced:
             return {ui.prompt: gr.skip()}  # nothing traced yet
-        _, result = traced
+        try:
+            _, result = store.get(traced)
+        except StateDropped as exc:
+            return {ui.status: f"**{exc}.**"}
         lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")  # ordered in the browser already
         return decided(max(0, min(int(index), len(result.turns) - 1)), result, lo, hi)
 
+    held = [ui.conversations, ui.trace, ui.sessions]  # released when another file is picked
     ui.example.change(
-        lambda n: pick_source(n, None, source="example"),
-        inputs=[ui.example],
+        lambda n, *old: pick_source(n, None, old, source="example"),
+        inputs=[ui.example, *held],
         outputs=picked,
         api_name="inspect_example",
     )
     ui.upload.upload(
-        lambda f: pick_source(None, f, source="upload"),
-        inputs=[ui.upload],
+        lambda f, *old: pick_source(None, f, old, source="upload"),
+        inputs=[ui.upload, *held],
         outputs=picked,
         api_name="inspect_upload",
     )
     ui.conversation.change(
-        lambda conv_id, loaded: questions_of(loaded, conv_id),
-        inputs=[ui.conversation, ui.conversations],
+        picked_conversation,
+        inputs=[ui.conversation, ui.conversations, ui.sessions],
         outputs=answers,
         api_name="inspect_questions",
         api_visibility="undocumented",
     )
     ui.run.click(
         run_trace,
-        inputs=[ui.conversation, ui.conversations, ui.tau_low, ui.tau_high],
+        inputs=[ui.conversation, ui.conversations, ui.trace, ui.tau_low, ui.tau_high],
         outputs=[ui.trace, ui.turn, ui.status, ui.heatmap, ui.decisions, ui.prompt, ui.needed],
         concurrency_id="trace",
         concurrency_limit=1,
@@ -343,7 +382,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     ui.turn.change(
         show_turn,
         inputs=[ui.turn, ui.trace, ui.tau_low, ui.tau_high],
-        outputs=[ui.heatmap, ui.decisions, ui.prompt, ui.needed],
+        outputs=[ui.heatmap, ui.decisions, ui.prompt, ui.needed, ui.status],
         trigger_mode="always_last",
         api_name="show_turn",
         api_visibility="undocumented",
@@ -351,7 +390,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     ui.moved.then(  # the shared sliders re-decide the shown turn as they re-decide the Compare tab's columns
         thresholds_moved,
         inputs=[ui.turn, ui.trace, ui.tau_low, ui.tau_high],
-        outputs=[ui.decisions, ui.prompt, ui.needed],
+        outputs=[ui.decisions, ui.prompt, ui.needed, ui.status],
         trigger_mode="always_last",
         concurrency_limit=None,
         show_progress="hidden",
@@ -370,7 +409,7 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
         try:
             message = ih.mark_needed(
                 engine,
-                traced,
+                engine.session_state.get(traced),
                 int(index),
                 int(exchange_turn),
                 text or "",
@@ -448,27 +487,35 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
     """Answer a loaded question from REA's prompt at the sliders' thresholds (a model call, on the model
     queue), and mark an omitted evidence exchange of it as needed."""
 
-    def ask(conv_id, index, loaded, sessions, lo, hi):
-        if not loaded or conv_id is None or index is None:
+    store = engine.session_state
+
+    def ask(conv_id, index, file, cache, lo, hi):
+        if not file or conv_id is None or index is None:
             return {ui.answers_note: "Load a file with questions and pick one first."}
         lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
+        sessions = store.get_or(cache, {})  # a cache: dropped, it is rebuilt
         try:
+            loaded = store.get(file)
             answer = ih.answer_question(engine, loaded, conv_id, int(index), lo, hi, sessions)
         except REAError as exc:
             return {ui.answers_note: f"**Not answered:** {escape(str(exc))}"}
+        try:
+            cache = store.update(cache, sessions) if cache in store else store.put(sessions, what="the answers cache")
+        except StateDropped:
+            cache = None  # larger than the cap leaves: answered, not kept
         return {
             ui.answers_note: f"Answered question {int(index)} of {escape(str(conv_id))}.",
-            ui.sessions: sessions,
+            ui.sessions: cache,
             **shown_answer(ui, answer),
         }
 
-    def mark(exchange_turn, text, answer, loaded, request: gr.Request, profile: gr.OAuthProfile | None):
-        if answer is None or loaded is None or exchange_turn is None:
+    def mark(exchange_turn, text, answer, file, request: gr.Request, profile: gr.OAuthProfile | None):
+        if answer is None or file is None or exchange_turn is None:
             return {ui.answers_note: "Answer a question and pick one of its omitted evidence exchanges first."}
         try:
             message = ih.mark_question_needed(
                 engine,
-                loaded,
+                store.get(file),
                 answer,
                 int(exchange_turn),
                 text or "",
