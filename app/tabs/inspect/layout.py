@@ -244,14 +244,21 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
                 progress((done, total), desc="tracing", unit="turns")
                 pace()
 
-            result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv, on_turn=on_turn)
+            result = trace_conversation(
+                engine.strategy("rea", tau_low=lo, tau_high=hi),
+                conv,
+                on_turn=on_turn,
+                turn_gate=engine.gate.background,  # each turn waits while a chat runs: chats first
+                budget_s=engine.limits.trace_budget_s,
+            )
         except REAError as exc:
             return {ui.status: f"**Trace failed:** {exc}"}
         last = len(result.turns) - 1
+        done = f"Traced {len(result.turns)} turns of {conv_id}" if not result.note else f"Stopped: {result.note}"
         return {
             ui.trace: (source, result),
             ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
-            ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
+            ui.status: f"{done} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
             **show_turn(last, (source, result), lo, hi),
         }
 
