@@ -101,7 +101,7 @@ class Limits:
         metadata={
             "env": "REA_REPLY_BUDGET_S",
             "help": "seconds a reply may take (`rea chat`, Compare): decoding stops there and the reply "
-            "so far is kept, marked as cut",
+            "so far is kept, marked as cut (nothing is stored when the prefill alone used it up)",
         },
     )
     trace_budget_s: float = field(
@@ -191,11 +191,12 @@ class DutyCycle:
 
 class ModelGate:
     """Chats first: any number of chats compute at once, and background work (an Inspect trace)
-    takes one step at a time, only while no chat is running.
+    takes one step at a time, only while no chat has run for ``grace_s``.
 
     Why not one lock: a chat must never wait behind a trace. A chat never waits here at all; a trace
-    waits before each turn until no chat is running, so the most a chat shares the CPU with is
-    the one trace turn already started when it arrived.
+    waits before each turn, so the most a chat shares the CPU with is the one trace turn already
+    started when it arrived. ``grace_s`` keeps the gate closed for the moment between one chat
+    and the next queued one (or a client's next message), so a turn does not slip in between.
 
     Example:
         >>> gate = ModelGate()
@@ -205,9 +206,11 @@ class ModelGate:
         ...     pass  # one trace turn
     """
 
-    def __init__(self) -> None:
+    def __init__(self, grace_s: float = 1.0) -> None:
+        self.grace_s = grace_s
         self._changed = threading.Condition()
         self._chats = 0
+        self._last_end = float("-inf")  # perf_counter() when the latest chat ended
 
     @property
     def chats(self) -> int:
@@ -223,14 +226,23 @@ class ModelGate:
         finally:
             with self._changed:
                 self._chats -= 1
+                self._last_end = time.perf_counter()
                 self._changed.notify_all()
 
     @contextmanager
     def background(self) -> Iterator[float]:
-        """One step of background work, entered once no chat runs; yields the seconds it waited."""
+        """One step of background work, entered once no chat has run for ``grace_s``; yields the seconds it
+        waited."""
         start = time.perf_counter()
         with self._changed:
-            self._changed.wait_for(lambda: self._chats == 0)
+            while True:
+                if self._chats:
+                    self._changed.wait()
+                    continue
+                quiet = time.perf_counter() - self._last_end
+                if quiet >= self.grace_s:
+                    break
+                self._changed.wait(self.grace_s - quiet)
         yield time.perf_counter() - start
 
 
