@@ -23,6 +23,7 @@ import statistics
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -33,6 +34,7 @@ from gradio_client import Client, handle_file  # noqa: E402
 from app.main import launch  # noqa: E402
 from app.state import AppEngine  # noqa: E402
 from rea_core import Settings, load_models  # noqa: E402
+from rea_core.limits import ModelGate  # noqa: E402
 
 WORDS = (
     "garden river mountain bread coffee piano volcano marathon chess tax knitting sailing migration roman "
@@ -44,6 +46,25 @@ QUESTIONS = [
     "Give me a word for happy.",
     "Which animal says moo?",
 ]
+
+
+class CountingGate(ModelGate):
+    """The app's gate, counting the trace turns it lets through; ``wait=False`` lets every turn through at
+    once (the trace paced by ``REA_TRACE_SHARE`` alone, as before the gate), for comparison."""
+
+    def __init__(self, wait: bool = True):
+        super().__init__()
+        self.wait, self.turns = wait, 0
+
+    @contextmanager
+    def background(self):
+        if not self.wait:
+            self.turns += 1
+            yield 0.0
+            return
+        with super().background() as waited:
+            self.turns += 1
+            yield waited
 
 
 def free_port() -> int:
@@ -107,6 +128,7 @@ def main() -> None:
     parser.add_argument("--trace-turns", type=int, default=150)
     parser.add_argument("--turn-chars", type=int, default=30_000)
     parser.add_argument("--warmup-s", type=float, default=10.0, help="seconds the trace runs before the replies")
+    parser.add_argument("--no-gate", action="store_true", help="let trace turns run beside chats (pacing only)")
     parser.add_argument("--wait-s", type=float, default=0.0, help="seconds to wait for the trace's end afterwards")
     args = parser.parse_args()
 
@@ -116,6 +138,7 @@ def main() -> None:
         settings=settings.with_section("runtime", max_new_tokens=args.max_new_tokens),
         database_url=f"sqlite:///{tempfile.mkdtemp()}/bench.db",
     )
+    gate = engine.gate = CountingGate(wait=not args.no_gate)
     port = free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     url = f"http://127.0.0.1:{port}/"
@@ -131,8 +154,13 @@ def main() -> None:
         while "started" not in traced and "error" not in traced:
             time.sleep(0.2)
         time.sleep(args.warmup_s)
+        before = gate.turns
         beside = replies(url, args.replies)
         print(summary("beside the trace", beside), flush=True)
+        print(
+            f"trace turns started: {before} before the replies, {gate.turns - before} during them "
+            f"({'gate on' if gate.wait else 'no gate: pacing only'})"
+        )
         ratio = np.percentile(beside, 95) / np.percentile(alone, 95)
         print(
             f"trace file: {args.trace_turns} turns x {args.turn_chars:,} characters ({size:.1f} MB); "
