@@ -21,7 +21,7 @@ from rea_core import (
     TurnResult,
     available_strategies,
 )
-from rea_core.limits import Limits
+from rea_core.limits import Limits, ModelGate
 from rea_core.loading import build_from_settings
 from rea_core.methods.rea.config import REPLY_FORMS
 
@@ -58,6 +58,8 @@ class AppEngine:
     # removed when the reply ends.
     _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
     _stops_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Chats first: Compare's replies hold it as chats, an Inspect trace takes each turn as background work.
+    gate: ModelGate = field(default_factory=ModelGate, init=False, repr=False)
 
     def stop_event(self, session_hash: str | None) -> threading.Event:
         """A fresh stop flag for the reply this browser session is about to stream."""
@@ -91,7 +93,8 @@ class AppEngine:
 
     @property
     def runtime(self) -> RuntimeConfig:
-        return self.settings.runtime
+        """How the app serves: the settings' runtime under the limits' token cap and reply budget."""
+        return self.limits.serve(self.settings.runtime)
 
     @property
     def limits(self) -> Limits:
@@ -154,7 +157,7 @@ class AppEngine:
         if form not in REPLY_FORMS:
             raise ValueError(f"reply form must be one of {', '.join(REPLY_FORMS)}; got {form!r}")
         if name not in self._strategies:
-            self._strategies[name] = build_from_settings(name, self.models, self.settings)
+            self._strategies[name] = build_from_settings(name, self.models, self.settings, served=True)
         base = self._strategies[name]
         if not isinstance(base.config, REAConfig):
             return base  # thresholds and reply forms are REA's

@@ -12,14 +12,17 @@ Example:
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field, fields
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from threading import Lock
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterator
 
 from .errors import DataFormatError, SettingsError
+from .runtime import RuntimeConfig
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,36 @@ class Limits:
         default=100,
         metadata={"env": "REA_MARKS_PER_SESSION", "help": "Inspect marks one browser session may store"},
     )
+    # Checked before any prefill. A CPU prefills this small model at roughly 100-200 tokens a second
+    # (1,024 tokens took 9-16 s on the shared 2-core machine; the 8,064-token message of the security
+    # review took 105 s), so 1,024 tokens keep one message's own prefill to seconds, and hold several
+    # pages of text (about 4.6 characters a token in English).
+    max_message_tokens: int = field(
+        default=1024,
+        metadata={
+            "env": "REA_MAX_MESSAGE_TOKENS",
+            "help": "tokens per typed message (`rea chat`, Compare), counted before any prefill; "
+            "`REA_MAX_MESSAGE_CHARS` still applies",
+        },
+    )
+    # A reply of 128 tokens takes a few seconds on a CPU; two minutes leaves room for both columns
+    # sharing the model and a long history, and cuts only a reply that runs away.
+    reply_budget_s: float = field(
+        default=120.0,
+        metadata={
+            "env": "REA_REPLY_BUDGET_S",
+            "help": "seconds a reply may take (`rea chat`, Compare): decoding stops there and the reply "
+            "so far is kept, marked as cut (nothing is stored when the prefill alone used it up)",
+        },
+    )
+    trace_budget_s: float = field(
+        default=300.0,
+        metadata={
+            "env": "REA_TRACE_BUDGET_S",
+            "help": "seconds of computing an Inspect trace may take (its pauses for chats not counted); "
+            "it then ends, and the turns traced so far are shown",
+        },
+    )
     temp_file_ttl_s: int = field(
         default=3600,
         metadata={"env": "REA_TEMP_TTL_S", "help": "seconds a saved conversation or marks export stays downloadable"},
@@ -117,6 +150,14 @@ class Limits:
         from .backends.kv_cache import CacheLimits
 
         return CacheLimits(max_sessions=self.kv_cache_sessions, max_bytes=int(self.kv_cache_mb * 2**20))
+
+    def serve(self, runtime: RuntimeConfig) -> RuntimeConfig:
+        """``runtime`` as a front end serves people under it: the per-message token cap and the reply budget on.
+
+        Why not in ``RuntimeConfig`` itself: evaluations build strategies from the same runtime and
+        must not see a reply cut by a clock; only ``rea chat``, ``rea replay`` and the app serve.
+        """
+        return replace(runtime, max_message_tokens=self.max_message_tokens, reply_budget_s=self.reply_budget_s)
 
     @property
     def max_upload_bytes(self) -> int:
@@ -175,6 +216,63 @@ class DutyCycle:
         if self.share < 1:
             self._sleep(busy * (1 - self.share) / self.share)
         self._mark = time.perf_counter()
+
+
+class ModelGate:
+    """Chats first: any number of chats compute at once, and background work (an Inspect trace)
+    takes one step at a time, only while no chat has run for ``grace_s``.
+
+    Why not one lock: a chat must never wait behind a trace. A chat never waits here at all; a trace
+    waits before each turn, so the most a chat shares the CPU with is the one trace turn already
+    started when it arrived. ``grace_s`` keeps the gate closed for the moment between one chat
+    and the next queued one (or a client's next message), so a turn does not slip in between.
+
+    Example:
+        >>> gate = ModelGate()
+        >>> with gate.chat():
+        ...     pass  # a reply streams; trace turns wait
+        >>> with gate.background():
+        ...     pass  # one trace turn
+    """
+
+    def __init__(self, grace_s: float = 1.0) -> None:
+        self.grace_s = grace_s
+        self._changed = threading.Condition()
+        self._chats = 0
+        self._last_end = float("-inf")  # perf_counter() when the latest chat ended
+
+    @property
+    def chats(self) -> int:
+        """Chats running now."""
+        return self._chats
+
+    @contextmanager
+    def chat(self) -> Iterator[None]:
+        with self._changed:
+            self._chats += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._chats -= 1
+                self._last_end = time.perf_counter()
+                self._changed.notify_all()
+
+    @contextmanager
+    def background(self) -> Iterator[float]:
+        """One step of background work, entered once no chat has run for ``grace_s``; yields the seconds it
+        waited."""
+        start = time.perf_counter()
+        with self._changed:
+            while True:
+                if self._chats:
+                    self._changed.wait()
+                    continue
+                quiet = time.perf_counter() - self._last_end
+                if quiet >= self.grace_s:
+                    break
+                self._changed.wait(self.grace_s - quiet)
+        yield time.perf_counter() - start
 
 
 class LRUCache:

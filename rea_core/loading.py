@@ -128,6 +128,12 @@ def build_strategy(name: str, models: Models, config=None, *, runtime: RuntimeCo
     return get_strategy(name).from_models(models, config, runtime=runtime)
 
 
-def build_from_settings(name: str, models: Models, settings: Settings) -> Strategy:
-    """Strategy ``name`` under ``settings``: its method's section and the shared runtime."""
-    return build_strategy(name, models, settings.method_config(name), runtime=settings.runtime)
+def build_from_settings(name: str, models: Models, settings: Settings, *, served: bool = False) -> Strategy:
+    """Strategy ``name`` under ``settings``: its method's section and the shared runtime.
+
+    ``served``: the runtime under the limits a front end serves people with (``Limits.serve``: the
+    per-message token cap and the reply budget), for ``rea chat`` and the app; evaluations and
+    replays leave it off, so no clock changes what they measure.
+    """
+    runtime = settings.limits.serve(settings.runtime) if served else settings.runtime
+    return build_strategy(name, models, settings.method_config(name), runtime=runtime)

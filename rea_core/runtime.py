@@ -46,6 +46,16 @@ class RuntimeConfig:
             "where the exchange has a time",
         },
     )
+    # Bounds a front end serves under (``Limits.serve`` sets them from REA_MAX_MESSAGE_TOKENS and
+    # REA_REPLY_BUDGET_S); None here, so evaluations and library callers are never cut by a clock.
+    max_message_tokens: int | None = field(
+        default=None,
+        metadata={"help": "tokens per message when generating, counted before any prefill (None: no cap)"},
+    )
+    reply_budget_s: float | None = field(
+        default=None,
+        metadata={"help": "seconds a reply may take; decoding stops there, the reply so far kept (None: no budget)"},
+    )
     system_prompt: str = field(
         default="You are a helpful assistant.",
         metadata={"help": "system message shared by every strategy, so they differ only in context policy"},
@@ -54,6 +64,9 @@ class RuntimeConfig:
     def __post_init__(self) -> None:
         if self.max_message_chars < 1 or self.max_new_tokens < 1:
             raise ValueError("max_message_chars and max_new_tokens must be positive")
+        for name in ("max_message_tokens", "reply_budget_s"):
+            if getattr(self, name) is not None and not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive or None; got {getattr(self, name)!r}")
         for name in ("kv_reuse", "show_time"):
             if getattr(self, name) not in (True, False):
                 raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")

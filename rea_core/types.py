@@ -206,6 +206,7 @@ class Generation:
     cache_note: str = ""  # why the cache was not (fully) used, e.g. a slid window forced a full prefill
     token_source: str = "tokenizer"  # where prompt_tokens came from: "tokenizer" or "server usage"
     stopped: bool = False  # the caller stopped the stream before the reply ended
+    out_of_time: bool = False  # decoding stopped at the call's time budget (``budget_s``) before the reply ended
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,14 @@ class Generator(Protocol):
         max_new_tokens: int,
         max_prompt_tokens: int | None = None,
         cache_key: str | None = None,
+        budget_s: float | None = None,
     ) -> Iterator[str | Generation]:
         """Greedy reply as it is decoded: text pieces, then one ``Generation`` (the whole reply and its costs).
 
         A prompt over ``max_prompt_tokens`` loses its oldest tokens. ``cache_key`` names the
         conversation whose KV prefix may be reused (backends with KV_REUSE). Closing the iterator
-        early stops decoding. Raises ``ServingError`` when the call fails.
+        early stops decoding; so does ``budget_s`` seconds after the call (``Generation.out_of_time``:
+        the reply so far is returned). Raises ``ServingError`` when the call fails.
         """
 
     def generate(

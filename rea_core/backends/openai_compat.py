@@ -273,9 +273,10 @@ class OpenAIGenerator:
         max_new_tokens: int,
         max_prompt_tokens: int | None = None,
         cache_key: str | None = None,
+        budget_s: float | None = None,
     ) -> Iterator[str | Generation]:
         """Greedy streamed reply; raises ``ServingError`` for a server that is down, refuses, times out or cuts
-        the stream."""
+        the stream. Past ``budget_s`` the stream is closed at the next chunk and the reply so far returned."""
         import httpx
 
         start = time.perf_counter()
@@ -289,7 +290,7 @@ class OpenAIGenerator:
             "stream_options": {"include_usage": True},
         }
         pieces: list[str] = []
-        ttft, usage, finish_reason, done = None, None, None, False
+        ttft, usage, finish_reason, done, late = None, None, None, False, False
         for attempt in range(self.max_retries + 1):
             response = self._request(body, stream=True)
             try:
@@ -323,6 +324,9 @@ class OpenAIGenerator:
                             pieces.append(text)
                             yield text
                         finish_reason = choice.get("finish_reason") or finish_reason
+                    if budget_s is not None and finish_reason is None and time.perf_counter() - start >= budget_s:
+                        late = True  # the reply's time budget: the stream is closed here, the reply so far kept
+                        break
                 break
             except httpx.TimeoutException as exc:
                 raise ServingError(
@@ -340,7 +344,7 @@ class OpenAIGenerator:
                 ) from exc
             finally:
                 response.close()
-        if finish_reason is None and not done:
+        if finish_reason is None and not done and not late:
             raise ServingError(
                 f"the reply stream ended without finishing after {len(''.join(pieces))} characters; nothing was stored"
             )
@@ -364,6 +368,7 @@ class OpenAIGenerator:
             truncated_tokens=truncated,
             ttft_s=ttft,
             token_source=source,
+            out_of_time=late,
         )
 
     def _top_logprobs(self, messages: Sequence[Message]) -> list[dict] | None:

@@ -111,7 +111,7 @@ def chat(
         )
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
         models = load_pipeline(config, context_window)
-        strategies = {n: build_from_settings(n, models, config) for n in names}
+        strategies = {n: build_from_settings(n, models, config, served=True) for n in names}
         for n, session in resumed.items():  # SeCom's segments, COMEDY's memories: refused now, not at every turn
             strategies[n].check_memory(session)
         sessions = {n: resumed[n] if n in resumed else s.new_session() for n, s in strategies.items()}

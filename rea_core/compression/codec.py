@@ -397,6 +397,7 @@ class DualLoRACodec:
         max_prompt_tokens: int | None = None,
         cache_key: str | None = None,
         adapter: str | None = GENERATE,
+        budget_s: float | None = None,
     ) -> Iterator:
         """``generate`` streamed (text pieces, then the ``Generation``), with KV prefix reuse under ``cache_key``.
 
@@ -437,6 +438,7 @@ class DualLoRACodec:
             guard=lambda: self.adapter(adapter),
             start=start,
             truncated=truncated,
+            budget_s=budget_s,
         )
 
     def target_nll(

@@ -14,7 +14,7 @@ from time import perf_counter
 from typing import ClassVar, Iterator
 
 from ..backends.base import Embedder, Generator, require
-from ..errors import DataFormatError, ServingError
+from ..errors import DataFormatError, InputError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
 from ..reconstruction import render_messages
@@ -171,6 +171,7 @@ class Strategy(ABC):
             max_new_tokens=self.runtime.max_new_tokens,
             max_prompt_tokens=self.max_prompt_tokens,
             cache_key=self.cache_key(session),
+            budget_s=self.runtime.reply_budget_s,
         )
 
     def cache_key(self, session: ChatSession) -> str | None:
@@ -203,6 +204,27 @@ class Strategy(ABC):
             session.log.pop()
         return user_text
 
+    def check_message(self, text: object, *, generating: bool = True) -> str:
+        """The message to answer, checked before any model call (the app's Send checks it this way too).
+
+        Characters first (``max_message_chars``), then, when a reply will be generated and the runtime
+        caps them (``max_message_tokens``, REA_MAX_MESSAGE_TOKENS), the message's tokens: counting
+        takes milliseconds, its prefill would take seconds per hundred tokens on a CPU.
+
+        Raises:
+            InputError: empty, not text, or over a limit, naming the count, the cap and the variable.
+        """
+        text = validate_message(text, self.runtime.max_message_chars)
+        cap = self.runtime.max_message_tokens
+        if generating and cap is not None:
+            tokens = self.generator.count_tokens(text)
+            if tokens > cap:
+                raise InputError(
+                    f"The message has {tokens:,} tokens, over the limit of {cap:,} "
+                    "(REA_MAX_MESSAGE_TOKENS); nothing was sent or stored."
+                )
+        return text
+
     @property
     def max_prompt_tokens(self) -> int:
         return max(1, self.generator.context_window - self.runtime.max_new_tokens)
@@ -233,7 +255,7 @@ class Strategy(ABC):
         Closing the stream before its ``TurnResult`` (a Stop button) or a failure anywhere leaves
         the session exactly as it was before the turn: nothing is stored, IM is restored.
         """
-        text = validate_message(user_text, self.runtime.max_message_chars)
+        text = self.check_message(user_text, generating=reply is None)
         stamp = None if time is None else parse_time(time, where="the message's time")
         im_before, turns_before = session.instructions.entries, session.n_turns
         memory_before, log_before = session.memory, len(session.log)
@@ -256,6 +278,11 @@ class Strategy(ABC):
                             yield item
                 if gen is None or gen.stopped:
                     raise ServingError("the reply stopped before it ended; nothing was stored")
+                if gen.out_of_time and not gen.new_tokens:
+                    raise ServingError(
+                        f"the reply's time budget of {self.runtime.reply_budget_s:g} s (REA_REPLY_BUDGET_S) ran "
+                        f"out before its first word ({gen.prompt_tokens:,} prompt tokens); nothing was stored"
+                    )
                 answer, prompt_tokens, new_tokens, truncated = (
                     gen.text,
                     gen.prompt_tokens,
@@ -313,6 +340,8 @@ def turn_summary(result: TurnResult) -> dict:
         summary["cache_bytes"] = gen.cache_bytes
         if gen.cache_note:
             summary["cache_note"] = gen.cache_note
+        if gen.out_of_time:  # kept, as a reply cut by max_new_tokens is, and marked
+            summary["out_of_time"] = True
         if gen.token_source != "tokenizer":
             summary["token_source"] = gen.token_source
     return summary
@@ -337,6 +366,8 @@ def stats_text(entry: dict) -> str:
         )
     if entry.get("cache_note"):
         parts.append(entry["cache_note"])
+    if entry.get("out_of_time"):
+        parts.append("cut at the reply's time budget (REA_REPLY_BUDGET_S)")
     if not entry.get("generated", True):
         parts.append("reply given (replay)")
     return " | ".join(parts)

@@ -7,7 +7,9 @@ researcher can see which earlier exchange an answer needed but did not get.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
+from time import perf_counter
 from typing import Callable
 
 import numpy as np
@@ -37,6 +39,7 @@ class TurnTrace:
 class RetrievalTrace:
     conversation_id: str
     turns: tuple[TurnTrace, ...]
+    note: str = ""  # why the trace ended before the conversation did ("" when it traced every turn)
 
     def score_matrix(self, first: int = 0, last: int | None = None) -> np.ndarray:
         """(last - first, last) scores of query turns [first, last): row = query turn, column =
@@ -58,6 +61,8 @@ def trace_conversation(
     generate_missing: bool = False,
     latents: bool | None = None,
     on_turn: Callable[[int, int], None] | None = None,
+    turn_gate: Callable[[], AbstractContextManager] | None = None,
+    budget_s: float | None = None,
 ) -> RetrievalTrace:
     """Replay ``conversation`` through ``strategy`` and record every turn's retrieval decisions.
 
@@ -71,16 +76,24 @@ def trace_conversation(
 
     ``on_turn(done, total)`` is called after every turn: progress for a UI, or a pause that keeps a
     long trace from taking all of a shared machine.
+
+    ``turn_gate()`` is entered around each turn (the app's ``ModelGate.background``: a turn starts
+    only while no chat runs). ``budget_s`` bounds the seconds spent inside turns (waits at the gate
+    and in ``on_turn`` not counted): once used up, the trace ends after that turn and its ``note``
+    says so; the turns traced so far are returned. The first turn always runs.
     """
     if latents is None:
         latents = generate_missing or strategy.config.scorer == "latent"
     if not latents:
         strategy = text_replies(strategy)
     session = strategy.new_session()
-    traces = []
+    traces, busy, note, total = [], 0.0, "", len(conversation.turns)
     for done, turn in enumerate(conversation.turns, 1):
         given = turn.assistant if turn.assistant is not None else (None if generate_missing else "")
-        result = strategy.respond(session, turn.user, reply=given, time=turn.time)
+        with turn_gate() if turn_gate is not None else nullcontext():
+            start = perf_counter()
+            result = strategy.respond(session, turn.user, reply=given, time=turn.time)
+            busy += perf_counter() - start
         traces.append(
             TurnTrace(
                 turn=result.turn,
@@ -95,8 +108,14 @@ def trace_conversation(
             )
         )
         if on_turn is not None:
-            on_turn(done, len(conversation.turns))
-    return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces))
+            on_turn(done, total)
+        if budget_s is not None and busy >= budget_s and done < total:
+            note = (
+                f"traced {done} of {total} turns: the trace's time budget of {budget_s:g} s "
+                "(REA_TRACE_BUDGET_S) ran out"
+            )
+            break
+    return RetrievalTrace(conversation_id=conversation.id, turns=tuple(traces), note=note)
 
 
 def text_replies(strategy):

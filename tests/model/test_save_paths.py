@@ -25,8 +25,9 @@ def engine(models, tmp_path_factory):
     )
 
 
-def chat(*args, stdin: str):
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
+def chat(*args, stdin: str, **variables: str):
+    """``rea chat`` run on ``stdin``; its output and error lines."""
+    env = dict(os.environ, HF_HUB_OFFLINE="1", **variables)
     proc = subprocess.run(
         [
             sys.executable,
@@ -46,13 +47,17 @@ def chat(*args, stdin: str):
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    return proc.stdout + proc.stderr
 
 
 def test_a_chat_saved_by_the_cli_loads_in_the_app(engine, tmp_path):
     path = tmp_path / "chat.json"
-    out = chat(stdin=f"{INSTRUCTION}\nMy dog is called Biscuit.\n/save {path}\n/quit\n")
+    long = "Tell me about my garden, its roses and its fig tree. " * 8  # over the token cap set here: refused
+    out = chat(
+        stdin=f"{INSTRUCTION}\n{long}\nMy dog is called Biscuit.\n/save {path}\n/quit\n", REA_MAX_MESSAGE_TOKENS="40"
+    )
     assert f"saved to {path}" in out
+    assert "tokens, over the limit of 40 (REA_MAX_MESSAGE_TOKENS); nothing was sent or stored" in out
     columns = handlers.load_columns(engine, str(path))
     assert [c.strategy for c in columns] == ["rea", "vanilla"]
     for column in columns:

@@ -55,8 +55,9 @@ def notice_html(text: str, kind: str = "info") -> str:
 
 
 def check_message(engine: AppEngine, text: str) -> str:
-    """The message to send, or InputError (empty / oversize) from the library."""
-    return validate_message(text, engine.runtime.max_message_chars)
+    """The message to send, or InputError from the library: empty, over REA_MAX_MESSAGE_CHARS or over
+    REA_MAX_MESSAGE_TOKENS (counted before any prefill; every column reads the same tokenizer)."""
+    return engine.strategy("vanilla").check_message(text)
 
 
 def respond_column(
@@ -142,19 +143,20 @@ def stream_columns(
         for side, column in enumerate(columns)
         if texts[side] is not None
     ]
-    for t in threads:
-        t.start()
-    try:
-        while any(t.is_alive() for t in threads):
-            changed.wait(every_s)
-            changed.clear()
-            yield list(partial)
-            time.sleep(every_s / 2)  # at most ~10 page updates a second
-    finally:
-        if any(t.is_alive() for t in threads):
-            stop.set()  # a closed handler (page left, event cancelled) stops the replies too
+    with engine.gate.chat():  # an Inspect trace waits between its turns while this runs
         for t in threads:
-            t.join()
+            t.start()
+        try:
+            while any(t.is_alive() for t in threads):
+                changed.wait(every_s)
+                changed.clear()
+                yield list(partial)
+                time.sleep(every_s / 2)  # at most ~10 page updates a second
+        finally:
+            if any(t.is_alive() for t in threads):
+                stop.set()  # a closed handler (page left, event cancelled) stops the replies too
+            for t in threads:
+                t.join()
 
 
 def take_back_latest(engine: AppEngine, column: ColumnState) -> str | None:

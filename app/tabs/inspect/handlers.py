@@ -222,7 +222,8 @@ def answer_question(
     if not 0 <= index < len(case.queries):
         raise AnswerError(f"no question {index}; this conversation has questions 0 to {len(case.queries) - 1}")
     strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
-    return answer(strategy, case, case.queries[index], sessions=sessions)  # a short answer (qa.MAX_NEW_TOKENS)
+    with engine.gate.chat():  # a visitor waits for it: a running trace pauses between its turns
+        return answer(strategy, case, case.queries[index], sessions=sessions)  # a short answer (qa.MAX_NEW_TOKENS)
 
 
 def question_mark_id(case, question) -> str:

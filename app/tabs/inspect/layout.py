@@ -260,7 +260,13 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
                 progress((done, total), desc="tracing", unit="turns")
                 pace()
 
-            result = trace_conversation(engine.strategy("rea", tau_low=lo, tau_high=hi), conv, on_turn=on_turn)
+            result = trace_conversation(
+                engine.strategy("rea", tau_low=lo, tau_high=hi),
+                conv,
+                on_turn=on_turn,
+                turn_gate=engine.gate.background,  # each turn waits while a chat runs: chats first
+                budget_s=engine.limits.trace_budget_s,
+            )
         except REAError as exc:
             return {ui.status: f"**Trace failed:** {exc}"}
         try:
@@ -268,10 +274,11 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         except StateDropped as exc:
             return {ui.status: f"**Trace not kept:** {exc}.", ui.trace: None}
         last = len(result.turns) - 1
+        done = f"Traced {len(result.turns)} turns of {conv_id}" if not result.note else f"Stopped: {result.note}"
         return {
             ui.trace: traced,
             ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
-            ui.status: f"Traced {len(result.turns)} turns of {conv_id} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
+            ui.status: f"{done} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
             **turn_views(last, result, lo, hi),
         }
 

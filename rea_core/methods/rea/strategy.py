@@ -160,6 +160,7 @@ class REAStrategy(Strategy):
             max_prompt_tokens=self.max_prompt_tokens,
             cache_key=self.cache_key(session),
             adapter=self._generate_adapter,
+            budget_s=self.runtime.reply_budget_s,
         )
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
