@@ -17,6 +17,7 @@ memory the value allocated (``tests/unit/test_session_state.py``).
 
 from __future__ import annotations
 
+import logging
 import secrets
 import sys
 import threading
@@ -32,6 +33,7 @@ import numpy as np
 
 from rea_core import REAError
 
+log = logging.getLogger(__name__)
 # Shared, long-lived objects a session value may point to but does not own.
 _NOT_OWNED = (type, ModuleType, FunctionType, BuiltinFunctionType, MethodType, Enum, threading.Thread)
 _GONE_KEPT = 4096  # keys whose reason for going is remembered, so a returning session learns why
@@ -56,6 +58,7 @@ class _Entry:
     nbytes: int
     what: str
     used: float  # clock time of the last put or get
+    on_drop: Callable[[str], None] | None = None  # told why, when the cap or the time limit drops it
 
 
 def deep_size(value: Any, *, sample: int = 64) -> int:
@@ -152,9 +155,20 @@ class SessionStore:
 
     # -- values --------------------------------------------------------------------------------
 
-    def put(self, value: Any, *, what: str, nbytes: int | None = None, replaces: Any = None) -> Handle:
+    def put(
+        self,
+        value: Any,
+        *,
+        what: str,
+        nbytes: int | None = None,
+        replaces: Any = None,
+        on_drop: Callable[[str], None] | None = None,
+    ) -> Handle:
         """Hold ``value`` (its size measured by ``deep_size`` unless given) and return its handle;
-        ``replaces`` (a handle this session held for the same thing) is released first.
+        ``replaces`` (a handle this session held for the same thing) is released first. ``on_drop``
+        is called with the reason ("was dropped to free memory ...") when the cap or the time limit
+        drops the value, not when it is released: a value the session itself holds (Compare's
+        columns) is emptied there, so its memory goes too.
 
         Raises:
             StateDropped: the value alone is larger than the room the cap leaves; it is not kept.
@@ -169,7 +183,7 @@ class SessionStore:
                     "this server keeps for all sessions (REA_SESSION_STATE_MB); try a smaller file"
                 )
             key = secrets.token_urlsafe(16)
-            self._entries[key] = _Entry(value, nbytes, what, self._clock())
+            self._entries[key] = _Entry(value, nbytes, what, self._clock(), on_drop)
             self._enforce(keep=key)
         self._start_sweeper()
         return Handle(key, what)
@@ -248,8 +262,13 @@ class SessionStore:
         return dropped
 
     def _drop(self, key: str, why: str) -> None:
-        self._entries.pop(key, None)
+        entry = self._entries.pop(key, None)
         self._gone[key] = why
+        if entry is not None and entry.on_drop is not None:
+            try:
+                entry.on_drop(why)
+            except Exception:  # a callback's failure must not stop the cap
+                log.exception("dropping %s: its callback failed", entry.what)
         while len(self._gone) > _GONE_KEPT:
             self._gone.popitem(last=False)
 

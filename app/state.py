@@ -40,6 +40,9 @@ class ColumnState:
     reply_form: str = (
         "auto"  # REA's compressed replies: "auto" (measured best), "latent" or "text" (the app's form control)
     )
+    # a conversation loaded from a file is counted under the session-state cap (app.session_state):
+    # its handle there, touched by every event of the session
+    lease: object | None = None
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from contextlib import closing
 from html import escape
 from pathlib import Path
@@ -17,6 +18,7 @@ from rea_core.session import save_sessions, sessions_from_data
 from rea_core.text import validate_message
 from rea_core.validation import parse_json, read_text
 
+from ...session_state import deep_size
 from ...state import AppEngine, ColumnState
 from ...views.charts import retrieval_chart
 from ...views.memory import im_table, stats_line
@@ -404,7 +406,34 @@ def _load_columns(engine: AppEngine, path: str, name: str) -> list[ColumnState]:
                 f"embeddings or latents, over the {limits.max_catch_up} "
                 "a loaded conversation may need (REA_MAX_CATCH_UP); save it from an app with the same models"
             )
-    return [ColumnState(strategy=s.strategy, session=s) for s in sessions]
+    columns = [ColumnState(strategy=s.strategy, session=s) for s in sessions]
+    for column in columns:
+        lease_loaded(engine, column, name)
+    return columns
+
+
+def lease_loaded(engine: AppEngine, column: ColumnState, name: str) -> None:
+    """Count a loaded conversation under the server's session-state cap (``app.session_state``): the
+    column stays in the browser session's state, the store holds a weak reference and its measured
+    size. When the cap or the time limit drops it, the column is emptied (a fresh session, its memory
+    freed) and says why; when the column itself goes (reset, another load), its share is released.
+
+    Raises:
+        StateDropped: the conversation alone is larger than the cap leaves room for.
+    """
+    store, ref = engine.session_state, weakref.ref(column)
+
+    def empty(why: str) -> None:
+        dropped = ref()
+        if dropped is not None:
+            dropped.session = engine.strategy(dropped.strategy).new_session()
+            dropped.last, dropped.lease = None, None
+            dropped.error = f"The conversation loaded from {name} {why}; load it again"
+
+    column.lease = store.put(
+        ref, what=f"the conversation loaded from {name}", nbytes=deep_size(column.session), on_drop=empty
+    )
+    weakref.finalize(column, store.release, column.lease)
 
 
 def demo_turns(engine: AppEngine) -> list[tuple[str, str | None]]:

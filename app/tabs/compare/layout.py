@@ -276,8 +276,14 @@ def new_session_props(engine: AppEngine, names: Sequence[str]) -> dict:
 
 
 def ensure_columns(engine: AppEngine, columns: list[ColumnState] | None) -> list[ColumnState]:
-    """The session's columns; a session's first event gets the default pair."""
-    return columns if columns is not None else [engine.new_column(name) for name in DEFAULT_STRATEGIES]
+    """The session's columns; a session's first event gets the default pair. A loaded conversation's
+    share of the session-state cap is touched, so an active session's file is the last one dropped."""
+    if columns is None:
+        return [engine.new_column(name) for name in DEFAULT_STRATEGIES]
+    for column in columns:
+        if column.lease is not None:
+            engine.session_state.get_or(column.lease, None)
+    return columns
 
 
 def render_views(
