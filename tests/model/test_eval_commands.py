@@ -26,6 +26,7 @@ def suite(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow  # tens of seconds of generation; the slow group runs it in CI
 def test_adherence_writes_results_and_resumes(suite, tmp_path):
     out = tmp_path / "adh"
     rea("eval", "adherence", "--data", str(suite), "--out", str(out), "--limit", "1", "--max-new-tokens", "8")
@@ -66,6 +67,7 @@ def test_adherence_writes_results_and_resumes(suite, tmp_path):
     assert other.returncode == 2 and "holds a run with other settings (config)" in other.stderr
 
 
+@pytest.mark.slow  # tens of seconds of generation; the slow group runs it in CI
 def test_ablation_arms_control_instructional_memory(suite, tmp_path):
     out = tmp_path / "abl"
     rea(

@@ -113,6 +113,7 @@ def test_caught_misses_and_metrics_by_source(recognizer):
         triage.likely_missed([], InstructionRecognizer(None))
 
 
+@pytest.mark.slow  # tens of seconds of generation; the slow group runs it in CI
 def test_review_tab_metrics_agree_with_the_apps_recognize_on_every_validation_input(models, tmp_path):
     """Issue 11: the numbers the Review tab shows come from the recognizer the app runs, input by input."""
     from annotations.training import train_from_store, validation_rows

