@@ -7,8 +7,12 @@ fresh install has work to label (REA paper, D.1 builds its validation set from I
   the hard negatives a recognizer must not store, next to the real global instructions.
 * chitchat (`chitchat-dataset`): opening messages of casual conversations, ordinary inputs,
   with the conversation's next turns as context.
+* the hard set (`rea_core/data/recognizer_hard.jsonl`, docs/recognizer_hard_set.md): its dev half,
+  each row with its label by the annotator `hard-set` and the source `hard-set:<kind>:<lang>`, so
+  annotators can second-label it and add inputs of the same kinds under the same sources.
 
-Texts that are in the recognizer validation set are left out, so training never sees them.
+Texts that are in the recognizer validation set or the hard set's test half are left out, so
+training never sees them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from rea_core.recognizer.hard_set import hard_set_path, load_hard_set
 from rea_core.text import normalize
 
 from .io import ImportRow
@@ -42,6 +47,17 @@ def validation_texts() -> set[str]:
     return {
         normalize(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
     }
+
+
+def hard_set_rows(split: str = "dev") -> list[ImportRow]:
+    """One half of the packaged hard set as labeled rows (empty when the file is absent)."""
+    if not hard_set_path().is_file():
+        return []
+    return [
+        ImportRow(text=r.text, source=f"hard-set:{r.kind}:{r.lang}", labels=[("hard-set", r.label)])
+        for r in load_hard_set()
+        if r.split == split
+    ]
 
 
 def ifbench_rows(limit: int, rng: random.Random) -> list[ImportRow]:
@@ -80,9 +96,10 @@ def chitchat_rows(limit: int, rng: random.Random) -> list[ImportRow]:
     return rows
 
 
-def seed_rows(*, ifbench_prompts: int = 120, chitchat: int = 120, seed: int = 0) -> list[ImportRow]:
-    """The seed pool, deterministic for a given `seed`, minus the validation set's texts."""
+def seed_rows(*, ifbench_prompts: int = 120, chitchat: int = 120, seed: int = 0, hard: bool = True) -> list[ImportRow]:
+    """The seed pool, deterministic for a given `seed`, minus the validation set's and the hard
+    test half's texts; with `hard`, the hard set's dev half (labeled) comes first."""
     rng = random.Random(seed)
-    held_out = validation_texts()
-    rows = ifbench_rows(ifbench_prompts, rng) + chitchat_rows(chitchat, rng)
+    held_out = validation_texts() | {normalize(r.text) for r in hard_set_rows("test")}
+    rows = (hard_set_rows() if hard else []) + ifbench_rows(ifbench_prompts, rng) + chitchat_rows(chitchat, rng)
     return [r for r in rows if normalize(r.text) not in held_out]

@@ -22,7 +22,7 @@ from ..errors import DataFormatError, InputError
 from .labels import LABELS
 from .trained import TrainedRecognizer
 
-SPLITS = ("train", "heldout")
+SPLITS = ("train", "heldout", "dev", "test")  # dev/test: the hard set (hard_set.py), never trained on
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,162 @@
+"""Instruction Recognizer on the hard set (issue 26): messages as people send them.
+
+    .venv/bin/python benchmarks/recognizer_hard.py            # shipped default + rules only, all reports
+    .venv/bin/python benchmarks/recognizer_hard.py --no-regression   # skip the validation / held-out rows
+
+Set: rea_core/data/recognizer_hard.jsonl (docs/recognizer_hard_set.md), a dev half and a test half
+split by template family. Recognizers are built as benchmarks/recognizer.py builds them: rules only
+(``InstructionRecognizer(None)``) and the default (gate + shipped trained stage 2). Reports, for the
+class global: precision / recall on each half, recall per language, precision / recall per kind,
+for mixed messages the share whose stored text equals the row's ``instruction``, the median
+per-input time, and (reusing benchmarks/recognizer.py) the validation set's held-out half and the
+training set's held-out split, the no-regression sets.
+
+What is stored: a recognizer that has a method ``instruction_sentences(text) -> list[str]`` (the
+sentences of ``text`` Instructional Memory stores, in order; empty when nothing is stored) is asked
+for them, and the stored text is those sentences joined by a space. A recognizer without it stores the
+whole message, as REA does today. Stored text and ``instruction`` are compared with runs of
+whitespace collapsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rea_core.recognizer import InstructionRecognizer  # noqa: E402
+from rea_core.recognizer.hard_set import HALVES, KINDS, LANGS, HardInput, load_hard_set  # noqa: E402
+from rea_core.recognizer.labels import GLOBAL  # noqa: E402
+
+
+def _base_benchmark():
+    """benchmarks/recognizer.py as a module, so its set builders and table rows are reused, not copied."""
+    spec = importlib.util.spec_from_file_location("recognizer_benchmark", ROOT / "benchmarks" / "recognizer.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def stored_text(recognizer, text: str) -> str:
+    """What Instructional Memory would store for ``text`` once it is recognized as global."""
+    sentences = getattr(recognizer, "instruction_sentences", None)
+    return " ".join(sentences(text)) if callable(sentences) else text
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def run(recognizer, rows: list[HardInput]) -> tuple[list[bool], list[str], list[float]]:
+    """Per row: predicted global, the stage that decided, and the time of the call (ms), one input at a time."""
+    pred, stages, ms = [], [], []
+    for r in rows:
+        start = time.perf_counter()
+        verdict = recognizer.recognize(r.text)
+        ms.append((time.perf_counter() - start) * 1000)
+        pred.append(verdict.label == GLOBAL)
+        stages.append(verdict.stage)
+    return pred, stages, ms
+
+
+def _pr(gold: list[bool], pred: list[bool]) -> str:
+    tp = sum(g and p for g, p in zip(gold, pred))
+    fp = sum(p and not g for g, p in zip(gold, pred))
+    fn = sum(g and not p for g, p in zip(gold, pred))
+    precision = f"{tp / (tp + fp):.3f}" if tp + fp else "n/a"
+    recall = f"{tp / (tp + fn):.3f}" if tp + fn else "n/a"
+    return f"{len(gold)} ({tp + fn}) | {precision} | {recall} | {tp} / {fp} / {fn}"
+
+
+def hard_report(name: str, recognizer, rows: list[HardInput]) -> None:
+    pred, stages, ms = run(recognizer, rows)
+    gold = [r.label == GLOBAL for r in rows]
+
+    def table(title: str, key: Callable[[HardInput], str], values) -> None:
+        print(f"\n#### {name}: {title}")
+        print("| group | n (global) | precision | recall | TP / FP / FN |\n| --- | ---: | ---: | ---: | --- |")
+        for value in values:
+            idx = [i for i, r in enumerate(rows) if key(r) == value]
+            if idx:
+                print(f"| {value} | {_pr([gold[i] for i in idx], [pred[i] for i in idx])} |")
+
+    print(f"\n### {name}")
+    table("each half", lambda r: r.split, HALVES)
+    for half in HALVES:
+        table(f"per language, {half} half", lambda r, h=half: r.lang if r.split == h else "", LANGS)
+        table(f"per kind, {half} half", lambda r, h=half: r.kind if r.split == h else "", KINDS)
+    false_alarms = [s for g, p, s in zip(gold, pred, stages) if p and not g]
+    print(f"\nFalse alarms decided by the rule stage alone: {false_alarms.count('rules')} of {len(false_alarms)}.")
+    mixed = [i for i, r in enumerate(rows) if r.kind == "mixed"]
+    caught = [i for i in mixed if pred[i]]
+    exact = sum(_same(stored_text(recognizer, rows[i].text), rows[i].instruction or "") for i in caught)
+    how = (
+        "instruction_sentences()" if callable(getattr(recognizer, "instruction_sentences", None)) else "whole message"
+    )
+    print(
+        f"Mixed messages ({how} stored): {len(caught)} of {len(mixed)} recognized; stored text equals the "
+        f"instruction for {exact} ({exact / len(mixed):.3f} of all mixed, "
+        f"{(exact / len(caught)) if caught else 0:.3f} of those recognized)."
+    )
+    deferred = [t for t, s in zip(ms, stages) if s != "rules"]
+    print(
+        f"Per-input time: median {statistics.median(ms):.2f} ms over {len(ms)} inputs, one call each"
+        + (
+            f"; {statistics.median(deferred):.2f} ms over the {len(deferred)} decided past the rule stage."
+            if deferred
+            else "."
+        )
+    )
+
+
+def regression_report(base, embedder, model) -> None:
+    """The no-regression sets, with benchmarks/recognizer.py's set selection and table row."""
+    label_set = base.load_label_set(ROOT / "rea_core/data/recognizer_train.jsonl")
+    sets = {
+        "label set, held-out split": [r for r in label_set if r.split == "heldout"],
+        "validation, held-out half": [r for r in label_set if r.split == "heldout" and r.source == "validation"],
+    }
+    print("\n### No-regression sets (as benchmarks/recognizer.py)")
+    print(
+        "| recognizer | set | n (global) | precision | recall | F1 | TP "
+        "/ FP / FN / TN |\n| --- | --- | ---: | ---: | ---: | ---: | --- |"
+    )
+    rules_only, default = InstructionRecognizer(None), InstructionRecognizer(None, trained=model, embedder=embedder)
+    for set_name, rows in sets.items():
+        print(base._row("rules only", set_name, rows, rules_only))
+        print(base._row("gate + shipped trained (default)", set_name, rows, default))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-regression", action="store_true", help="skip the validation and held-out rows")
+    args = parser.parse_args()
+    from rea_core.backends import load_embedder
+    from rea_core.recognizer.default import load_default_recognizer
+
+    rows = load_hard_set()
+    embedder, model = load_embedder("packaged"), load_default_recognizer()
+    default = InstructionRecognizer(None, trained=model, embedder=embedder)
+    for t in [r.text for r in rows[:5]]:
+        default.recognize(t)  # warm-up: first calls import scikit-learn and fill caches
+    print(
+        f"## Hard set: {len(rows)} inputs ({sum(r.label == GLOBAL for r in rows)} global), "
+        f"threshold {model.threshold:.3f}"
+    )
+    hard_report("gate + shipped trained (default)", default, rows)
+    hard_report("rules only", InstructionRecognizer(None), rows)
+    if not args.no_regression:
+        regression_report(_base_benchmark(), embedder, model)
+
+
+if __name__ == "__main__":
+    main()
