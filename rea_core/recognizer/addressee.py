@@ -119,6 +119,19 @@ def task_frame(sentence: str) -> bool:
     return not _MANNER.match(rest)
 
 
+_OUTPUT_UNIT = re.compile(
+    r"\b(sentences?|paragraphs?|lines?|words?|bullets?|lists?|titles?|headings?|outputs?|code|examples?|phrases?"
+    r"|phrases?|sätze?|satz|frases?|frasi)\b",
+    _I,
+)
+# Reported speech: "my teacher always says to ...", "ma mère dit que ...": the rule is someone else's.
+_REPORTED = re.compile(
+    r"^\W*(my|our|his|her|their|the|mon|ma|mes|mein\w*|mi|mis|il mio|la mia|mio|mia|o meu|a minha|meu|minha)"
+    r" (\w+ ){0,2}(always |often |never )?(says?|said|tells?|told|thinks?|dit|disait|sagt|sagte|dice|decía|diz|dizia)\b",
+    _I,
+)
+
+
 def third_party(sentence: str) -> bool:
     """A modal whose subject (the words before it in its clause) is neither the user, the assistant nor its replies."""
     for m in _MODAL.finditer(sentence):
@@ -131,8 +144,10 @@ def third_party(sentence: str) -> bool:
             continue
         if re.search(r"\b(it|this|that|everything|anything|ça|cela|das|es|esto|eso|questo|isso)\b", subject, _I):
             continue
+        if _OUTPUT_UNIT.search(subject):  # "each sentence must ...": a unit of the reply binds the assistant
+            continue
         return True
-    return False
+    return bool(_REPORTED.search(sentence)) and not _SECOND_PERSON.search(sentence.split(",")[0])
 
 
 _SELF_AFTER = re.compile(r"^[\s,]*(that )?(i|i'm|i'll|i've|i'd|we|we'll|my)\b", _I)

@@ -40,7 +40,7 @@ SINGLE_THREAD_MAX = 4  # deferred inputs embedded on one torch thread: faster fo
 FRAME_WEIGHT = 0.3
 # A sentence judged global by stage 2 alone counts only when the whole message scores at least this
 # (the sentence read in the context of its message: "Use rhymes." after "Write a poem." does not).
-CONTEXT_FLOOR = 0.1
+CONTEXT_FLOOR = 0.2
 # A chosen sentence that points back ("keep that in mind", "reflect that") takes the sentence before it.
 _BACK_REFERENCE = re.compile(
     r"\b(that|this|it|ça|cela|le|das|dies|eso|esto|lo|isso|isto|questo|ciò|ne)\b[^.?!]{0,40}[.?!]?$"
