@@ -127,7 +127,8 @@ _OUTPUT_UNIT = re.compile(
 # Reported speech: "my teacher always says to ...", "ma mère dit que ...": the rule is someone else's.
 _REPORTED = re.compile(
     r"^\W*(my|our|his|her|their|the|mon|ma|mes|mein\w*|mi|mis|il mio|la mia|mio|mia|o meu|a minha|meu|minha)"
-    r" (\w+ ){0,2}(always |often |never )?(says?|said|tells?|told|thinks?|dit|disait|sagt|sagte|dice|decía|diz|dizia)\b",
+    r" (\w+ ){0,2}(always |often |never )?"
+    r"(says?|said|tells?|told|thinks?|dit|disait|sagt|sagte|dice|decía|diz|dizia)\b",
     _I,
 )
 

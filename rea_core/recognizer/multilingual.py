@@ -125,7 +125,9 @@ def multilingual_cues(text: str) -> tuple[list[str], list[tuple[int, int]]]:
 
 def self_statement(text: str) -> bool:
     """The user states their own resolution ("à partir de maintenant j'essaie ...")."""
-    if any(rx.search(text) for rx in _SELF.values()) and not re.search(r"\b(que tu|dass du|que (me )?\w+es\b|che tu|que você)", text, _I):
+    if any(rx.search(text) for rx in _SELF.values()) and not re.search(
+        r"\b(que tu|dass du|que (me )?\w+es\b|che tu|que você)", text, _I
+    ):
         return True
     for rx in _PERSISTENCE.values():
         for m in rx.finditer(text):

@@ -119,9 +119,7 @@ class InstructionRecognizer:
             return []
         return list(verdict.sentences) or [text.strip()]
 
-    def _combine(
-        self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]
-    ) -> Recognition:
+    def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
         """One message's verdict from its whole-text verdict and its sentences' verdicts."""
         if not parts:
             return whole

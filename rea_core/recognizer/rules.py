@@ -70,8 +70,9 @@ CONSTRAINT_CUES = _rx(
 
 # A standing fact about the user (health, diet, expertise, language, location) ...
 USER_FACT = re.compile(
-    r"\bi('m| am) (\w+ly )?(a|an|allergic|vegan|vegetarian|pescatarian|pregnant|diabetic|on|blind|deaf|dyslexic|colou?r-?blind"
-    r"|lactose|gluten|new to|learning|based in|from|\w+ intolerant)\b|\bi (have|'ve got) (celiac|coeliac|diabetes"
+    r"\bi('m| am) (\w+ly )?(a|an|allergic|vegan|vegetarian|pescatarian|pregnant|diabetic|on|blind|deaf"
+    r"|dyslexic|colou?r-?blind|lactose|gluten|new to|learning|based in|from|\w+ intolerant)\b"
+    r"|\bi (have|'ve got) (celiac|coeliac|diabetes"
     r"|\w+ (disease|allergy|allergies|intolerance|condition))\b|\bi (can't|cannot|don't|do not) (have|eat|drink"
     r"|tolerate|read|see|hear)\b|\bi (teach|work as|work in|live in)\b|\bi'?ve never\b|\bmy first language\b",
     re.IGNORECASE,

@@ -41,7 +41,9 @@ def rea():
 
 def test_splitter_keeps_the_instruction_sentence_whole_in_each_language():
     assert split_message(MIXED) == ["How many cups are in a liter?", INSTRUCTION]
-    assert split_message("Désormais, cite tes sources. Qui a inventé l'imprimerie ?")[0] == "Désormais, cite tes sources."
+    assert (
+        split_message("Désormais, cite tes sources. Qui a inventé l'imprimerie ?")[0] == "Désormais, cite tes sources."
+    )
     assert split_message("O Sr. Silva chegou. A partir de agora, responda curto.")[0] == "O Sr. Silva chegou."
     assert split_message("Just one sentence, no split") == ["Just one sentence, no split"]
 
@@ -104,7 +106,9 @@ def test_a_french_instruction_is_stored_and_a_resolution_or_one_off_is_not(rea):
 
 def test_a_standing_fact_is_global_and_a_question_about_it_is_not():
     recognizer = InstructionRecognizer(None)
-    assert recognizer.recognize("I'm severely allergic to peanuts, so keep that in mind for any food you suggest.").is_global
+    assert recognizer.recognize(
+        "I'm severely allergic to peanuts, so keep that in mind for any food you suggest."
+    ).is_global
     assert not recognizer.recognize("I had an allergy test yesterday, how long do the results take?").is_global
 
 
