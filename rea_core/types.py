@@ -83,20 +83,33 @@ class Recognition:
     says who decided: "rules" (stage 1 alone), "trained" (the trained classifier of stage 2),
     "classifier" (the few-shot LLM of stage 2), "replacement" (REA: the input swaps an
     instruction Instructional Memory holds) or "oracle" (an evaluation arm given the gold labels).
-    ``cues`` are the rule patterns that fired, so a UI can explain the decision.
+    ``cues`` are the rule patterns that fired, so a UI can explain the decision. ``sentences`` are
+    the sentences of the input that are the instruction (sentence-level recognition, issue 26):
+    Instructional Memory stores those; empty means the whole input.
     """
 
     label: str
     score: float
     stage: str
     cues: tuple[str, ...] = ()
+    sentences: tuple[str, ...] = ()
 
     @property
     def is_global(self) -> bool:
         return self.label == "global"
 
+    def instruction(self, text: str) -> str:
+        """What Instructional Memory stores for ``text``: its instruction sentences, else the whole input."""
+        return " ".join(self.sentences) if self.sentences else text.strip()
+
     def to_dict(self) -> dict:
-        return {"label": self.label, "score": self.score, "stage": self.stage, "cues": list(self.cues)}
+        return {
+            "label": self.label,
+            "score": self.score,
+            "stage": self.stage,
+            "cues": list(self.cues),
+            "sentences": list(self.sentences),
+        }
 
 
 @dataclass(frozen=True)

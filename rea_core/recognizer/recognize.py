@@ -17,6 +17,7 @@ Two stages, as in the paper:
 from __future__ import annotations
 
 import math
+import re
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib import resources
@@ -25,13 +26,27 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ..backends.base import Embedder, Generator
 from ..backends.threads import torch_threads
 from ..types import Recognition
+from .addressee import quoted_spans
 from .labels import GLOBAL, OTHER
-from .rules import rule_stage
+from .rules import FRAME_CUE, rule_stage
+from .sentences import split_message
 
 if TYPE_CHECKING:
     from .trained import TrainedRecognizer
 
 SINGLE_THREAD_MAX = 4  # deferred inputs embedded on one torch thread: faster for tiny batches (backends/threads.py)
+# Stage 2's P(global) is multiplied by this where an addressee frame is present (the words are the
+# content of a task or a rule for others, ``addressee.py``); chosen on the hard set's dev half.
+FRAME_WEIGHT = 0.3
+# A sentence judged global by stage 2 alone counts only when the whole message scores at least this
+# (the sentence read in the context of its message: "Use rhymes." after "Write a poem." does not).
+CONTEXT_FLOOR = 0.2
+# A chosen sentence that points back ("keep that in mind", "reflect that") takes the sentence before it.
+_BACK_REFERENCE = re.compile(
+    r"\b(that|this|it|ça|cela|le|das|dies|eso|esto|lo|isso|isto|questo|ciò|ne)\b[^.?!]{0,40}[.?!]?$"
+    r"|^\W*(so|therefore|donc|also|deshalb|así que|quindi|então)\b",
+    re.IGNORECASE,
+)
 
 
 @runtime_checkable
@@ -79,7 +94,66 @@ class InstructionRecognizer:
         return self.recognize_many([text])[0]
 
     def recognize_many(self, texts: list[str]) -> list[Recognition]:
-        """Verdicts for many inputs; the trained stage 2 embeds all deferred inputs in one batch."""
+        """Verdicts for many inputs, sentence by sentence (issue 26).
+
+        A message of several sentences is recognized whole and per sentence, in one stage-2
+        batch. It is global when a sentence is (by the rules, or by stage 2 with the whole message
+        scoring at least CONTEXT_FLOOR, and not inside quoted text), and then ``sentences`` names
+        the instruction sentences Instructional Memory stores; else the whole message's verdict
+        stands (``sentences`` empty: the whole input is stored).
+        """
+        units: list[str] = []
+        spans: list[tuple[int, int, list[str]]] = []
+        for text in texts:
+            sentences = split_message(text)
+            sentences = sentences if len(sentences) > 1 else []
+            spans.append((len(units), len(units) + 1 + len(sentences), sentences))
+            units += [text, *sentences]
+        verdicts = self._recognize_units(units)
+        return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
+
+    def instruction_sentences(self, text: str) -> list[str]:
+        """The sentences of ``text`` Instructional Memory would store (empty when it stores nothing)."""
+        verdict = self.recognize(text)
+        if verdict.label != GLOBAL:
+            return []
+        return list(verdict.sentences) or [text.strip()]
+
+    def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
+        """One message's verdict from its whole-text verdict and its sentences' verdicts."""
+        if not parts:
+            return whole
+        quotes = quoted_spans(text)
+
+        def counts(i: int) -> bool:
+            v = parts[i]
+            if v.label != GLOBAL:
+                return False
+            start = text.find(sentences[i])
+            if any(qs <= start < qe for qs, qe in quotes):  # a quoted sentence is content
+                return False
+            return v.stage == "rules" or whole.score >= CONTEXT_FLOOR
+
+        chosen = [i for i in range(len(parts)) if counts(i)]
+        if not chosen:
+            return whole
+        keep = set(chosen)
+        for i in chosen:
+            if i > 0 and i - 1 not in keep and _BACK_REFERENCE.search(sentences[i]):
+                if not sentences[i - 1].rstrip().endswith("?"):
+                    keep.add(i - 1)
+        best = max(chosen, key=lambda i: parts[i].score)
+        cues = tuple(dict.fromkeys(c for i in sorted(keep) for c in parts[i].cues))
+        return Recognition(
+            label=GLOBAL,
+            score=max(parts[best].score, whole.score if whole.label == GLOBAL else 0.0),
+            stage=parts[best].stage,
+            cues=cues,
+            sentences=tuple(sentences[i] for i in sorted(keep)),
+        )
+
+    def _recognize_units(self, texts: list[str]) -> list[Recognition]:
+        """Verdicts for texts taken as they are; the trained stage 2 embeds all deferred ones in one batch."""
         out: list[Recognition | None] = [None] * len(texts)
         deferred: list[int] = []
         cues_of: dict[int, tuple[str, ...]] = {}
@@ -94,6 +168,8 @@ class InstructionRecognizer:
             with torch_threads(1) if len(deferred) <= SINGLE_THREAD_MAX else nullcontext():
                 p = self.trained.p_global([texts[i][: self.config.max_chars] for i in deferred], self.embedder)
             for i, p_global in zip(deferred, p.tolist()):
+                if any(c.startswith(FRAME_CUE) for c in cues_of[i]):
+                    p_global *= FRAME_WEIGHT
                 label = GLOBAL if p_global >= self.trained.threshold else OTHER
                 out[i] = Recognition(label=label, score=p_global, stage="trained", cues=cues_of[i])
         for i in deferred:
@@ -103,6 +179,8 @@ class InstructionRecognizer:
                 out[i] = Recognition(label=OTHER, score=0.0, stage="rules", cues=cues_of[i])
             else:
                 p_yes = self.classify(texts[i])
+                if any(c.startswith(FRAME_CUE) for c in cues_of[i]):
+                    p_yes *= FRAME_WEIGHT
                 out[i] = Recognition(
                     label=GLOBAL if p_yes >= self.config.threshold else OTHER,
                     score=p_yes,

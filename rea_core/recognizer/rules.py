@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 
+from .addressee import content_frame
 from .gate import gate_cues
 from .labels import GLOBAL, OTHER, REVOKE
+from .multilingual import multilingual_rule
 
 
 def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
     return [(p, re.compile(p, re.IGNORECASE)) for p in patterns]
 
+
+FRAME_CUE = "frame:"  # cue prefix naming an addressee frame (``addressee.content_frame``)
 
 # Wording that says an instruction lasts beyond this turn.
 PERSISTENCE_CUES = _rx(
@@ -26,10 +30,10 @@ PERSISTENCE_CUES = _rx(
     r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
     r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later "
     r"|following |remaining )?(responses?|answers?|repl(y|ies)|messages?|outputs?)\b",
-    r"\b(every|each) (time you (respond|answer|reply|write)|(response"
+    r"\b(every|each) (time you \w+|(response"
     r"|answer|reply|message) (you (give|write|send)|from now))\b",
     r"\buntil I (say|tell you) (otherwise|to stop)\b",
-    r"\bwhenever you (respond|answer|reply|write|talk)\b",
+    r"\bwhenever you \w+\b",
     r"\b(all|every|each) (of )?your (future |subsequent )?(responses|answers|replies|messages)\b",
 )
 
@@ -63,6 +67,30 @@ CONSTRAINT_CUES = _rx(
     r"\bplease (answer|respond|reply|write|use|keep|be)\b",
     r"\b(in|as) (valid )?json\b|\bbullet points?\b|\bno commas\b|\bwithout (using )?(any )?commas\b",
 )
+
+# A standing fact about the user (health, diet, expertise, language, location) ...
+USER_FACT = re.compile(
+    r"\bi('m| am) (\w+ly )?(a|an|allergic|vegan|vegetarian|pescatarian|pregnant|diabetic|on|blind|deaf"
+    r"|dyslexic|colou?r-?blind|lactose|gluten|new to|learning|based in|from|\w+ intolerant)\b"
+    r"|\bi (have|'ve got) (celiac|coeliac|diabetes"
+    r"|\w+ (disease|allergy|allergies|intolerance|condition))\b|\bi (can't|cannot|don't|do not) (have|eat|drink"
+    r"|tolerate|read|see|hear)\b|\bi (teach|work as|work in|live in)\b|\bi'?ve never\b|\bmy first language\b",
+    re.IGNORECASE,
+)
+# ... with what it means for later replies ("keep that in mind", "so you can skip ...").
+FACT_CONSEQUENCE = re.compile(
+    r"\b(keep|bear) (that|this|it) in mind\b|\btake (that|this|it) into account\b|\bso\b[^.?!]*\b(you|nothing"
+    r"|skip|assume|please|don't|no|never|avoid)\b|\byou can\b|\bfeel free\b|\bwith me\b|\b(reflect|respect)"
+    r" (that|this)\b|\b(any|all|every)( \w+)? (you|your)\b|\bin (anything|everything) you\b|\bwhenever we\b"
+    r"|\bi (can't|cannot) (have|eat|drink)\b",
+    re.IGNORECASE,
+)
+
+
+def standing_fact(text: str) -> bool:
+    """A durable fact about the user stated with its consequence for later answers, not asked as a question."""
+    return "?" not in text and bool(USER_FACT.search(text)) and bool(FACT_CONSEQUENCE.search(text))
+
 
 # The user lifts an earlier instruction.
 REVOKE_CUES = _rx(
@@ -107,11 +135,20 @@ def rule_stage(text: str) -> tuple[str | None, tuple[str, ...]]:
         return REVOKE, tuple(revoke)
     directive = matching(DIRECTIVE_CUES, text)
     constraint = matching(CONSTRAINT_CUES, text)
-    if persistence and (directive or constraint):
+    spans = [m.span() for _, rx in PERSISTENCE_CUES + CONSTRAINT_CUES for m in rx.finditer(text)]
+    # Content of a task or a rule for others ("write a story where, from now on, ..."): the rules
+    # do not decide; stage 2 does, its score down-weighted (``recognize.FRAME_WEIGHT``).
+    frame = content_frame(text, spans)
+    if persistence and (directive or constraint) and frame is None:
         return GLOBAL, tuple(persistence + constraint)
-    cues = tuple(persistence + constraint) + tuple(f"gate:{name}" for name in gate_cues(text))
+    if frame in (None, "self") and standing_fact(text):
+        return GLOBAL, ("standing fact",)
+    other_language, other_cues = multilingual_rule(text)
+    if other_language == GLOBAL:
+        return GLOBAL, other_cues
+    cues = tuple(persistence + constraint) + other_cues + tuple(f"gate:{name}" for name in gate_cues(text))
     if cues:
-        return None, cues
+        return None, (*cues, *((f"{FRAME_CUE}{frame}",) if frame else ()))
     return OTHER, ()
 
 

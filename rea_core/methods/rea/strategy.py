@@ -181,7 +181,7 @@ class REAStrategy(Strategy):
             return None
         recognition = self.recognizer.recognize(user_text)
         entry = InstructionEntry(
-            text=user_text.strip(),
+            text=recognition.instruction(user_text),  # the instruction sentence(s), not the whole message
             turn=session.n_turns,
             source="recognizer",
             stage=recognition.stage,

@@ -1,0 +1,54 @@
+"""Sentences of a user message, for sentence-level recognition (issue 26).
+
+A message such as "How do I boil an egg? And from now on, keep answers to three sentences." holds
+one standing instruction and one question; Instructional Memory should store only the first.
+Splitting uses ``sentencex`` (Wikimedia's multilingual segmenter: per-language abbreviation
+lists, French " ?", Spanish "¿...?"). Chosen by measurement against pysbd on the hard set's dev
+half: both split all 25 mixed messages of en/fr/de/es/it/pt exactly at the instruction, sentencex
+also keeps "O Sr. Silva" whole in Portuguese (pysbd has no Portuguese) and is about 300x faster
+(microseconds, not a millisecond per message). The segmenter's language comes from langdetect
+(seeded: langdetect is random unless seeded), asked only for a message with more than one
+sentence-ending mark, so a one-sentence input costs nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+SPLIT_LANGS = ("en", "fr", "de", "es", "it", "pt")
+_ENDS = re.compile(r"[.!?。！？]\s+\S|\n\s*\S")
+
+
+@lru_cache(maxsize=1)
+def _detector_factory():
+    from langdetect import PROFILES_DIRECTORY, DetectorFactory
+
+    factory = DetectorFactory()
+    factory.load_profile(PROFILES_DIRECTORY)
+    factory.set_seed(0)
+    return factory
+
+
+def message_language(text: str) -> str:
+    """ISO code of ``text``'s language among SPLIT_LANGS ("en" when unsure or another language)."""
+    from langdetect.lang_detect_exception import LangDetectException
+
+    detector = _detector_factory().create()
+    detector.append(text[:1000])
+    try:
+        lang = detector.detect()
+    except LangDetectException:
+        return "en"
+    return lang if lang in SPLIT_LANGS else "en"
+
+
+def split_message(text: str) -> list[str]:
+    """The sentences of ``text`` as written (stripped, empty pieces dropped); ``[text]`` for one sentence."""
+    stripped = text.strip()
+    if not _ENDS.search(stripped):
+        return [stripped] if stripped else []
+    import sentencex
+
+    parts = [s.strip() for s in sentencex.segment(message_language(stripped), stripped)]
+    return [s for s in parts if s] or [stripped]
