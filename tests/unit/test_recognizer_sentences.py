@@ -1,17 +1,14 @@
 """Sentence-level recognition, addressee frames and other languages (issue 26), model-free.
 
-The recognizer here is stage 1 alone (``InstructionRecognizer(None)``): the cases below are
-decided by the rules, so no embedder is loaded; REA's ``update_instructions`` runs on a stub
-embedder (bag of hashed words) that only revocation's similarity reads.
+What IM stores is checked through REA as shipped (``rea``: the packaged models, the shipped
+recognizer); the rule stage's own verdicts through ``InstructionRecognizer(None)`` (stage 1 alone,
+no model).
 """
 
-import zlib
-
-import numpy as np
 import pytest
 
 from app.views.memory import im_table
-from rea_core.methods.rea.strategy import REAStrategy
+from rea_core import build_strategy
 from rea_core.recognizer import GLOBAL, InstructionRecognizer, rule_stage
 from rea_core.recognizer.addressee import content_frame
 from rea_core.recognizer.multilingual import multilingual_rule
@@ -21,22 +18,10 @@ MIXED = "How many cups are in a liter? And from now on, answer with metric measu
 INSTRUCTION = "And from now on, answer with metric measurements first."
 
 
-class StubEmbedder:
-    """Unit vectors of hashed words: enough for revocation's similarity, no model."""
-
-    name, dim = "stub", 64
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), self.dim))
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                out[i, zlib.crc32(word.encode()) % self.dim] += 1
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
-
-
 @pytest.fixture
-def rea():
-    return REAStrategy(None, StubEmbedder(), recognizer=InstructionRecognizer(None))
+def rea(models):
+    """REA as shipped: the packaged embedder (revocation's similarity) and the shipped recognizer."""
+    return build_strategy("rea", models)
 
 
 def test_splitter_keeps_the_instruction_sentence_whole_in_each_language():
