@@ -29,9 +29,10 @@ STUDIO_LABELS = [
     ("Write a story about a cat.", "task"),
     ("Write a haiku about snow.", "task"),
 ]
-FALSE_ALARM = (
-    "Write a poem called 'For the rest of our chat'."  # stage 1 stores it: a persistence marker and a directive
-)
+# Stage 1 stores it (a persistence marker and a directive), though it reads as a one-off task. (A poem
+# *called* "For the rest of our chat" no longer enters: the persistence words are the title of the
+# content asked for, an addressee frame, issue 26.)
+FALSE_ALARM = "For the rest of our chat, write a poem about rain."
 
 
 @pytest.fixture()
