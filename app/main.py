@@ -22,7 +22,7 @@ from .tabs.compare.layout import build_compare_tab
 from .tabs.inspect.layout import build_inspect_tab
 from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
-from .tempfiles import exit_on_sigterm
+from .tempfiles import exit_on_sigterm, sweep_interval
 from .thresholds import wire_thresholds
 from .user_sessions import UserBoundSessions
 
@@ -76,7 +76,7 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
     cfg = engine.config
     ttl = engine.limits.temp_file_ttl_s
     # Gradio's copies of uploads and downloads are aged out like our own (app.tempfiles).
-    with gr.Blocks(title="REA Studio", delete_cache=(max(60, ttl // 4), ttl)) as demo:
+    with gr.Blocks(title="REA Studio", delete_cache=(int(sweep_interval(ttl)), ttl)) as demo:
         gr.HTML(HEADER)
         with gr.Accordion("Details: model, memory scorer, calibration", open=False, elem_id="details"):
             gr.HTML(LEGEND)

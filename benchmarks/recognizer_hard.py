@@ -11,11 +11,9 @@ for mixed messages the share whose stored text equals the row's ``instruction``,
 per-input time, and (reusing benchmarks/recognizer.py) the validation set's held-out half and the
 training set's held-out split, the no-regression sets.
 
-What is stored: a recognizer that has a method ``instruction_sentences(text) -> list[str]`` (the
-sentences of ``text`` Instructional Memory stores, in order; empty when nothing is stored) is asked
-for them, and the stored text is those sentences joined by a space. A recognizer without it stores the
-whole message, as REA does today. Stored text and ``instruction`` are compared with runs of
-whitespace collapsed.
+What is stored: ``Recognition.instruction(text)`` of the verdict measured (the instruction
+sentences joined by a space, or the whole message), as REA stores it. Stored text and
+``instruction`` are compared with runs of whitespace collapsed.
 """
 
 from __future__ import annotations
@@ -46,26 +44,22 @@ def _base_benchmark():
     return module
 
 
-def stored_text(recognizer, text: str) -> str:
-    """What Instructional Memory would store for ``text`` once it is recognized as global."""
-    sentences = getattr(recognizer, "instruction_sentences", None)
-    return " ".join(sentences(text)) if callable(sentences) else text
-
-
 def _same(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
-def run(recognizer, rows: list[HardInput]) -> tuple[list[bool], list[str], list[float]]:
-    """Per row: predicted global, the stage that decided, and the time of the call (ms), one input at a time."""
-    pred, stages, ms = [], [], []
+def run(recognizer, rows: list[HardInput]) -> tuple[list[bool], list[str], list[float], list[str]]:
+    """Per row: predicted global, the stage that decided, the time of the call (ms), one input at a
+    time, and what Instructional Memory would store (``Recognition.instruction``)."""
+    pred, stages, ms, stored = [], [], [], []
     for r in rows:
         start = time.perf_counter()
         verdict = recognizer.recognize(r.text)
         ms.append((time.perf_counter() - start) * 1000)
         pred.append(verdict.label == GLOBAL)
         stages.append(verdict.stage)
-    return pred, stages, ms
+        stored.append(verdict.instruction(r.text))
+    return pred, stages, ms, stored
 
 
 def _pr(gold: list[bool], pred: list[bool]) -> str:
@@ -78,7 +72,7 @@ def _pr(gold: list[bool], pred: list[bool]) -> str:
 
 
 def hard_report(name: str, recognizer, rows: list[HardInput]) -> None:
-    pred, stages, ms = run(recognizer, rows)
+    pred, stages, ms, stored = run(recognizer, rows)
     gold = [r.label == GLOBAL for r in rows]
 
     def table(title: str, key: Callable[[HardInput], str], values) -> None:
@@ -98,12 +92,9 @@ def hard_report(name: str, recognizer, rows: list[HardInput]) -> None:
     print(f"\nFalse alarms decided by the rule stage alone: {false_alarms.count('rules')} of {len(false_alarms)}.")
     mixed = [i for i, r in enumerate(rows) if r.kind == "mixed"]
     caught = [i for i in mixed if pred[i]]
-    exact = sum(_same(stored_text(recognizer, rows[i].text), rows[i].instruction or "") for i in caught)
-    how = (
-        "instruction_sentences()" if callable(getattr(recognizer, "instruction_sentences", None)) else "whole message"
-    )
+    exact = sum(_same(stored[i], rows[i].instruction or "") for i in caught)
     print(
-        f"Mixed messages ({how} stored): {len(caught)} of {len(mixed)} recognized; stored text equals the "
+        f"Mixed messages: {len(caught)} of {len(mixed)} recognized; stored text equals the "
         f"instruction for {exact} ({exact / len(mixed):.3f} of all mixed, "
         f"{(exact / len(caught)) if caught else 0:.3f} of those recognized)."
     )

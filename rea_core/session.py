@@ -26,7 +26,7 @@ from .errors import DataFormatError
 from .memory.episodic import EpisodicMemory
 from .memory.instructional import InstructionalMemory
 from .timestamps import parse_time
-from .validation import check_name, parse_json, read_text
+from .validation import check_name, is_whole, parse_json, read_text
 
 if TYPE_CHECKING:
     from .retrieval.rewrite import Rewrite
@@ -177,7 +177,7 @@ class ChatSession:
             if not isinstance(entry.text, str) or not entry.text.strip() or len(entry.text) > max_chars:
                 raise DataFormatError(f"an instruction is empty, not text or over {max_chars:,} characters")
             if not (
-                _whole(entry.turn)
+                is_whole(entry.turn)
                 and isinstance(entry.source, str)
                 and isinstance(entry.stage, str)
                 and isinstance(entry.score, (int, float))
@@ -212,10 +212,6 @@ class ChatSession:
         if len(sessions) != 1:
             raise DataFormatError(f"{path}: holds {len(sessions)} sessions; load it with load_sessions")
         return sessions[0]
-
-
-def _whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _part(name: str, build, data: dict):

@@ -112,13 +112,6 @@ class InstructionRecognizer:
         verdicts = self._recognize_units(units)
         return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
 
-    def instruction_sentences(self, text: str) -> list[str]:
-        """The sentences of ``text`` Instructional Memory would store (empty when it stores nothing)."""
-        verdict = self.recognize(text)
-        if verdict.label != GLOBAL:
-            return []
-        return list(verdict.sentences) or [text.strip()]
-
     def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
         """One message's verdict from its whole-text verdict and its sentences' verdicts."""
         if not parts:

@@ -38,7 +38,7 @@ def test_a_mixed_message_stores_only_its_instruction_sentence(rea):
     verdict = rea.update_instructions(session, MIXED)
     assert verdict.label == GLOBAL and verdict.sentences == (INSTRUCTION,)
     assert session.instructions.texts() == [INSTRUCTION]
-    assert InstructionRecognizer(None).instruction_sentences(MIXED) == [INSTRUCTION]
+    assert InstructionRecognizer(None).recognize(MIXED).instruction(MIXED) == INSTRUCTION
 
 
 @pytest.mark.parametrize(
