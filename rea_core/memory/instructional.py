@@ -43,6 +43,9 @@ _REVOKE_ALL = re.compile(
 )
 # cosine below which an entry is not taken as the referent (MiniLM, on the labeled revocation set)
 SIMILARITY_FLOOR = 0.3
+# a prohibition with no words of its own lifts an entry only this close ("stop starting your replies with r"
+# vs "start your replies with r": 0.82; vs an unrelated length rule: under 0.35)
+LIFT_FLOOR = 0.5
 
 # (message, entry texts) -> (n_entries,) cosine similarities; built from an Embedder by the strategy.
 Similarity = Callable[[str, Sequence[str]], np.ndarray]
@@ -124,6 +127,16 @@ class InstructionalMemory:
             removed, self._entries = self._entries, []
             return removed
         index = referent(message, self.texts(), similarity)
+        return [] if index is None else [self._entries.pop(index)]
+
+    def lift(self, message: str, similarity: Similarity | None = None) -> list[InstructionEntry]:
+        """Drop the entry a standing prohibition contradicts ("Stop starting your replies with r." after
+        "Start your replies with r."); none when it refers to nothing held, and then it is a new wish."""
+        texts = self.texts()
+        index = referent(message, texts, similarity, latest_if_none=False)
+        if index is None and texts and similarity is not None and not _content_words(message, _REFERENCE_STOPWORDS):
+            sims = np.asarray(similarity(message, texts), dtype=np.float64)
+            index = int(np.argmax(sims)) if sims.max() >= LIFT_FLOOR else None
         return [] if index is None else [self._entries.pop(index)]
 
     def replace(self, entry: InstructionEntry, similarity: Similarity | None = None) -> InstructionEntry | None:

@@ -7,13 +7,14 @@ stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-s
 
 from .labels import GLOBAL, LABELS, ORDINARY, OTHER, REVOKE, TASK
 from .recognize import InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
-from .rules import is_replacement, rule_priors, rule_stage
+from .rules import PROHIBITION, is_replacement, rule_priors, rule_stage
 
 __all__ = [
     "GLOBAL",
     "LABELS",
     "ORDINARY",
     "OTHER",
+    "PROHIBITION",
     "REVOKE",
     "TASK",
     "InstructionRecognizer",

@@ -1,155 +1,128 @@
-"""Standing instructions in French, German, Spanish, Italian and Portuguese (issue 26).
+"""Stage 2 for French, German, Spanish, Italian and Portuguese (issue 26): a classifier on word classes.
 
-The shipped stage 2 reads MiniLM embeddings of an English model and English cue words, so it
-scores "À partir de maintenant, réponds-moi en français" near 0. No multilingual encoder is
-installable offline here, so these languages are covered by cue lexicons of the same kinds
-stage 1 uses for English, one list per language, each a closed grammatical class rather than a
-list of example instructions:
+The English stage 2 reads MiniLM embeddings, which carry no meaning in these languages, and no
+multilingual encoder installs offline here. So a message that langdetect reads as one of these
+languages is decided by logistic regression over language-independent features: which closed
+word classes of ``lexicons.py`` fire in it (persistence, frequency, reply scope, second person,
+imperative, request frame, keep-in-mind, first-person state, one-off, self statement, ...), the
+addressee frame of ``addressee.py``, a question mark, and the pairwise products of those flags (a
+first-person state *and* a keep-in-mind is a standing fact; either alone is not). The weights are
+fitted on the hard set's dev half (scripts/train_multilingual_recognizer.py, thresholds by grouped
+cross-validation over template families) and ship as ``rea_core/data/recognizer_multilingual.json``.
 
-* ``persistence``: how long a wish lasts ("à partir de maintenant", "ab jetzt", "de ahora en
-  adelante", "d'ora in poi", "a partir de agora", "never again" forms);
-* ``reply_scope``: which replies it covers: all / each / your + a reply noun ("toutes tes
-  réponses", "jede Antwort", "en todas tus respuestas", "ogni risposta", "cada resposta"), a
-  standing condition on the assistant ("chaque fois que tu", "wenn du mir", "cada vez que me");
-* ``fact``: a first-person fact with "keep it in mind" ("tiens-en compte", "berücksichtige das");
-* ``self_statement``: the user's own resolution ("j'essaie", "versuche ich", "intento", "provo",
-  "estou tentando"): the persistence words bind the user, not the assistant;
-* ``one_off``: "pour cette réponse seulement", "nur für diese Antwort", "solo para esta respuesta".
+The rule stage never decides alone in these languages: every such input comes here.
 
-``multilingual_rule`` says global where a persistence or reply-scope cue fires and no self
-statement, one-off marker or content frame (``addressee.py``) does. Pure: no model, no I/O.
+Example:
+    >>> model = load_multilingual()
+    >>> model.p_global(["Désormais, réponds-moi toujours en français."], "fr")
 """
 
 from __future__ import annotations
 
-import re
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from .addressee import content_frame
+from .lexicons import CLASSES, LANGS, class_spans
 
-_I = re.IGNORECASE
-
-_REPLY_NOUN = (
-    r"(réponses?|messages?|suggestions?|recommandations?|explications?|recettes?|conseils?"
-    r"|\w*antwort(en)?|\w*nachricht(en)?|\w*vorschl[aä]\w*|\w*empfehlung(en)?|\w*erklärung(en)?|\w*rezept\w*"
-    r"|respuestas?|mensajes?|recetas?|sugerencias?|recomendaciones?|explicaciones?|consejos?"
-    r"|rispost[ae]|messaggi|ricett[ae]|suggerimenti|consigli|spiegazioni"
-    r"|respostas?|mensagens?|receitas?|sugestões|sugestão|recomendações|explicações|conselhos?)"
-)
-
-PERSISTENCE = {
-    "fr": r"\bà partir d(e |')(maintenant|aujourd'hui|ce moment|là|demain)|\bdésormais\b|\bdorénavant\b"
-    r"|\bdès (maintenant|à présent)\b|\bà l'avenir\b|\bpour (toute )?la suite\b|\bjusqu'à nouvel ordre\b"
-    r"|\bpour (tout )?le reste de (la|notre|cette) (conversation|discussion)\b|\bplus jamais\b|\bne \w+ plus\b"
-    r"|\bn'\w+ plus\b",
-    "de": r"\bab (jetzt|sofort|heute|nun|morgen|hier)\b|\bvon (jetzt|nun|heute) an\b|\bin zukunft\b|\bkünftig\b"
-    r"|\bzukünftig\b|\bfortan\b|\bfür den rest (des|unseres|dieses) \w+|\bbis auf weiteres\b|\bnie (mehr|wieder)\b"
-    r"|\bkeine\w* .{0,30}\bmehr\b",
-    "es": r"\ba partir de (ahora|hoy|este momento|mañana)\b|\bde ahora en adelante\b|\bdesde (ahora|hoy)\b"
-    r"|\ben adelante\b|\b(durante|por|para) (todo )?el resto de\b|\bde aquí en adelante\b|\bhasta nuevo aviso\b"
-    r"|\ben lo sucesivo\b|\bno vuelvas a\b|\bnunca más\b|\bya no\b",
-    "it": r"\bd'ora in (poi|avanti)\b|\bda (ora|adesso|oggi|domani|qui) in (poi|avanti)\b|\bd'ora innanzi\b"
-    r"|\bper (tutto )?il resto (della|di questa|di) \w+|\bfino a nuovo ordine\b|\bin futuro\b|\bmai più\b"
-    r"|\bnon \w+ più\b",
-    "pt": r"\ba partir de (agora|hoje|amanhã)\b|\bdaqui (pra|para a|para|em) frente\b|\bde agora em diante\b"
-    r"|\b(pelo|durante o|no|para o) resto d[ae] \w+|\baté (nova|segunda) ordem\b|\bdoravante\b|\bnunca mais\b"
-    r"|\bnão \w+ mais\b|\bno futuro\b",
-}
-
-REPLY_SCOPE = {
-    "fr": rf"\b(toutes?|tous|chaque|tes|vos|dans les|aux) ((tes|vos|les|mes|de tes) )?(\w+ )?{_REPLY_NOUN}\b"
-    r"|\b(chaque|à chaque) fois que (tu|vous)\b|\b(quand|lorsque) (tu|vous) (me|m')",
-    "de": rf"\b(jede[nmrs]?|alle[nmrs]?|deine[nmrs]?|in den|bei den) (\w+ )?{_REPLY_NOUN}\b"
-    r"|\b(jedes mal|immer|wann immer),? wenn du\b|\bwenn du mi(r|ch)\b",
-    "es": rf"\b(todas?|todos|cada|tus|en las|en los) ((las|los|tus) )?(\w+ )?{_REPLY_NOUN}\b"
-    r"|\bcada vez que\b|\bcuando me \w+(as|es)\b|\bsiempre que\b",
-    "it": rf"\b(tutte?|tutti|ogni|le tue|i tuoi|nelle|nei) ((le|i|tue|tuoi) )?(\w+ )?{_REPLY_NOUN}\b"
-    r"|\bogni volta che\b|\bquando mi \w+i\b|\bsempre quando\b",
-    "pt": rf"\b(todas?|todos|cada|tuas|suas|nas|nos) ((as|os|tuas|suas) )?(\w+ )?{_REPLY_NOUN}\b"
-    r"|\bsempre que\b|\bquando me \w+r(es)?\b|\bcada vez que\b",
-}
-
-FACT = {
-    "fr": r"\b(je suis|j'ai|je ne (mange|bois|peux)|je vis|j'habite|je travaille)\b.*\b(tiens?[- ]en compte"
-    r"|prends?[- ]en compte|garde[sz]? (ça|cela|le) en (tête|mémoire)|n'oublie pas)",
-    "de": r"\b(ich bin|ich habe|ich esse|ich lebe|ich wohne|ich arbeite)\b.*\b(berücksichtig\w*|denk\w* daran"
-    r"|beachte\w*|behalte?\w* das im (kopf|hinterkopf))",
-    "es": r"\b(soy|tengo|estoy|vivo|trabajo|no (como|puedo|bebo))\b.*\b(tenlo|ténganlo|tómalo|tenga?lo) en cuenta"
-    r"|\bten(ga)? en cuenta\b",
-    "it": r"\b(sono|ho|vivo|lavoro|non (mangio|posso|bevo))\b.*\b(tienine conto|tienilo a mente|tieni(ne)? conto"
-    r"|ricordatelo|tienine presente)",
-    "pt": r"\b(sou|tenho|estou|moro|vivo|trabalho|não (como|posso|bebo))\b.*\b(leve?(-o)? isso em (conta"
-    r"|consideração)|tenha isso em (conta|mente)|tem isso em conta|lembra-te disso|considere isso)",
-}
-
-SELF_STATEMENT = {
-    "fr": r"\b(j'|je )(essaie|vais|veux|compte|me suis|ai décidé|promets)",
-    "de": r"\b(versuche|will|werde|möchte|habe) ich\b|\bich (versuche|will|werde|möchte|habe mir)\b",
-    "es": r"\b(intento|voy a|quiero|trato de|me propongo|he decidido)\b",
-    "it": r"\b(provo|cerco di|voglio|ho deciso|mi impegno)\b",
-    "pt": r"\b(estou tentando|estou a tentar|tento|vou|quero|decidi)\b",
-}
-
-ONE_OFF = {
-    "fr": r"\b(pour|dans) (cette|ta prochaine) (réponse|fois)\b|\bjuste cette fois\b|\bseulement (pour )?cette\b",
-    "de": r"\b(nur )?(für|in) (diese|deine nächste) (antwort|mal)\b|\bnur dieses mal\b",
-    "es": r"\b(solo |sólo )?(para|en) (esta|tu próxima) (respuesta|vez)\b|\bsolo esta vez\b",
-    "it": r"\b(solo )?(per|in) (questa|la prossima) (risposta|volta)\b|\bsolo questa volta\b",
-    "pt": r"\b(só |apenas )?(para|nesta|na) (esta |próxima )?(resposta|vez)\b|\bsó desta vez\b",
-}
-LANGS = tuple(PERSISTENCE)
+MULTILINGUAL_MODEL = "recognizer_multilingual.json"
+FLAG_NAMES = (*CLASSES, "content_frame", "question")
+_PAIRS = tuple(combinations(range(len(FLAG_NAMES)), 2))
+FEATURE_NAMES = (*FLAG_NAMES, *(f"{FLAG_NAMES[a]}*{FLAG_NAMES[b]}" for a, b in _PAIRS))
+# Classes whose spans are the "standing" cues an addressee frame can make content ("a rule that from now on ...").
+_STANDING = ("persistence", "frequency", "reply_scope")
 
 
-def _compile(table: dict[str, str]) -> dict[str, re.Pattern]:
-    return {lang: re.compile(rx, _I) for lang, rx in table.items()}
-
-
-_PERSISTENCE, _SCOPE, _FACT = _compile(PERSISTENCE), _compile(REPLY_SCOPE), _compile(FACT)
-_SELF, _ONE_OFF = _compile(SELF_STATEMENT), _compile(ONE_OFF)
-# Right after a persistence cue, a 1st-person singular verb (es/it/pt drop the pronoun: "intento", "provo").
-_FIRST_SG_AFTER = re.compile(r"^[\s,]*(\w+'?)", _I)
-_FIRST_SG = re.compile(r"^(je|j'|ich|yo|io|eu|estou|vou|sto|\w{3,}o)$", _I)
-_NOT_FIRST_SG = frozenset("solo sólo nunca todo como algo pero tanto cuando quando ancora sempre no non".split())
-
-
-def multilingual_cues(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Names of the cues that fire ("fr:persistence", ...) and their spans."""
-    names, spans = [], []
-    for kind, table in (("persistence", _PERSISTENCE), ("scope", _SCOPE), ("fact", _FACT)):
-        for lang, rx in table.items():
-            found = list(rx.finditer(text))
-            if found:
-                names.append(f"{lang}:{kind}")
-                spans += [m.span() for m in found]
-    return names, spans
-
-
-def self_statement(text: str) -> bool:
-    """The user states their own resolution ("à partir de maintenant j'essaie ...")."""
-    if any(rx.search(text) for rx in _SELF.values()) and not re.search(
-        r"\b(que tu|dass du|que (me )?\w+es\b|che tu|que você)", text, _I
-    ):
-        return True
-    for rx in _PERSISTENCE.values():
-        for m in rx.finditer(text):
-            word = _FIRST_SG_AFTER.match(text[m.end() :])
-            if word and _FIRST_SG.match(word.group(1)) and word.group(1).casefold() not in _NOT_FIRST_SG:
-                return True
-    return False
-
-
-def multilingual_rule(text: str) -> tuple[str | None, tuple[str, ...]]:
-    """("global", cues) for a standing instruction in fr/de/es/it/pt; (None, cues) otherwise.
-
-    Cues name the language and kind that fired, or the frame that vetoed them ("frame:task").
-    """
-    names, spans = multilingual_cues(text)
-    if not names:
-        return None, ()
-    if any(rx.search(text) for rx in _ONE_OFF.values()):
-        return None, (*names, "one-off")
-    if self_statement(text):
-        return None, (*names, "self-statement")
-    frame = content_frame(text, spans)
+def flags(text: str, lang: str) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(len(FLAG_NAMES),) 0/1 flags of ``text`` read as ``lang``, and the names of those that fired."""
+    found = class_spans(text, lang)
+    frame = content_frame(text, [s for name in _STANDING for s in found.get(name, [])])
+    on = [name in found for name in CLASSES] + [frame is not None, "?" in text]
+    names = tuple(name for name, is_on in zip(FLAG_NAMES, on) if is_on)
     if frame is not None:
-        return None, (*names, f"frame:{frame}")
-    return "global", tuple(names)
+        names = (*[n for n in names if n != "content_frame"], f"frame:{frame}")
+    return np.asarray(on, dtype=np.float64), names
+
+
+def features(texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
+    """(n, len(FEATURE_NAMES)): the flags of each text, then their pairwise products."""
+    langs = [lang] * len(texts) if isinstance(lang, str) else list(lang)
+    F = np.stack([flags(t, lg)[0] for t, lg in zip(texts, langs)]) if texts else np.zeros((0, len(FLAG_NAMES)))
+    pairs = np.stack([F[:, a] * F[:, b] for a, b in _PAIRS], axis=1) if len(F) else np.zeros((0, len(_PAIRS)))
+    return np.hstack([F, pairs])
+
+
+@dataclass
+class MultilingualRecognizer:
+    """Logistic regression over ``FEATURE_NAMES``; ``p_global`` is its stage-2 score.
+
+    Attributes:
+        coef: (len(FEATURE_NAMES),) weights.
+        intercept: The bias.
+        threshold: P(global) at or above which it says global.
+        provenance: Training rows, languages, regularization and cross-validated metrics.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    threshold: float = 0.5
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def p_global(self, texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
+        """(n,) P(global) of ``texts``, each read as ``lang`` (one code for all, or one per text)."""
+        logits = features(texts, lang) @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-logits))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "logreg-word-classes",
+            "features": list(FEATURE_NAMES),
+            "languages": list(LANGS),
+            "coef": [round(float(w), 6) for w in self.coef],
+            "intercept": round(float(self.intercept), 6),
+            "threshold": self.threshold,
+            "provenance": self.provenance,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "MultilingualRecognizer":
+        from ..errors import DataFormatError
+
+        if data.get("features") != list(FEATURE_NAMES):
+            raise DataFormatError("multilingual recognizer: its features are not this version's; retrain it")
+        return cls(
+            np.asarray(data["coef"], dtype=np.float64),
+            float(data["intercept"]),
+            float(data["threshold"]),
+            data.get("provenance", {}),
+        )
+
+
+def fit_multilingual(
+    texts: Sequence[str], langs: Sequence[str], is_global: Sequence[bool], c: float, threshold: float = 0.5
+) -> MultilingualRecognizer:
+    """Fit the weights (L2-regularized logistic regression, balanced classes) on labeled texts."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = features(texts, langs)
+    y = np.asarray(is_global, dtype=int)
+    model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(X, y)
+    return MultilingualRecognizer(model.coef_[0].copy(), float(model.intercept_[0]), threshold)
+
+
+@lru_cache(maxsize=1)
+def load_multilingual() -> MultilingualRecognizer:
+    """The shipped multilingual stage 2 (``rea_core/data/recognizer_multilingual.json``)."""
+    from .default import data_path
+
+    return MultilingualRecognizer.from_dict(json.loads(data_path(MULTILINGUAL_MODEL).read_text(encoding="utf-8")))

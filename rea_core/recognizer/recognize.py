@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from ..backends.base import Embedder, Generator
 from ..backends.threads import torch_threads
 from ..types import Recognition
-from .addressee import quoted_spans
+from .addressee import quoted_spans, task_frame
 from .labels import GLOBAL, OTHER
-from .rules import FRAME_CUE, rule_stage
-from .sentences import split_message
+from .multilingual import MultilingualRecognizer, flags, load_multilingual
+from .rules import FRAME_CUE, LANG_CUE, rule_stage
+from .sentences import message_language, split_message
 
 if TYPE_CHECKING:
     from .trained import TrainedRecognizer
@@ -69,7 +70,9 @@ class InstructionRecognizer:
 
     Given ``trained`` and its ``embedder``, stage 2 is that trained classifier instead of the
     LLM (stage "trained"); ``use_trained`` switches it at run time, e.g. from the app, and
-    ``use_trained(None)`` goes back to what the recognizer was built with (``packaged``).
+    ``use_trained(None)`` goes back to what the recognizer was built with (``packaged``). Inputs
+    in French, German, Spanish, Italian or Portuguese go to ``multilingual`` instead (stage
+    "multilingual"; the shipped one unless given), whichever English stage 2 runs.
     """
 
     def __init__(
@@ -79,8 +82,11 @@ class InstructionRecognizer:
         *,
         trained: "TrainedRecognizer | None" = None,
         embedder: Embedder | None = None,
+        multilingual: MultilingualRecognizer | None = None,
     ):
         self.classifier = classifier
+        # fr/de/es/it/pt inputs: the shipped word-class model unless another is given (``multilingual.py``)
+        self.multilingual = multilingual if multilingual is not None else load_multilingual()
         self.config = config or RecognizerConfig()
         self.trained: TrainedRecognizer | None = None
         self.embedder: Embedder | None = None
@@ -103,13 +109,15 @@ class InstructionRecognizer:
         stands (``sentences`` empty: the whole input is stored).
         """
         units: list[str] = []
+        langs: list[str] = []
         spans: list[tuple[int, int, list[str]]] = []
         for text in texts:
             sentences = split_message(text)
             sentences = sentences if len(sentences) > 1 else []
             spans.append((len(units), len(units) + 1 + len(sentences), sentences))
             units += [text, *sentences]
-        verdicts = self._recognize_units(units)
+            langs += [message_language(text)] * (1 + len(sentences))  # a message's sentences share its language
+        verdicts = self._recognize_units(units, langs)
         return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
 
     def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
@@ -137,23 +145,31 @@ class InstructionRecognizer:
                     keep.add(i - 1)
         best = max(chosen, key=lambda i: parts[i].score)
         cues = tuple(dict.fromkeys(c for i in sorted(keep) for c in parts[i].cues))
+        # Only a message that also asks something (a question, a piece of content) is cut down to its
+        # instruction; otherwise its other sentences belong to the wish ("Too long. Be concise.").
+        asks = any("?" in s or task_frame(s) for i, s in enumerate(sentences) if i not in keep)
         return Recognition(
             label=GLOBAL,
             score=max(parts[best].score, whole.score if whole.label == GLOBAL else 0.0),
             stage=parts[best].stage,
             cues=cues,
-            sentences=tuple(sentences[i] for i in sorted(keep)),
+            sentences=tuple(sentences[i] for i in sorted(keep)) if asks else (),
         )
 
-    def _recognize_units(self, texts: list[str]) -> list[Recognition]:
-        """Verdicts for texts taken as they are; the trained stage 2 embeds all deferred ones in one batch."""
+    def _recognize_units(self, texts: list[str], langs: list[str]) -> list[Recognition]:
+        """Verdicts for texts taken as they are, each read as its language; the trained stage 2
+        embeds all deferred English ones in one batch, the multilingual stage 2 decides the others."""
         out: list[Recognition | None] = [None] * len(texts)
         deferred: list[int] = []
         cues_of: dict[int, tuple[str, ...]] = {}
-        for i, text in enumerate(texts):
-            label, cues = rule_stage(text)
+        for i, (text, lang) in enumerate(zip(texts, langs)):
+            label, cues = rule_stage(text, lang)
             if label is not None:
                 out[i] = Recognition(label=label, score=0.0 if label == OTHER else 1.0, stage="rules", cues=cues)
+            elif cues[:1] == (f"{LANG_CUE}{lang}",) and self.multilingual is not None and self.config.use_classifier:
+                p_global = float(self.multilingual.p_global([text], lang)[0])
+                label = GLOBAL if p_global >= self.multilingual.threshold else OTHER
+                out[i] = Recognition(label, p_global, "multilingual", (*cues, *flags(text, lang)[1]))
             else:
                 deferred.append(i)
                 cues_of[i] = cues

@@ -13,7 +13,9 @@ import re
 from .addressee import content_frame
 from .gate import gate_cues
 from .labels import GLOBAL, OTHER, REVOKE
-from .multilingual import multilingual_rule
+from .lexicons import LANGS as OTHER_LANGS
+from .lexicons import class_spans
+from .sentences import message_language
 
 
 def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
@@ -21,6 +23,8 @@ def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
 
 
 FRAME_CUE = "frame:"  # cue prefix naming an addressee frame (``addressee.content_frame``)
+PROHIBITION = "standing prohibition"  # cue of a "stop X-ing" wish; REA lets it lift a held entry it contradicts
+LANG_CUE = "lang:"  # cue prefix naming the language of an input the English rules leave to stage 2
 
 # Wording that says an instruction lasts beyond this turn.
 PERSISTENCE_CUES = _rx(
@@ -74,7 +78,11 @@ USER_FACT = re.compile(
     r"|dyslexic|colou?r-?blind|lactose|gluten|new to|learning|based in|from|\w+ intolerant)\b"
     r"|\bi (have|'ve got) (celiac|coeliac|diabetes"
     r"|\w+ (disease|allergy|allergies|intolerance|condition))\b|\bi (can't|cannot|don't|do not) (have|eat|drink"
-    r"|tolerate|read|see|hear)\b|\bi (teach|work as|work in|live in)\b|\bi'?ve never\b|\bmy first language\b",
+    r"|tolerate|read|see|hear)\b|\bi (teach|work as|work in|live in)\b|\bi'?ve never\b|\bmy first language\b"
+    # a condition named by its acronym or medical suffix ("I have ADHD", "I have dyslexia"), hard of hearing,
+    # means the user or their household lacks ("we don't have a car")
+    r"|\bi (have|'ve got) (\w+ )?([A-Z]{2,5}|\w+(ia|ism|itis|osis|phobia))\b|\bhard of hearing\b"
+    r"|\b(i|we) (don't|do not|can't|cannot) (own|have|drive|afford|use)\b",
     re.IGNORECASE,
 )
 # ... with what it means for later replies ("keep that in mind", "so you can skip ...").
@@ -82,9 +90,44 @@ FACT_CONSEQUENCE = re.compile(
     r"\b(keep|bear) (that|this|it) in mind\b|\btake (that|this|it) into account\b|\bso\b[^.?!]*\b(you|nothing"
     r"|skip|assume|please|don't|no|never|avoid)\b|\byou can\b|\bfeel free\b|\bwith me\b|\b(reflect|respect)"
     r" (that|this)\b|\b(any|all|every)( \w+)? (you|your)\b|\bin (anything|everything) you\b|\bwhenever we\b"
-    r"|\bi (can't|cannot) (have|eat|drink)\b",
+    r"|\bi (can't|cannot) (have|eat|drink)\b|\bin mind\b|\byou (really )?(don't|do not) need to\b|\bno need to\b"
+    r"|\b(really )?helps? me\b",
     re.IGNORECASE,
 )
+
+
+# "Stop adding a summary at the end of your replies": a bare "stop X-ing" aimed at a habit of the
+# replies (their scope, or "so many" / "for everything") forbids it from now on; it lifts nothing.
+_BARE_STOP = re.compile(r"^\W*(please |ok,? |and |also |just )?stop \w+ing\b|[,.;!]\s*(please )?stop \w+ing\b", re.I)
+_HABIT = re.compile(
+    r"\byour (\w+ ){0,2}(answers?|repl(y|ies)|responses?|messages?|explanations?)\b"
+    r"|\b(so many|so much|for everything|all the time|every time|constantly|everywhere)\b",
+    re.IGNORECASE,
+)
+_LIFT = re.compile(r"\byou (can|may)\b|\bno longer\b|\bforget\b|\bignore\b|\bgo back\b|\bany ?more\b", re.I)
+
+
+# How often a wish applies; with the assistant's later replies (plural) or the user as its scope, a
+# standing wish: "Please always include an example in your explanations", "Never recommend X to me",
+# "I want every answer to start with a TL;DR". "Each sentence in your response" is one reply's constraint.
+_FREQUENCY = re.compile(r"\b(always|never|every time|each time|whenever)\b", re.I)
+_LATER_REPLIES = re.compile(
+    r"\b(your|all (of )?(your|the)|any of your) (\w+ ){0,2}(answers|replies|responses|explanations|suggestions"
+    r"|recommendations|examples|outputs)\b|\byou (give|send|show|suggest|recommend|write for|tell) me\b"
+    r"|\b(to|with|for) me\b",
+    re.IGNORECASE,
+)
+_EVERY_REPLY = re.compile(r"\b(every|each) (single )?(answer|reply|response|explanation|suggestion)\b", re.I)
+
+
+def standing_scope(text: str) -> bool:
+    """A frequency word with the assistant's later replies as scope, or every one of its replies."""
+    return bool(_FREQUENCY.search(text) and _LATER_REPLIES.search(text)) or bool(_EVERY_REPLY.search(text))
+
+
+def standing_prohibition(text: str) -> bool:
+    """ "stop X-ing" about a habit of the replies, with nothing that lifts an earlier wish ("you can stop")."""
+    return bool(_BARE_STOP.search(text) and _HABIT.search(text)) and not _LIFT.search(text)
 
 
 def standing_fact(text: str) -> bool:
@@ -123,15 +166,22 @@ def matching(rules: list[tuple[str, re.Pattern]], text: str) -> list[str]:
     return [pattern for pattern, rx in rules if rx.search(text)]
 
 
-def rule_stage(text: str) -> tuple[str | None, tuple[str, ...]]:
+def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[str, ...]]:
     """Stage 1. Returns (label or None when the classifier must decide, cues that fired).
 
     "other" only when no gate family (``gate.py``) fires: stopping a real instruction here is
-    the one error stage 2 cannot repair, so anything that may shape replies is passed on.
+    the one error stage 2 cannot repair, so anything that may shape replies is passed on. The
+    rules are English: an input in another covered language (``lang``, else langdetect's reading)
+    where a word class of that language occurs goes to stage 2, with the cue ``lang:<code>``
+    (``multilingual.py`` decides it).
     """
+    lang = lang or message_language(text)
+    if lang in OTHER_LANGS and class_spans(text, lang):  # langdetect alone misreads short English ("Call me Sam")
+        return None, (f"{LANG_CUE}{lang}",)
     revoke = matching(REVOKE_CUES, text)
     persistence = matching(PERSISTENCE_CUES, text)
-    if revoke and not persistence:  # "stop using commas from now on" sets a rule, it lifts none
+    prohibition = standing_prohibition(text)
+    if revoke and not persistence and not prohibition:  # "stop using commas from now on" sets a rule, it lifts none
         return REVOKE, tuple(revoke)
     directive = matching(DIRECTIVE_CUES, text)
     constraint = matching(CONSTRAINT_CUES, text)
@@ -141,12 +191,13 @@ def rule_stage(text: str) -> tuple[str | None, tuple[str, ...]]:
     frame = content_frame(text, spans)
     if persistence and (directive or constraint) and frame is None:
         return GLOBAL, tuple(persistence + constraint)
+    if frame is None and (directive or constraint) and "?" not in text and standing_scope(text):
+        return GLOBAL, ("always/never + the assistant's replies",)
+    if prohibition and frame is None:
+        return GLOBAL, (PROHIBITION,)
     if frame in (None, "self") and standing_fact(text):
         return GLOBAL, ("standing fact",)
-    other_language, other_cues = multilingual_rule(text)
-    if other_language == GLOBAL:
-        return GLOBAL, other_cues
-    cues = tuple(persistence + constraint) + other_cues + tuple(f"gate:{name}" for name in gate_cues(text))
+    cues = tuple(persistence + constraint) + tuple(f"gate:{name}" for name in gate_cues(text))
     if cues:
         return None, (*cues, *((f"{FRAME_CUE}{frame}",) if frame else ()))
     return OTHER, ()

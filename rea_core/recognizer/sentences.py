@@ -18,6 +18,8 @@ from functools import lru_cache
 
 SPLIT_LANGS = ("en", "fr", "de", "es", "it", "pt")
 _ENDS = re.compile(r"[.!?。！？]\s+\S|\n\s*\S")
+# An English object pronoun is never an abbreviation: a full stop after it ends the sentence.
+_PRONOUN_END = re.compile(r"\b((?:me|us|him|her|them|it|you)\.)\s+(?=[A-Z])")
 
 
 @lru_cache(maxsize=1)
@@ -30,11 +32,19 @@ def _detector_factory():
     return factory
 
 
+# Only the languages the recognizer covers are candidates ("Sé más breve." is not Hungarian).
+_PRIOR = dict.fromkeys(SPLIT_LANGS, 1.0)
+
+
+@lru_cache(maxsize=1024)
 def message_language(text: str) -> str:
-    """ISO code of ``text``'s language among SPLIT_LANGS ("en" when unsure or another language)."""
+    """ISO code of ``text``'s language among SPLIT_LANGS ("en" when unsure or another language).
+
+    Cached: the recognizer asks for a message's language when splitting it and again in stage 1."""
     from langdetect.lang_detect_exception import LangDetectException
 
     detector = _detector_factory().create()
+    detector.set_prior_map(_PRIOR)
     detector.append(text[:1000])
     try:
         lang = detector.detect()
@@ -50,5 +60,8 @@ def split_message(text: str) -> list[str]:
         return [stripped] if stripped else []
     import sentencex
 
-    parts = [s.strip() for s in sentencex.segment(message_language(stripped), stripped)]
+    lang = message_language(stripped)
+    parts = [s.strip() for s in sentencex.segment(lang, stripped)]
+    if lang == "en":  # sentencex reads "me." as an abbreviation (Maine): "Never link to me. I need ..." stays one
+        parts = [piece for part in parts for piece in _PRONOUN_END.sub("\\1\n", part).split("\n")]
     return [s for s in parts if s] or [stripped]

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from rea_core.errors import DataFormatError, InputError
-from rea_core.recognizer import build_recognizer
+from rea_core.recognizer import build_recognizer, rule_stage
 from rea_core.recognizer.default import load_default_recognizer, load_label_set, provenance_line
 
 ISSUE_MISSES = [
@@ -33,7 +33,9 @@ def test_default_recognizer_catches_the_issue_misses_and_passes_ordinary_inputs(
         ISSUE_MISSES + ["I always forget where I put my keys.", "Write a formal thank-you note to my team."]
     )
     assert [v.label for v in verdicts] == ["global"] * 6 + ["other", "other"]
-    assert all(v.stage == "trained" for v in verdicts)
+    texts = ISSUE_MISSES + ["I always forget where I put my keys."]
+    deferred = [v for t, v in zip(texts, verdicts) if rule_stage(t)[0] is None]
+    assert len(deferred) >= 5 and all(v.stage == "trained" for v in deferred)  # stage 2 decides what rules defer
 
 
 def test_label_set_errors_name_the_line(tmp_path):

@@ -42,11 +42,11 @@ def test_trained_stage_two_decides_cue_bearing_inputs(trained, models, tmp_path)
     trained.model.save(path)
     loaded = TrainedRecognizer.load(path)
     recognizer = InstructionRecognizer(None, trained=loaded, embedder=models.embedder)
-    verdict = recognizer.recognize("Always keep your answers under twenty words.")
+    verdict = recognizer.recognize("Always answer in under twenty words.")
     assert verdict.stage == "trained" and verdict.label == "global" and verdict.score > 0.5
     assert recognizer.recognize("What's the weather like?").stage == "rules"
     assert (
-        InstructionRecognizer(None).recognize("Always keep your answers under twenty words.").stage == "rules"
+        InstructionRecognizer(None).recognize("Always answer in under twenty words.").stage == "rules"
     )  # default unchanged
     assert loaded.p_global(["Never use emojis in your replies."], models.embedder)[0] == pytest.approx(
         trained.model.p_global(["Never use emojis in your replies."], models.embedder)[0]

@@ -54,7 +54,6 @@ def test_inputs_without_cues_are_ordinary_by_rules(text):
     "text",
     [
         "You can stop answering in lowercase now.",
-        "Stop starting your replies with r.",
         "Please ignore my earlier instructions.",
         "You no longer need to use JSON.",
     ],

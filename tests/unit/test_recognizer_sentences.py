@@ -11,7 +11,6 @@ from app.views.memory import im_table
 from rea_core import build_strategy
 from rea_core.recognizer import GLOBAL, InstructionRecognizer, rule_stage
 from rea_core.recognizer.addressee import content_frame
-from rea_core.recognizer.multilingual import multilingual_rule
 from rea_core.recognizer.sentences import split_message
 
 MIXED = "How many cups are in a liter? And from now on, answer with metric measurements first."
@@ -53,8 +52,8 @@ def test_a_mixed_message_stores_only_its_instruction_sentence(rea):
     ],
 )
 def test_a_quoted_or_to_be_written_instruction_is_not_stored(rea, text):
-    label, cues = rule_stage(text)
-    assert label != GLOBAL and any(c.startswith("frame:") for c in cues), cues
+    verdict = InstructionRecognizer(None).recognize(text)
+    assert verdict.label != GLOBAL and any(c.startswith("frame:") for c in verdict.cues), verdict
     session = rea.new_session()
     rea.update_instructions(session, text)
     assert session.instructions.texts() == []
@@ -77,16 +76,55 @@ def test_the_same_words_addressed_to_the_assistant_are_stored():
     ],
 )
 def test_instructions_in_five_other_languages_are_global(text):
-    assert multilingual_rule(text)[0] == GLOBAL
-    assert InstructionRecognizer(None).recognize(text).label == GLOBAL
+    label, cues = rule_stage(text)
+    assert label is None and cues[0].startswith("lang:")  # the English rules leave it to stage 2
+    verdict = InstructionRecognizer(None).recognize(text)
+    assert verdict.label == GLOBAL and verdict.stage == "multilingual", verdict
 
 
 def test_a_french_instruction_is_stored_and_a_resolution_or_one_off_is_not(rea):
     session = rea.new_session()
     rea.update_instructions(session, "Désormais, fais des réponses courtes, trois phrases maximum.")
     assert session.instructions.texts() == ["Désormais, fais des réponses courtes, trois phrases maximum."]
-    assert multilingual_rule("À partir de maintenant j'essaie de courir trois fois par semaine.")[0] is None
-    assert multilingual_rule("Pour cette réponse seulement, réponds en anglais.")[0] is None
+    recognizer = InstructionRecognizer(None)
+    assert not recognizer.recognize("À partir de maintenant j'essaie de courir trois fois par semaine.").is_global
+    assert not recognizer.recognize("Pour cette réponse seulement, réponds en anglais.").is_global
+
+
+def test_a_fact_in_another_language_is_stored_and_a_world_question_is_not():
+    recognizer = InstructionRecognizer(None)
+    assert recognizer.recognize("Ich habe eine Laktoseintoleranz, bitte denk bei Rezepten immer daran.").is_global
+    assert not recognizer.recognize("¿Crees que el euro va a seguir subiendo de aquí en adelante?").is_global
+
+
+def test_short_english_is_not_read_as_another_language():
+    """langdetect calls "Call me Sam." Italian; without an Italian word class it stays with the English rules."""
+    assert not rule_stage("Call me Sam.")[1][0].startswith("lang:")
+    assert InstructionRecognizer(None).recognize("Call me Sam from now on.").is_global
+
+
+def test_stop_doing_a_habit_of_the_replies_is_a_standing_prohibition_not_a_revocation():
+    text = "Stop adding a summary paragraph at the end of your replies, I never read it."
+    assert rule_stage(text)[0] == GLOBAL
+    assert rule_stage("You can stop answering in French.")[0] == "revoke"
+    assert rule_stage("Stop answering in French.")[0] == "revoke"  # no habit named: it lifts the earlier wish
+
+
+def test_a_prohibition_lifts_the_instruction_it_contradicts_and_is_stored_when_there_is_none(rea):
+    session = rea.new_session()
+    rea.update_instructions(session, "Start your replies with r.")
+    verdict = rea.update_instructions(session, "Stop starting your replies with r.")
+    assert verdict.label == "revoke" and session.instructions.texts() == []
+    rea.update_instructions(session, "Answer in lowercase.")
+    text = "Stop adding a summary paragraph at the end of your replies."
+    rea.update_instructions(session, text)
+    assert session.instructions.texts() == ["Answer in lowercase.", text]
+
+
+def test_always_with_the_replies_as_scope_is_standing_and_one_reply_constraint_is_not():
+    assert rule_stage("Please always include an example in your explanations.")[0] == GLOBAL
+    assert rule_stage("Never recommend Amazon links to me.")[0] == GLOBAL
+    assert rule_stage("In your response, each sentence must end with a question mark.")[0] != GLOBAL
 
 
 def test_a_standing_fact_is_global_and_a_question_about_it_is_not():

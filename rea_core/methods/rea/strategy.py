@@ -21,7 +21,7 @@ from ...compression.forms import LATENT, FormChoice, choose_form
 from ...compression.optimize import OptimizeWriter
 from ...memory.episodic import EpisodicMemory, Exchange
 from ...memory.instructional import InstructionalMemory
-from ...recognizer import GLOBAL, REVOKE, Recognizer, build_recognizer, is_replacement
+from ...recognizer import GLOBAL, PROHIBITION, REVOKE, Recognizer, build_recognizer, is_replacement
 from ...reconstruction import (
     TEMPLATE_TOKENS_PER_MESSAGE,
     build_prompt_plan,
@@ -189,6 +189,11 @@ class REAStrategy(Strategy):
         )
         if recognition.label == REVOKE:
             session.instructions.revoke(user_text, self._similarity)
+        elif PROHIBITION in recognition.cues and session.instructions.lift(user_text, self._similarity):
+            # "stop starting your replies with r" after "start your replies with r": it lifts that wish
+            recognition = Recognition(
+                label=REVOKE, score=1.0, stage="rules", cues=(*recognition.cues, "lifts an instruction")
+            )
         elif (
             len(session.instructions)
             and is_replacement(user_text)
