@@ -1,17 +1,19 @@
 """The Instruction Recognizer (REA paper, sections 3.3, A.4, D.1-D.3): which inputs enter Instructional Memory.
 
-``rules`` (stage 1, with the recall-safe ``gate``) decides where the wording is unambiguous;
-stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-shot LLM;
+``rules`` (stage 1, with the recall-safe ``gate``) decides where the English wording is unambiguous;
+stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-shot LLM, and for
+French, German, Spanish, Italian and Portuguese the ``multilingual`` word-class model (``lexicons``);
 ``recognize`` runs both; ``metrics`` measures exactly that; ``training`` fits new stage-2 versions.
 """
 
 from .labels import GLOBAL, LABELS, ORDINARY, OTHER, REVOKE, TASK
 from .recognize import InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
-from .rules import PROHIBITION, is_replacement, rule_priors, rule_stage
+from .rules import LANG_CUE, PROHIBITION, is_replacement, rule_priors, rule_stage
 
 __all__ = [
     "GLOBAL",
     "LABELS",
+    "LANG_CUE",
     "ORDINARY",
     "OTHER",
     "PROHIBITION",

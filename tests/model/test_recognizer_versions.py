@@ -96,3 +96,12 @@ def test_annotate_shows_the_stage2_score_of_the_recognizer_in_use(engine, models
     assert "P(global) n/a" in ah.item_html(
         store_items.QueueItem(1, text, "s", None, 0.5), ah.Stage2("packaged", "", None)
     )
+
+
+def test_annotate_scores_an_item_in_another_language_with_the_multilingual_stage(engine):
+    text = "Désormais, réponds-moi toujours en français, s'il te plaît."
+    score = ah.stage2_score(engine, text)
+    multilingual = engine.strategy("rea").recognizer.multilingual
+    assert score.version == "multilingual, fr" and score.stage1 == "defers to stage 2"
+    assert score.p_global == pytest.approx(float(multilingual.p_global([text], "fr")[0]))
+    assert score.p_global >= multilingual.threshold

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from rea_core import REAError
-from rea_core.recognizer import GLOBAL, LABELS, OTHER, REVOKE, rule_stage
+from rea_core.recognizer import GLOBAL, LABELS, LANG_CUE, OTHER, REVOKE, rule_stage
 
 from ...annotate_auth import Identity
 from ...state import AppEngine
@@ -73,10 +73,14 @@ STAGE1 = {None: "defers to stage 2", GLOBAL: "accepts it as global", OTHER: "sto
 def stage2_score(engine: AppEngine, text: str) -> Stage2:
     """The score of the recognizer every chat runs now (the one the Review tab put in use), not a rule prior."""
     recognizer = engine.strategy("rea").recognizer
+    label, cues = rule_stage(text)
+    if cues[:1] and cues[0].startswith(LANG_CUE) and recognizer.multilingual is not None:
+        lang = cues[0][len(LANG_CUE) :]  # fr/de/es/it/pt: the multilingual stage 2 decides, not the English one
+        return Stage2(f"multilingual, {lang}", STAGE1[label], float(recognizer.multilingual.p_global([text], lang)[0]))
     model, embedder = recognizer.trained, recognizer.embedder
     p = None if model is None or embedder is None else float(model.p_global([text], embedder)[0])
     version = "packaged" if engine.recognizer_version is None else f"version {engine.recognizer_version}"
-    return Stage2(version, STAGE1.get(rule_stage(text)[0], "defers to stage 2"), p)
+    return Stage2(version, STAGE1.get(label, "defers to stage 2"), p)
 
 
 def item_html(item, score: Stage2 | None) -> str:
