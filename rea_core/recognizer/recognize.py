@@ -116,7 +116,7 @@ class InstructionRecognizer:
             sentences = sentences if len(sentences) > 1 else []
             spans.append((len(units), len(units) + 1 + len(sentences), sentences))
             units += [text, *sentences]
-            langs += [message_language(text)] * (1 + len(sentences))  # a message's sentences share its language
+            langs += [message_language(t) for t in (text, *sentences)]  # "Rispondi sempre in italiano. What's ...?"
         verdicts = self._recognize_units(units, langs)
         return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
 
@@ -133,6 +133,8 @@ class InstructionRecognizer:
             start = text.find(sentences[i])
             if any(qs <= start < qe for qs, qe in quotes):  # a quoted sentence is content
                 return False
+            if v.stage == "multilingual" and whole.stage != "multilingual":
+                return True  # the message as a whole was read in another language: its score says nothing here
             return v.stage == "rules" or whole.score >= CONTEXT_FLOOR
 
         chosen = [i for i in range(len(parts)) if counts(i)]
@@ -166,7 +168,13 @@ class InstructionRecognizer:
             label, cues = rule_stage(text, lang)
             if label is not None:
                 out[i] = Recognition(label=label, score=0.0 if label == OTHER else 1.0, stage="rules", cues=cues)
-            elif cues[:1] == (f"{LANG_CUE}{lang}",) and self.multilingual is not None and self.config.use_classifier:
+            elif (
+                cues[:1]
+                and cues[0].startswith(LANG_CUE)
+                and self.multilingual is not None
+                and self.config.use_classifier
+            ):
+                lang = cues[0][len(LANG_CUE) :]  # the language stage 1 read it in
                 p_global = float(self.multilingual.p_global([text], lang)[0])
                 label = GLOBAL if p_global >= self.multilingual.threshold else OTHER
                 out[i] = Recognition(label, p_global, "multilingual", (*cues, *flags(text, lang)[1]))

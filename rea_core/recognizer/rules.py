@@ -117,7 +117,11 @@ _LATER_REPLIES = re.compile(
     r"|\b(to|with|for) me\b",
     re.IGNORECASE,
 )
-_EVERY_REPLY = re.compile(r"\b(every|each) (single )?(answer|reply|response|explanation|suggestion)\b", re.I)
+_EVERY_REPLY = re.compile(
+    r"\b(every|each) (single )?(answer|reply|response|explanation|suggestion)\b"
+    r"|\b(every|each|any) (\w+ ){1,2}you (give|send|show|write|suggest|recommend)( me)?\b",
+    re.IGNORECASE,
+)
 
 
 def standing_scope(text: str) -> bool:
@@ -176,8 +180,12 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
     (``multilingual.py`` decides it).
     """
     lang = lang or message_language(text)
-    if lang in OTHER_LANGS and class_spans(text, lang):  # langdetect alone misreads short English ("Call me Sam")
-        return None, (f"{LANG_CUE}{lang}",)
+    if lang in OTHER_LANGS:
+        # None of its word classes: langdetect misread English ("Call me Sam." as Italian). Else the covered
+        # language whose classes say most, langdetect's on a tie: it confuses Spanish and Portuguese.
+        fired = {other: len(class_spans(text, other)) for other in OTHER_LANGS}
+        if fired[lang]:
+            return None, (f"{LANG_CUE}{max(OTHER_LANGS, key=lambda other: (fired[other], other == lang))}",)
     revoke = matching(REVOKE_CUES, text)
     persistence = matching(PERSISTENCE_CUES, text)
     prohibition = standing_prohibition(text)

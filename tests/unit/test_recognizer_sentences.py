@@ -151,3 +151,10 @@ def test_the_im_panel_shows_the_stored_sentence_and_its_turn(rea):
     entry = session.instructions.entries[0]
     assert INSTRUCTION in html and "How many cups" not in html
     assert f"<td>{entry.turn}</td></tr>" in html
+
+
+def test_a_sentence_is_read_in_its_own_language_and_word_classes_settle_spanish_or_portuguese():
+    text = "Rispondi sempre in italiano anche se scrivo in inglese. What's the capital of Australia?"
+    verdict = InstructionRecognizer(None).recognize(text)
+    assert verdict.is_global and verdict.instruction(text) == "Rispondi sempre in italiano anche se scrivo in inglese."
+    assert rule_stage("No vuelvas a usar emojis cuando me respondas.")[1] == ("lang:es",)  # langdetect says pt
