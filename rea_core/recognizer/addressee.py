@@ -36,12 +36,14 @@ _PRODUCE = (
     r"|escrib\w*|escríb\w*|redact\w*|traduc\w*|tradu[zc]\w*|resum\w*|reescrib\w*|compón\w*|inventa\w*"
     r"|scriv\w*|redig\w*|tradu\w*|riassum\w*|riscriv\w*|compon\w*|invent\w*"
     r"|escrev\w*|redij\w*|redige\w*|reescrev\w*|componh\w*"
+    r"|crée[rz]?|crées|erstell\w*|crea|crear|creare|cria|crie|criar"
 )
 # What may precede the verb at the opening of the sentence ("Can you help me word ...", "I need ...").
 _LEAD = (
     r"(?:(?:please|pls|ok(?:ay)?|now|so|hey|can|could|would|will|you|help|me|us|i|need|want|would|like|'d|to"
     r"|peux|pourrais|tu|vous|me|m'|kannst|könntest|du|bitte|mir|puedes|podrías|por favor|puoi|potresti"
-    r"|per favore|podes|pode|podias|você|por|favor|s'il|te|plaît)[\s,]+)*"
+    r"|per favore|podes|pode|podias|você|por|favor|s'il|te|plaît|aide|aide-moi|aidez-moi|hilf|ayuda|ayúdame|ayudame"
+    r"|aiutami|aiuta|ajuda|ajude|a|à|beim|bei|dabei)[\s,]+)*"
 )
 _FRAME_VERB = re.compile(rf"^\W*{_LEAD}(?P<verb>{_PRODUCE})\b(?P<rest>.*)$", _I | re.S)
 # "I need a monologue ...", "J'ai besoin d'une règle ...": a request for a piece of content.
@@ -121,14 +123,15 @@ def task_frame(sentence: str) -> bool:
 
 _OUTPUT_UNIT = re.compile(
     r"\b(sentences?|paragraphs?|lines?|words?|bullets?|lists?|titles?|headings?|outputs?|code|examples?|phrases?"
-    r"|phrases?|sätze?|satz|frases?|frasi)\b",
+    r"|phrases?|sätze?|satz|frases?|frasi|advice|suggestions?|recommendations?|ideas?|recipes?|tips?|plans?)\b",
     _I,
 )
 # Reported speech: "my teacher always says to ...", "ma mère dit que ...": the rule is someone else's.
 _REPORTED = re.compile(
     r"^\W*(my|our|his|her|their|the|mon|ma|mes|mein\w*|mi|mis|il mio|la mia|mio|mia|o meu|a minha|meu|minha)"
     r" (\w+ ){0,2}(always |often |never )?"
-    r"(says?|said|tells?|told|thinks?|dit|disait|sagt|sagte|dice|decía|diz|dizia)\b",
+    r"(says?|said|tells?|told|thinks?|wants?|wanted|asked|decided|insists?|dit|disait|veut|sagt|sagte|will|dice"
+    r"|decía|quiere|diz|dizia|quer|vuole)\b",
     _I,
 )
 

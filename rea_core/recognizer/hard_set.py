@@ -60,11 +60,11 @@ def load_hard_set(path: str | Path | None = None) -> list[HardInput]:
     a known kind and language, and for a global row an ``instruction`` found verbatim in its text.
 
     Raises:
-        DataFormatError: naming the line of a bad row, or a family found in both halves.
+        DataFormatError: naming the line of a bad row, or a family or text found in both halves.
     """
     path = hard_set_path() if path is None else Path(path)
     load_label_set(path)  # the same text/label checks as every label set
-    rows, halves = [], {}
+    rows, halves, texts = [], {}, {}
     for where, r in read_jsonl(path, what="labeled rows"):
         if r.get("split") not in HALVES or r.get("kind") not in KINDS or r.get("lang") not in LANGS:
             raise DataFormatError(f'{where}: needs "split" in {HALVES}, "kind" in {KINDS} and "lang" in {LANGS}')
@@ -73,6 +73,8 @@ def load_hard_set(path: str | Path | None = None) -> list[HardInput]:
             raise DataFormatError(f'{where}: needs a "family"')
         if halves.setdefault(family, r["split"]) != r["split"]:
             raise DataFormatError(f"{where}: family {family!r} is in both the dev and the test half")
+        if texts.setdefault(r["text"], r["split"]) != r["split"]:
+            raise DataFormatError(f"{where}: the same text is in both the dev and the test half")
         instruction = r.get("instruction")
         if r["label"] == GLOBAL and (not isinstance(instruction, str) or instruction not in r["text"]):
             raise DataFormatError(f'{where}: a global row needs an "instruction" that is part of its text')

@@ -32,24 +32,29 @@ PERSISTENCE = {
     r"|\bdès (maintenant|à présent)\b|\bà l'avenir\b|\bpour (toute )?la suite\b|\bjusqu'à (nouvel ordre|ce que je)"
     r"|\b(pour|pendant|durant) (tout )?(le reste de |toute )?(la|notre|cette) "
     r"(conversation|discussion|échange|session)"
-    r"|\btout au long de\b|\bplus jamais\b|\bla prochaine fois\b|\bà chaque fois\b|\bde manière générale\b",
+    r"|\btout au long de\b|\bplus jamais\b|\bla prochaine fois\b|\bà chaque fois\b|\bde manière générale\b"
+    r"|\bpour l'avenir\b|\b(dans|pour) (les|tes|vos) (prochaine?s|futur\w*|suivant\w*) \w+",
     "de": r"\bab (jetzt|sofort|heute|nun|morgen|hier|da)\b|\bvon (jetzt|nun|heute) an\b|\bin zukunft\b|\bkünftig\b"
     r"|\bzukünftig\b|\bfortan\b|\b(für|während) (den rest )?(des|unseres|dieses|unsere[ns]?|das|die) (ganzen? )?"
     r"(gespräch|chat|unterhaltung|konversation)\w*|\bbis auf weiteres\b|\bbis ich (dir )?(etwas|was) anderes\b"
-    r"|\bnie (mehr|wieder)\b|\bdas nächste mal\b|\bnächstes mal\b|\bab sofort\b",
+    r"|\bnie (mehr|wieder)\b|\bdas nächste mal\b|\bnächstes mal\b|\bab sofort\b|\bfür die zukunft\b"
+    r"|\b(bei|in|für) allen (weiteren|künftigen|folgenden|nächsten|kommenden) \w+",
     "es": r"\ba partir de (ahora|hoy|este momento|mañana|ya)\b|\bde ahora en adelante\b|\bdesde (ahora|hoy|ya)\b"
     r"|\ben adelante\b|\b(durante|por|para|en) (todo )?(el resto de )?(toda )?(la|nuestra|esta) (conversación|charla"
     r"|sesión)|\bde (aquí|acá) en (adelante|más)\b|\bhasta (nuevo aviso|que (te|le) diga)\b|\ben lo sucesivo\b"
-    r"|\bno vuelvas a\b|\bnunca más\b|\bla próxima vez\b|\bpara siempre\b",
+    r"|\bno vuelvas a\b|\bnunca más\b|\bla próxima vez\b|\bpara siempre\b|\b(para|en) el futuro\b"
+    r"|\b(en|para) (las|los|tus|sus) (próxim|siguient|futur)\w+ \w+",
     "it": r"\bd'ora in (poi|avanti)\b|\bda (ora|adesso|oggi|domani|qui) in (poi|avanti)\b|\bd'ora innanzi\b"
     r"|\bper (tutto )?(il resto )?(della|di questa|di|la|questa|tutta la|tutta questa|tutta la nostra) "
     r"(conversazione|chat|discussione)|\bfino a (nuovo ordine|quando non|che non)\b|\bin futuro\b|\bmai più\b"
-    r"|\bla prossima volta\b|\bda ora\b|\bda adesso\b",
+    r"|\bla prossima volta\b|\bda ora\b|\bda adesso\b|\bper il futuro\b"
+    r"|\b(nelle|per le|nei|per i|le|i) (prossim|successiv|futur)\w+ \w+",
     "pt": r"\ba partir de (agora|hoje|amanhã|já)\b|\bdaqui (pra|para a|para|em) (frente|diante)\b"
     r"|\bde agora em diante\b"
     r"|\b(pelo|durante|no|para o|em) (o )?(resto d[ae] |toda a )?(nossa |esta |a )?(conversa|sessão|chat)\b"
     r"|\baté (nova|segunda) ordem\b|\baté eu (te )?(dizer|falar)\b|\bdoravante\b|\bnunca mais\b|\bno futuro\b"
-    r"|\bda próxima vez\b|\bde hoje em diante\b",
+    r"|\bda próxima vez\b|\bde hoje em diante\b|\bpara o futuro\b"
+    r"|\b(nas|nos|para as|para os) (próxim|seguint|futur)\w+ \w+",
 }
 
 # Frequency adverbs that make a wish general: "toujours", "immer", "siempre", "sempre", "nunca".
@@ -69,7 +74,7 @@ REPLY_SCOPE = {
     "de": rf"\b(jede[nmrs]?|alle[nmrs]?|deine[nmrs]?|ihre[nmrs]?|in den|bei den) (\w+ )?{_REPLY_NOUN}\b"
     r"|\b(jedes mal|immer|wann immer),? wenn du\b|\b(wenn|falls|sobald) du mi(r|ch)\b|\bbei (rezept|empfehl)\w*",
     "es": rf"\b(todas?|todos|cada|tus|sus|en las|en los) ((las|los|tus|sus) )?(\w+ )?{_REPLY_NOUN}\b"
-    r"|\bcada vez que\b|\bcuando me \w+\b|\bsiempre que\b",
+    r"|\bcada vez que\b|\bcuando me \w+\b|\bsiempre que\b|\bcuando (hablemos|te pregunte|te pida|le pregunte)\b",
     "it": rf"\b(tutte?|tutti|ogni|le tue|i tuoi|le sue|nelle|nei|tue|tuoi) ((le|i|tue|tuoi) )?(\w+ )?{_REPLY_NOUN}\b"
     r"|\bogni volta che\b|\bquando mi \w+\b|\bquando (mi )?(rispondi|scrivi|consigli|suggerisci|correggi)\b",
     "pt": rf"\b(todas?|todos|cada|tuas|suas|nas|nos|teus|seus) ((as|os|tuas|suas) )?(\w+ )?{_REPLY_NOUN}\b"
@@ -117,7 +122,8 @@ IMPERATIVE = {
     r"|añade\w*|agrega\w*|agregá|di|dime|decime|diga|sé|sea|sed|haz|hazme|hacé|haga|recomienda\w*|recomiéndame"
     r"|recomendá|recomiende|sugiere\w*|sugerí|sugiera|incluye\w*|incluí|incluya|indica\w*|indicá|muestra\w*|mostrá"
     r"|ten|tené|tenlo|sigue|seguí|siga|limita\w*|limitá|corrige\w*|corregí|corrija|empieza|empezá|empiece|comienza"
-    r"|termina|terminá|elige|elegí|resume|resumí|resuma|cita|convierte|adapta|ahórrate|saltate|sáltate|olvida\w*)\b"
+    r"|termina|terminá|elige|elegí|resume|resumí|resuma|cita|convierte|adapta|ahórrate|saltate|sáltate|olvida\w*"
+    r"|piensa|pensá|piense|considera|considerá|asume|asumí)\b"
     r"|\bno (me |te |le |lo |la |los |las |nos )*\w+(es|as|éis|áis|en|an)\b",
     "it": r"\b(rispond\w*|scriv\w*|usa|usi|usate|utilizza\w*|evita\w*|evit\w*|smett\w*|dammi|da'|dai|dà|dia|metti\w*"
     r"|chiama\w*|parla\w*|parlami|tieni\w*|spiega\w*|aggiungi\w*|dimmi|di'|dica|sii|sia|fai|fammi|faccia"
@@ -165,7 +171,8 @@ STOP_DOING = {
     "fr": r"\b(arrête|arrêtez|cesse|cessez) (de|d')|\bpas besoin de\b|\bplus (de|d') \w+|\bfini les\b|\bassez (de|d')"
     r"|\bstop (aux|à|avec)\b|\bsans (les |des )?\w+",
     "de": r"\bhör\w* (bitte )?(auf|damit)\b|\blass\w* (bitte )?(das|die|den|doch)\b|\bkeine?\w* .{0,30}\bmehr\b"
-    r"|\bverzicht\w* (bitte )?auf\b|\bschluss mit\b|\bspar (dir|euch)\b|\bohne \w+",
+    r"|\bverzicht\w* (bitte )?auf\b|\bschluss mit\b|\bspar (dir|euch)\b|\bohne \w+"
+    r"|\bgewöhn\w* (dir|euch) .{0,60}\bab\b",
     "es": r"\b(deja|dejá|deje|para|pará|pare|basta) (de|con)\b|\bno vuelvas a\b|\bnada de\b|\bse acabó\b|\bbasta ya\b"
     r"|\bsin \w+|\bni una?\b",
     "it": r"\bsmett\w* (di|con)\b|\bbasta (con|coi|con le|con i)\b|\bniente (più )?\w+|\bbasta\b|\bsenza \w+",
@@ -185,6 +192,7 @@ KEEP_IN_MIND = {
     r"|\bte cuento que\b|\bojo\b|\bque sepas\b|\bpara tu información\b",
     "it": r"\btien\w* (\w+ )?(conto|presente|a mente)\b|\bricorda(ti|telo|lo)?\b|\bnon (ti )?dimenticare\b"
     r"|\bti avviso\b|\bsappi(ate)? che\b|\bper tua informazione\b|\bprendi nota\b|\btieni a mente\b"
+    r"|\b(ti|le|vi) (segnalo|informo|avverto|ricordo)\b"
     r"|\bper la cronaca\b",
     "pt": r"\b(tenha|tem|tenhas|leva|leve|levar|ter|teres) (isso |isto )?em (conta|consideração|mente)\b"
     r"|\blembr(a|e|a-te|e-se|ar)\b|\bnão (se |te )?esque[çc]\w*\b|\bfica a saber\b|\bsaiba que\b"
@@ -193,12 +201,17 @@ KEEP_IN_MIND = {
 
 # A first-person statement of a durable state: "je suis", "ich habe", "vivo en", "abito a", "moro em".
 FIRST_PERSON_STATE = {
-    "fr": r"\b(je suis|j'ai|j'habite|je vis|je travaille|je n'ai (pas|plus)|je ne (mange|bois|peux|supporte|conduis"
+    "fr": r"\b(je suis|j'ai|j'habite|je vis|je travaille|j'enseigne|je fais (du|de la|des)|je n'ai (pas|plus)"
+    r"|je ne (mange|bois|peux|supporte|conduis"
     r"|digère|tolère|vois|lis|entends)|je me déplace|je suis en)\b",
-    "de": r"\bich (bin|habe|hab|wohne|lebe|sitze|arbeite|vertrage|esse|trinke|kann|fahre|darf|höre|sehe|lese)\b",
-    "es": r"\b(soy|tengo|vivo|trabajo|estoy|uso|no (como|puedo|tomo|bebo|tengo|manejo|conduzco|veo|oigo|leo))\b",
-    "it": r"\b(sono|ho|abito|vivo|lavoro|uso|non (mangio|posso|bevo|ho|guido|vedo|sento|leggo))\b",
-    "pt": r"\b(sou|tenho|moro|vivo|trabalho|estou|uso|não (como|posso|bebo|tenho|dirijo|conduzo|vejo|ouço|leio))\b",
+    "de": r"\bich (bin|habe|hab|wohne|lebe|sitze|arbeite|vertrage|esse|trinke|kann|fahre|darf|höre|sehe|lese"
+    r"|unterrichte|studiere)\b|\bdass ich\b",
+    "es": r"\b(soy|tengo|vivo|trabajo|estoy|uso|enseño|doy clases|estudio"
+    r"|no (como|puedo|tomo|bebo|tengo|manejo|conduzco|veo|oigo|leo))\b",
+    "it": r"\b(sono|ho|abito|vivo|lavoro|uso|insegno|studio|faccio (il|la|l')|non (mangio|posso|bevo|ho|guido|vedo"
+    r"|sento|leggo))\b",
+    "pt": r"\b(sou|tenho|moro|vivo|trabalho|estou|uso|ensino|dou aulas|estudo"
+    r"|não (como|posso|bebo|tenho|dirijo|conduzo|vejo|ouço|leio))\b",
 }
 
 # Durable conditions: diet and health, access needs, means, place and level; what such a fact is about.
@@ -209,7 +222,7 @@ CONDITION = {
     "de": r"\b(allergi\w*|\w*unverträglich\w*|\w*intoleranz|diabet\w*|vegetari\w*|vegan\w*|zöliakie|gluten\w*"
     r"|laktose\w*|schwanger|bluthochdruck|rollstuhl|legasthen\w*|farbenblind|schwerhörig|taub|blind|budget"
     r"|student\w*|studentin|anfänger\w*|expert\w*|lehrer\w*|ärztin|arzt|pfleger\w*|entwickler\w*|auto|führerschein"
-    r"|kinder|kind|baby)\b",
+    r"|\w*kinder\w*|kind|baby|kurzsichtig\w*|\w*berater\w*|steuer\w*)\b",
     "es": r"\b(al[ée]rgic\w*|alergia|intoleran\w*|diabétic\w*|vegetarian\w*|vegan\w*|celíac\w*|gluten|lactosa"
     r"|embarazada|hipertens\w*|silla de ruedas|disléxic\w*|daltónic\w*|sord\w*|cieg\w*|presupuesto|estudiante"
     r"|principiante|expert\w*|profesor\w*|médic[oa]|enfermer\w*|programador\w*|desarrollador\w*|coche|carro|auto"
@@ -217,7 +230,7 @@ CONDITION = {
     "it": r"\b(allergic\w*|allergia|intolleran\w*|diabetic\w*|vegetarian\w*|vegan\w*|celiac\w*|glutine|lattosio"
     r"|incinta|ipertes\w*|sedia a rotelle|dislessic\w*|daltonic\w*|sord\w*|ciec\w*|budget|student\w*|principiante"
     r"|espert\w*|insegnante|professor\w*|medico|infermier\w*|sviluppat\w*|programmat\w*|macchina|patente|figli\w*"
-    r"|bambin\w*|gemelli)\b",
+    r"|bambin\w*|gemelli|miopia|miope|liceo|scuola)\b",
     "pt": r"\b(al[ée]rgic\w*|alergia|intoleran\w*|diabétic\w*|vegetarian\w*|vegan\w*|celíac\w*|glúten|lactose"
     r"|grávida|hipertens\w*|cadeira de rodas|disléxic\w*|daltónic\w*|daltônic\w*|surd\w*|ceg\w*|orçamento"
     r"|estudante|iniciante|principiante|especialista|professor\w*|médic[oa]|enfermeir\w*|programador\w*"
@@ -280,11 +293,36 @@ ONE_OFF = {
 
 # The user's own resolution or plan: "j'essaie", "ich versuche", "intento", "provo", "estou tentando".
 SELF_STATEMENT = {
-    "fr": r"\b(j'|je )(essaie|vais|compte|me suis|ai décidé|promets|arrête|commence|me mets)\b",
-    "de": r"\b(versuche|werde|habe) ich\b|\bich (versuche|werde|habe mir|fange|höre|trinke|esse|mache)\b",
-    "es": r"\b(intento|voy a|trato de|me propongo|he decidido|empiezo|dejo de|me pongo)\b",
-    "it": r"\b(provo|cerco di|ho deciso|mi impegno|comincio|smetto|inizio|vado)\b",
-    "pt": r"\b(estou tentando|estou a tentar|tento|vou|decidi|começo|paro de|deixo de)\b",
+    "fr": r"\b(j'|je )(essaie|vais|compte|me suis|ai décidé|promets|arrête|commence|me mets|me jure|me promets)\b",
+    "de": r"\b(versuche|werde|habe) ich\b|\bich (versuche|werde|habe mir|hab mir|fange|höre|trinke|esse|mache"
+    r"|schwöre)\b|\bvorgenommen\b",
+    "es": r"\b(intento|voy a|trato de|me propongo|he decidido|empiezo|dejo de|me pongo|me prometí|me juré"
+    r"|me he propuesto|le vuelvo)\b",
+    "it": r"\b(provo|cerco di|ho deciso|mi impegno|comincio|smetto|inizio|vado|mi sono (ri)?promess[oa]|ho giurato)\b",
+    "pt": r"\b(estou tentando|estou a tentar|tento|vou|decidi|começo|paro de|deixo de|prometi|jurei)\b",
+}
+
+# Someone else is the subject: "ma fille ne range jamais", "mein Chef schreibt immer", "mi jefe siempre".
+OTHER_PERSON = {
+    "fr": r"\b(ma|mon|mes|notre|nos) (fille|fils|mari|femme|copine?|copain|chef\w*|mère|père|enfants?|collègues?|frère"
+    r"|sœur|voisin\w*|prof\w*|patron\w*|ami\w*|coloc\w*)\b",
+    "de": r"\b(meine?[nmrs]?|unsere?[nmrs]?) (tochter|sohn|mann|frau|freund\w*|chef\w*|mutter|vater|kinder|kolleg\w*"
+    r"|bruder|schwester|nachbar\w*|lehrer\w*|mitbewohner\w*)\b",
+    "es": r"\b(mi|mis|nuestr[oa]s?) (hij[oa]s?|marido|esposa|espos[oa]|novi[oa]|jef[ea]|madre|padre|mamá|papá|prim[oa]"
+    r"|compañer[oa]s?|herman[oa]|vecin[oa]s?|profe\w*|amig[oa]s?)\b",
+    "it": r"\b(mia|mio|miei|mie|il mio|la mia|i miei|le mie|nostr[oaie]) (figli[oa]|marito|moglie|ragazz[oa]|capo"
+    r"|madre|padre|mamma|papà|cugin[oa]|colleg\w*|fratello|sorella|vicin[oi]|prof\w*|amic[oaih]\w*|coinquilin\w*)\b",
+    "pt": r"\b(minha|meu|meus|minhas|noss[oa]s?) (filh[oa]s?|marido|esposa|namorad[oa]|chefe|mãe|pai|prim[oa]"
+    r"|colegas?|irmã[o]?|vizinh[oa]s?|professor\w*|amig[oa]s?)\b",
+}
+
+# A standing release: "pas besoin de m'expliquer", "musst du mir nicht erklären", "no hace falta".
+NO_NEED = {
+    "fr": r"\b(pas besoin de|inutile de|tu n'as pas besoin|vous n'avez pas besoin|pas la peine de)\b",
+    "de": r"\b(musst|brauchst) du (mir )?\w* ?nicht\b|\bnicht nötig\b|\bkannst du dir sparen\b",
+    "es": r"\b(no hace falta|no necesitas|no es necesario|no tienes que|no hay que)\b",
+    "it": r"\b(non serve|non c'è bisogno|non devi|non è necessario|non occorre)\b",
+    "pt": r"\b(não precisa|não é preciso|não há necessidade|não tens de|não tem que)\b",
 }
 
 # Feature order of the multilingual stage 2 (``multilingual.py``): these classes, then the flags it adds.
@@ -306,6 +344,8 @@ CLASSES = {
     "world_question": WORLD_QUESTION,
     "one_off": ONE_OFF,
     "self_statement": SELF_STATEMENT,
+    "other_person": OTHER_PERSON,
+    "no_need": NO_NEED,
 }
 # German nouns and formal pronouns are capitalized: its second-person class is matched case-sensitively.
 _CASE_SENSITIVE = {("addressee", "de")}

@@ -30,6 +30,9 @@ LANG_CUE = "lang:"  # cue prefix naming the language of an input the English rul
 PERSISTENCE_CUES = _rx(
     r"\bfrom (now|here|this point)( on(wards?)?)?\b",
     r"\bgoing forward\b",
+    # "in future" opening a wish ("Also, in future keep recipe answers short"), not a question about the world
+    r"(^|[,.;:!?]\s*|\b(and|also|so|but)\s+)in (the )?future,?\s+(please |always |never )?(keep|use|give|write|answer"
+    r"|reply|respond|make|be|stop|avoid|include|add|put|call|start|end|skip|tell|don't|do not)\b",
     r"\bhenceforth\b",
     r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
     r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later "
@@ -82,7 +85,8 @@ USER_FACT = re.compile(
     # a condition named by its acronym or medical suffix ("I have ADHD", "I have dyslexia"), hard of hearing,
     # means the user or their household lacks ("we don't have a car")
     r"|\bi (have|'ve got) (\w+ )?([A-Z]{2,5}|\w+(ia|ism|itis|osis|phobia))\b|\bhard of hearing\b"
-    r"|\b(i|we) (don't|do not|can't|cannot) (own|have|drive|afford|use)\b",
+    r"|\b(i|we) (don't|do not|can't|cannot) (own|have|drive|afford|use)\b"
+    r"|\bmy (monthly )?(budget|income|salary|rent)\b",
     re.IGNORECASE,
 )
 # ... with what it means for later replies ("keep that in mind", "so you can skip ...").
@@ -91,7 +95,8 @@ FACT_CONSEQUENCE = re.compile(
     r"|skip|assume|please|don't|no|never|avoid)\b|\byou can\b|\bfeel free\b|\bwith me\b|\b(reflect|respect)"
     r" (that|this)\b|\b(any|all|every)( \w+)? (you|your)\b|\bin (anything|everything) you\b|\bwhenever we\b"
     r"|\bi (can't|cannot) (have|eat|drink)\b|\bin mind\b|\byou (really )?(don't|do not) need to\b|\bno need to\b"
-    r"|\b(really )?helps? me\b",
+    r"|\b(really )?helps? me\b|\bso\b[^.?!]*\b(should|must|needs? to|has to|have to)\b|\bfactor (that|this|it) in"
+    r"|\bremember\b|\bfor context\b",
     re.IGNORECASE,
 )
 
@@ -101,7 +106,7 @@ FACT_CONSEQUENCE = re.compile(
 _BARE_STOP = re.compile(r"^\W*(please |ok,? |and |also |just )?stop \w+ing\b|[,.;!]\s*(please )?stop \w+ing\b", re.I)
 _HABIT = re.compile(
     r"\byour (\w+ ){0,2}(answers?|repl(y|ies)|responses?|messages?|explanations?)\b"
-    r"|\b(so many|so much|for everything|all the time|every time|constantly|everywhere)\b",
+    r"|\b(so many|so much|everything|all the time|every time|constantly|everywhere)\b",
     re.IGNORECASE,
 )
 _LIFT = re.compile(r"\byou (can|may)\b|\bno longer\b|\bforget\b|\bignore\b|\bgo back\b|\bany ?more\b", re.I)
@@ -119,9 +124,20 @@ _LATER_REPLIES = re.compile(
 )
 _EVERY_REPLY = re.compile(
     r"\b(every|each) (single )?(answer|reply|response|explanation|suggestion)\b"
+    r"|\b(in|for|across) your (\w+ ){0,2}(answers|replies|responses|explanations)\b"
     r"|\b(every|each|any) (\w+ ){1,2}you (give|send|show|write|suggest|recommend)( me)?\b",
     re.IGNORECASE,
 )
+
+
+# "Your answers are way too chatty. Tighten them up.": a complaint about the replies in general is a standing wish.
+_REPLY_COMPLAINT = re.compile(
+    r"\byour (\w+ ){0,2}(answers|replies|responses|explanations)\b (are|have been|keep|get|seem|feel)\b[^.?!]{0,30}"
+    r"\b(too|so|overly|way|really|a bit|kind of|pretty|always)\b",
+    re.IGNORECASE,
+)
+
+_CONCESSION = re.compile(r"\bbut\b[^.?!]*\b(fine|ok|okay|alright|good|no problem|whatever)\b", re.IGNORECASE)
 
 
 def standing_scope(text: str) -> bool:
@@ -199,7 +215,9 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
     frame = content_frame(text, spans)
     if persistence and (directive or constraint) and frame is None:
         return GLOBAL, tuple(persistence + constraint)
-    if frame is None and (directive or constraint) and "?" not in text and standing_scope(text):
+    complaint = bool(_REPLY_COMPLAINT.search(text)) and not _CONCESSION.search(text)
+    scoped = complaint or bool((directive or constraint) and standing_scope(text))
+    if frame is None and "?" not in text and scoped:
         return GLOBAL, ("always/never + the assistant's replies",)
     if prohibition and frame is None:
         return GLOBAL, (PROHIBITION,)

@@ -41,6 +41,15 @@ def test_a_family_in_both_halves_is_refused(tmp_path):
         load_hard_set(path)
 
 
+def test_a_text_in_both_halves_is_refused(tmp_path):
+    row = {"text": "Always answer in French.", "label": "global", "lang": "en", "kind": "plain"}
+    path = tmp_path / "hard.jsonl"
+    lines = [row | {"instruction": row["text"], "split": s, "family": f"f-{s}"} for s in ("dev", "test")]
+    path.write_text("\n".join(json.dumps(r) for r in lines))
+    with pytest.raises(DataFormatError, match="same text"):
+        load_hard_set(path)
+
+
 def test_the_studio_seed_carries_the_dev_half_only():
     dev = {r.text for r in load_hard_set() if r.split == "dev"}
     test = {r.text for r in load_hard_set() if r.split == "test"}
