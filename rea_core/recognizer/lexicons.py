@@ -124,7 +124,7 @@ IMPERATIVE = {
     r"|ten|tené|tenlo|sigue|seguí|siga|limita\w*|limitá|corrige\w*|corregí|corrija|empieza|empezá|empiece|comienza"
     r"|termina|terminá|elige|elegí|resume|resumí|resuma|cita|convierte|adapta|ahórrate|saltate|sáltate|olvida\w*"
     r"|piensa|pensá|piense|considera|considerá|asume|asumí)\b"
-    r"|\bno (me |te |le |lo |la |los |las |nos )*\w+(es|as|éis|áis|en|an)\b",
+    r"|\b(no|nunca|jamás) (me |te |le |lo |la |los |las |nos )*\w+(es|as|éis|áis|en|an)\b",
     "it": r"\b(rispond\w*|scriv\w*|usa|usi|usate|utilizza\w*|evita\w*|evit\w*|smett\w*|dammi|da'|dai|dà|dia|metti\w*"
     r"|chiama\w*|parla\w*|parlami|tieni\w*|spiega\w*|aggiungi\w*|dimmi|di'|dica|sii|sia|fai|fammi|faccia"
     r"|consiglia\w*|suggerisci\w*|includi\w*|indica\w*|mostra\w*|resta|rimani|limita\w*|correggi\w*|evidenzia\w*"
@@ -138,7 +138,7 @@ IMPERATIVE = {
     r"|sugere|sugira|inclui|inclua|indica|indique|mostra|mostre|lembra|lembre|corrige|corrija|começa|comece"
     r"|termina|termine|escolhe|escolha|resume|resuma|cita|cite|converte|converta|adapta|adapte|tira|tire|esquece"
     r"|esqueça|avisa|avise|manda|mande|poupa|poupe|pula|pule|vai|vá)\b"
-    r"|\bnão (me |te |lhe |o |a |os |as )*\w+(es|as|e|a|em|am)\b",
+    r"|\b(não|nunca|jamais) (me |te |lhe |o |a |os |as )*\w+(es|as|e|a|em|am)\b",
 }
 
 # Politeness that marks a request: "s'il te plaît", "bitte", "por favor", "per favore".

@@ -219,9 +219,10 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
     scoped = complaint or bool((directive or constraint) and standing_scope(text))
     if frame is None and "?" not in text and scoped:
         return GLOBAL, ("always/never + the assistant's replies",)
-    if prohibition and frame is None:
+    if prohibition and frame in (None, "self"):  # "Please stop X-ing, I prefer Y": the user's preference is theirs
         return GLOBAL, (PROHIBITION,)
-    if frame in (None, "self") and standing_fact(text):
+    # a fact's consequence often has its own subject ("so times should match NZ"): only content frames veto it
+    if frame in (None, "self", "third-party") and standing_fact(text):
         return GLOBAL, ("standing fact",)
     cues = tuple(persistence + constraint) + tuple(f"gate:{name}" for name in gate_cues(text))
     if cues:
