@@ -93,14 +93,15 @@ def hard_report(name: str, recognizer, rows: list[HardInput]) -> None:
         table(f"per kind, {half} half", lambda r, h=half: r.kind if r.split == h else "", KINDS)
     false_alarms = [s for g, p, s in zip(gold, pred, stages) if p and not g]
     print(f"\nFalse alarms decided by the rule stage alone: {false_alarms.count('rules')} of {len(false_alarms)}.")
-    mixed = [i for i, r in enumerate(rows) if r.kind == "mixed"]
-    caught = [i for i in mixed if pred[i]]
-    exact = sum(_same(stored[i], rows[i].instruction or "") for i in caught)
-    print(
-        f"Mixed messages: {len(caught)} of {len(mixed)} recognized; stored text equals the "
-        f"instruction for {exact} ({exact / len(mixed):.3f} of all mixed, "
-        f"{(exact / len(caught)) if caught else 0:.3f} of those recognized)."
-    )
+    for half in HALVES:
+        mixed = [i for i, r in enumerate(rows) if r.kind == "mixed" and r.split == half]
+        caught = [i for i in mixed if pred[i]]
+        exact = sum(_same(stored[i], rows[i].instruction or "") for i in caught)
+        print(
+            f"Mixed messages, {half} half: {len(caught)} of {len(mixed)} recognized; stored text equals the "
+            f"instruction for {exact} ({exact / max(len(mixed), 1):.3f} of all mixed, "
+            f"{(exact / len(caught)) if caught else 0:.3f} of those recognized)."
+        )
     deferred = [t for t, s in zip(ms, stages) if s != "rules"]
     print(
         f"Per-input time: median {statistics.median(ms):.2f} ms over {len(ms)} inputs, one call each"
