@@ -25,7 +25,10 @@ import re
 _I = re.IGNORECASE
 
 # Quotation spans: "...", “...”, «...», „...“, ‚...‘ (straight single quotes are apostrophes too often).
-_QUOTES = re.compile(r'"[^"]{3,}"|“[^”]{3,}”|«[^»]{3,}»|„[^“”]{3,}[“”]|‚[^‘’]{3,}[‘’]|‘[^’]{6,}’')
+_QUOTES = re.compile(
+    r'"[^"]{3,}"|“[^”]{3,}”|«[^»]{3,}»|„[^“”]{3,}[“”]|‚[^‘’]{3,}[‘’]|‘[^’]{6,}’'
+    r"|(?<!\w)'[^']{6,}'(?!\w)"  # straight single quotes only with no letter outside them (not "don't")
+)
 
 # Content-production verbs, imperative / infinitive forms, per language (en fr de es it pt).
 _PRODUCE = (
@@ -36,7 +39,8 @@ _PRODUCE = (
     r"|escrib\w*|escríb\w*|redact\w*|traduc\w*|tradu[zc]\w*|resum\w*|reescrib\w*|compón\w*|inventa\w*"
     r"|scriv\w*|redig\w*|tradu\w*|riassum\w*|riscriv\w*|compon\w*|invent\w*"
     r"|escrev\w*|redij\w*|redige\w*|reescrev\w*|componh\w*"
-    r"|crée[rz]?|crées|erstell\w*|crea|crear|creare|cria|crie|criar"
+    r"|crée[rz]?|crées|erstell\w*|crea|crear|creare|cria|crie|criar|prépar\w*|prepar\w*|redáct\w*|escribí\w*"
+    r"|bereite\w*"
 )
 # What may precede the verb at the opening of the sentence ("Can you help me word ...", "I need ...").
 _LEAD = (
@@ -45,11 +49,12 @@ _LEAD = (
     r"|per favore|podes|pode|podias|você|por|favor|s'il|te|plaît|aide|aide-moi|aidez-moi|hilf|ayuda|ayúdame|ayudame"
     r"|aiutami|aiuta|ajuda|ajude|a|à|beim|bei|dabei)[\s,]+)*"
 )
-_FRAME_VERB = re.compile(rf"^\W*{_LEAD}(?P<verb>{_PRODUCE})\b(?P<rest>.*)$", _I | re.S)
+_FRAME_VERB = re.compile(rf"^\W*{_LEAD}(?:[mt]')?(?P<verb>{_PRODUCE})\b(?P<rest>.*)$", _I | re.S)
 # "I need a monologue ...", "J'ai besoin d'une règle ...": a request for a piece of content.
 _NEED_CONTENT = re.compile(
     r"^\W*(i need|i want|i'd like|we need|j'ai besoin d'|je veux|ich brauche|ich möchte|necesito|quiero"
-    r"|ho bisogno di|voglio|preciso de|quero)\s*(a|an|une?|eine?[nm]?|una?|um|uma)\b",
+    r"|ho bisogno di|voglio|preciso de|quero)\s*(a|an|une?|eine?[nm]?|una?|um|uma)\b"
+    r"|^\W*how (would|do|can|should|could) (i|you|we) (say|write|phrase|word|put|translate)\b",
     _I,
 )
 # The object is the assistant's own replies: "write all your answers ...", "give me answers ...".
@@ -127,6 +132,9 @@ _OUTPUT_UNIT = re.compile(
     _I,
 )
 # Reported speech: "my teacher always says to ...", "ma mère dit que ...": the rule is someone else's.
+_HABIT_OF_OTHERS = re.compile(
+    r"^\W*(my|our|his|her|their) (\w+ ){1,2}(always|never|often|usually|constantly|keeps)\b", _I
+)  # "My boss always answers emails in all caps": someone else's habit
 _REPORTED = re.compile(
     r"^\W*(my|our|his|her|their|the|mon|ma|mes|mein\w*|mi|mis|il mio|la mia|mio|mia|o meu|a minha|meu|minha)"
     r" (\w+ ){0,2}(always |often |never )?"
@@ -150,6 +158,8 @@ def third_party(sentence: str) -> bool:
             continue
         if _OUTPUT_UNIT.search(subject):  # "each sentence must ...": a unit of the reply binds the assistant
             continue
+        return True
+    if _HABIT_OF_OTHERS.search(sentence):
         return True
     return bool(_REPORTED.search(sentence)) and not _SECOND_PERSON.search(sentence.split(",")[0])
 
@@ -182,7 +192,7 @@ def content_frame(sentence: str, cue_spans: list[tuple[int, int]] = ()) -> str |
     """
     if quoted_cue(sentence, list(cue_spans)):
         return "quoted"
-    if addresses_assistant(sentence):
+    if addresses_assistant(_QUOTES.sub(" ", sentence)):  # "with me" inside a quote names no one
         return None
     if task_frame(sentence):
         return "task"

@@ -168,7 +168,8 @@ REQUEST_FRAME = {
 
 # Stop doing something: "arrête de", "hör auf", "deja de", "smettila di", "para de", "nada de".
 STOP_DOING = {
-    "fr": r"\b(arrête|arrêtez|cesse|cessez) (de|d')|\bpas besoin de\b|\bplus (de|d') \w+|\bfini les\b|\bassez (de|d')"
+    "fr": r"\b(arr[eê]te|arr[eê]tez|cesse|cessez) (de|d')|\bpas besoin de\b|\bplus (de|d') \w+|\bfini les\b"
+    r"|\bassez (de|d')"
     r"|\bstop (aux|à|avec)\b|\bsans (les |des )?\w+",
     "de": r"\bhör\w* (bitte )?(auf|damit)\b|\blass\w* (bitte )?(das|die|den|doch)\b|\bkeine?\w* .{0,30}\bmehr\b"
     r"|\bverzicht\w* (bitte )?auf\b|\bschluss mit\b|\bspar (dir|euch)\b|\bohne \w+"
@@ -325,6 +326,15 @@ NO_NEED = {
     "pt": r"\b(não precisa|não é preciso|não há necessidade|não tens de|não tem que)\b",
 }
 
+# A correction of an earlier reply: "encore", "schon wieder", "otra vez", "di nuovo", "de novo".
+AGAIN = {
+    "fr": r"\b(encore|de nouveau|à nouveau|une fois de plus)\b",
+    "de": r"\b(schon wieder|wieder|erneut|nochmal|schon wieder)\b",
+    "es": r"\b(otra vez|de nuevo|nuevamente|otra vez más)\b",
+    "it": r"\b(di nuovo|ancora una volta|un'altra volta|ancora)\b",
+    "pt": r"\b(de novo|outra vez|novamente|mais uma vez)\b",
+}
+
 # Feature order of the multilingual stage 2 (``multilingual.py``): these classes, then the flags it adds.
 CLASSES = {
     "persistence": PERSISTENCE,
@@ -346,6 +356,7 @@ CLASSES = {
     "self_statement": SELF_STATEMENT,
     "other_person": OTHER_PERSON,
     "no_need": NO_NEED,
+    "again": AGAIN,
 }
 # German nouns and formal pronouns are capitalized: its second-person class is matched case-sensitively.
 _CASE_SENSITIVE = {("addressee", "de")}

@@ -139,6 +139,10 @@ class InstructionRecognizer:
 
         chosen = [i for i in range(len(parts)) if counts(i)]
         if not chosen:
+            frames = tuple(dict.fromkeys(c for v in parts for c in v.cues if c.startswith(FRAME_CUE)))
+            if whole.label == GLOBAL and whole.stage != "rules" and frames:
+                # "I'm building a bot. Write its system prompt: always ...": no sentence is a wish, one is content
+                return Recognition(OTHER, whole.score * FRAME_WEIGHT, whole.stage, (*whole.cues, *frames))
             return whole
         keep = set(chosen)
         for i in chosen:

@@ -31,8 +31,8 @@ PERSISTENCE_CUES = _rx(
     r"\bfrom (now|here|this point)( on(wards?)?)?\b",
     r"\bgoing forward\b",
     # "in future" opening a wish ("Also, in future keep recipe answers short"), not a question about the world
-    r"(^|[,.;:!?]\s*|\b(and|also|so|but)\s+)in (the )?future,?\s+(please |always |never )?(keep|use|give|write|answer"
-    r"|reply|respond|make|be|stop|avoid|include|add|put|call|start|end|skip|tell|don't|do not)\b",
+    r"(^|[,.;:!?]\s*|\b(and|also|so|but)\s+)in (the )?future,?\s+(please |always |never |just |only )?(keep|use"
+    r"|give|write|answer|reply|respond|make|be|stop|avoid|include|add|put|call|start|end|skip|tell|don't|do not)\b",
     r"\bhenceforth\b",
     r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
     r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later "
@@ -46,9 +46,10 @@ PERSISTENCE_CUES = _rx(
 
 # An imperative aimed at the assistant: a reply-shaping verb opening a clause, or "you must/should".
 DIRECTIVE_CUES = _rx(
-    r"(^|[,.;:!]\s*|\b(on|forward|please|and)\s+)(respond|answer|reply|write|speak|talk|use"
+    r"(^|[,.;:!-]\s*|\b(on|forward|future|please|and|just)\s+)(respond|answer|reply|write|speak|talk|use"
     r"|start|begin|end|finish|include|add|avoid|keep|limit|format|wrap|call me|address me"
-    r"|refer to me|act|pretend|be|stay|make|put|sign|translate|don't|do not|never|always|only)\b",
+    r"|refer to me|act|pretend|be|stay|make|put|sign|translate|don'?t|do not|never|always|only"
+    r"|give|tell|show|send|list|explain|stick|assume|skip|drop|cut|tighten|remember)\b",
     r"\byou (must|should|need to|have to|are to|will need to)\b",
 )
 
@@ -96,7 +97,7 @@ FACT_CONSEQUENCE = re.compile(
     r" (that|this)\b|\b(any|all|every)( \w+)? (you|your)\b|\bin (anything|everything) you\b|\bwhenever we\b"
     r"|\bi (can't|cannot) (have|eat|drink)\b|\bin mind\b|\byou (really )?(don't|do not) need to\b|\bno need to\b"
     r"|\b(really )?helps? me\b|\bso\b[^.?!]*\b(should|must|needs? to|has to|have to)\b|\bfactor (that|this|it) in"
-    r"|\bremember\b|\bfor context\b",
+    r"|\bremember\b|\bfor context\b|\b(a no|off limits|out of the question|not an option) for me\b",
     re.IGNORECASE,
 )
 
@@ -106,7 +107,8 @@ FACT_CONSEQUENCE = re.compile(
 _BARE_STOP = re.compile(r"^\W*(please |ok,? |and |also |just )?stop \w+ing\b|[,.;!]\s*(please )?stop \w+ing\b", re.I)
 _HABIT = re.compile(
     r"\byour (\w+ ){0,2}(answers?|repl(y|ies)|responses?|messages?|explanations?)\b"
-    r"|\b(so many|so much|everything|all the time|every time|constantly|everywhere)\b",
+    r"|\b(so many|so much|everything|all the time|every time|constantly|everywhere)\b"
+    r"|\b(every|each|all) (\w+ )?(answers?|repl(y|ies)|responses?|messages?)\b|\bstop \w+ing me\b",
     re.IGNORECASE,
 )
 _LIFT = re.compile(r"\byou (can|may)\b|\bno longer\b|\bforget\b|\bignore\b|\bgo back\b|\bany ?more\b", re.I)
@@ -115,12 +117,16 @@ _LIFT = re.compile(r"\byou (can|may)\b|\bno longer\b|\bforget\b|\bignore\b|\bgo 
 # How often a wish applies; with the assistant's later replies (plural) or the user as its scope, a
 # standing wish: "Please always include an example in your explanations", "Never recommend X to me",
 # "I want every answer to start with a TL;DR". "Each sentence in your response" is one reply's constraint.
-_FREQUENCY = re.compile(r"\b(always|never|every time|each time|whenever)\b", re.I)
+_FREQUENCY = re.compile(r"\b(always|never|every time|each time|whenever|do?n'?t ever|do not ever)\b", re.I)
 _LATER_REPLIES = re.compile(
     r"\b(your|all (of )?(your|the)|any of your) (\w+ ){0,2}(answers|replies|responses|explanations|suggestions"
     r"|recommendations|examples|outputs)\b|\byou (give|send|show|suggest|recommend|write for|tell) me\b"
     r"|\b(to|with|for) me\b",
     re.IGNORECASE,
+)
+# Naming the user is standing by nature: "Call me Sam.", "I'd like you to call me Dani."
+_NAMING = re.compile(
+    r"(^\W*(please |so |ok,? |and )?|\b(you to|please|and|just|always) )(call|address|refer to) me\b", re.IGNORECASE
 )
 _EVERY_REPLY = re.compile(
     r"\b(every|each) (single )?(answer|reply|response|explanation|suggestion)\b"
@@ -142,6 +148,8 @@ _CONCESSION = re.compile(r"\bbut\b[^.?!]*\b(fine|ok|okay|alright|good|no problem
 
 def standing_scope(text: str) -> bool:
     """A frequency word with the assistant's later replies as scope, or every one of its replies."""
+    if _NAMING.search(text):
+        return True
     return bool(_FREQUENCY.search(text) and _LATER_REPLIES.search(text)) or bool(_EVERY_REPLY.search(text))
 
 
@@ -213,6 +221,8 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
     # Content of a task or a rule for others ("write a story where, from now on, ..."): the rules
     # do not decide; stage 2 does, its score down-weighted (``recognize.FRAME_WEIGHT``).
     frame = content_frame(text, spans)
+    if frame == "self" and directive:  # "keep recipes in grams from now on, I bake by weight": the assistant's wish
+        frame = None
     if persistence and (directive or constraint) and frame is None:
         return GLOBAL, tuple(persistence + constraint)
     complaint = bool(_REPLY_COMPLAINT.search(text)) and not _CONCESSION.search(text)

@@ -99,7 +99,7 @@ def test_caught_misses_and_metrics_by_source(recognizer):
     globals_ = [
         "Keep a formal tone with me throughout our conversation.",
         "From now on, answer in lowercase.",
-        "Call me Sam.",
+        "Whatever I ask next, reply like a pirate would.",
     ]
     missed, caught = triage.caught_misses(InstructionRecognizer(None), recognizer, globals_)
     assert (missed, caught) == (2, 2)  # rules alone store only the "from now on" one

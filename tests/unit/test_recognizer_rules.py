@@ -13,6 +13,7 @@ from rea_core.recognizer import GLOBAL, OTHER, REVOKE, InstructionRecognizer, ru
         "In all of your future responses, avoid the word 'very'.",
         "From here on, begin each response with the letter r and stay under 200 words.",
         "Until I say otherwise, you must reply in French.",
+        "Call me Captain.",  # naming the user is standing by nature
     ],
 )
 def test_persistence_marker_with_directive_is_global_by_rules(text):
@@ -28,7 +29,6 @@ def test_persistence_marker_with_directive_is_global_by_rules(text):
         "Please keep your answers under 50 words.",
         "Write a poem about the sea in lowercase.",
         "From now on I will be working at a bakery.",  # a marker but no directive: the classifier decides
-        "Call me Captain.",
     ],
 )
 def test_weak_cues_go_to_the_classifier(text):
