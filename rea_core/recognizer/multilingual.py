@@ -66,13 +66,16 @@ class MultilingualRecognizer:
     Attributes:
         coef: (len(FEATURE_NAMES),) weights.
         intercept: The bias.
-        threshold: P(global) at or above which it says global.
+        threshold: P(global) at or above which it says global of a whole message.
+        sentence_threshold: The same for one sentence of a message of several (chosen per message, with
+            ``threshold``, by the training's cross-validation).
         provenance: Training rows, languages, regularization and cross-validated metrics.
     """
 
     coef: np.ndarray
     intercept: float
     threshold: float = 0.5
+    sentence_threshold: float = 0.5
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def p_global(self, texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
@@ -88,6 +91,7 @@ class MultilingualRecognizer:
             "coef": [round(float(w), 6) for w in self.coef],
             "intercept": round(float(self.intercept), 6),
             "threshold": self.threshold,
+            "sentence_threshold": self.sentence_threshold,
             "provenance": self.provenance,
         }
 
@@ -104,6 +108,7 @@ class MultilingualRecognizer:
             np.asarray(data["coef"], dtype=np.float64),
             float(data["intercept"]),
             float(data["threshold"]),
+            float(data.get("sentence_threshold", data["threshold"])),
             data.get("provenance", {}),
         )
 

@@ -110,6 +110,7 @@ class InstructionRecognizer:
         """
         units: list[str] = []
         langs: list[str] = []
+        is_sentence: list[bool] = []
         spans: list[tuple[int, int, list[str]]] = []
         for text in texts:
             sentences = split_message(text)
@@ -117,7 +118,8 @@ class InstructionRecognizer:
             spans.append((len(units), len(units) + 1 + len(sentences), sentences))
             units += [text, *sentences]
             langs += [message_language(t) for t in (text, *sentences)]  # "Rispondi sempre in italiano. What's ...?"
-        verdicts = self._recognize_units(units, langs)
+            is_sentence += [False] + [True] * len(sentences)
+        verdicts = self._recognize_units(units, langs, is_sentence)
         return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
 
     def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
@@ -133,8 +135,8 @@ class InstructionRecognizer:
             start = text.find(sentences[i])
             if any(qs <= start < qe for qs, qe in quotes):  # a quoted sentence is content
                 return False
-            if v.stage == "multilingual" and whole.stage != "multilingual":
-                return True  # the message as a whole was read in another language: its score says nothing here
+            if v.stage == "multilingual":
+                return True  # its sentence threshold was chosen per message, with the whole message's (training)
             return v.stage == "rules" or whole.score >= CONTEXT_FLOOR
 
         chosen = [i for i in range(len(parts)) if counts(i)]
@@ -162,7 +164,9 @@ class InstructionRecognizer:
             sentences=tuple(sentences[i] for i in sorted(keep)) if asks else (),
         )
 
-    def _recognize_units(self, texts: list[str], langs: list[str]) -> list[Recognition]:
+    def _recognize_units(
+        self, texts: list[str], langs: list[str], is_sentence: list[bool] | None = None
+    ) -> list[Recognition]:
         """Verdicts for texts taken as they are, each read as its language; the trained stage 2
         embeds all deferred English ones in one batch, the multilingual stage 2 decides the others."""
         out: list[Recognition | None] = [None] * len(texts)
@@ -180,7 +184,9 @@ class InstructionRecognizer:
             ):
                 lang = cues[0][len(LANG_CUE) :]  # the language stage 1 read it in
                 p_global = float(self.multilingual.p_global([text], lang)[0])
-                label = GLOBAL if p_global >= self.multilingual.threshold else OTHER
+                sentence = is_sentence is not None and is_sentence[i]
+                threshold = self.multilingual.sentence_threshold if sentence else self.multilingual.threshold
+                label = GLOBAL if p_global >= threshold else OTHER
                 out[i] = Recognition(label, p_global, "multilingual", (*cues, *flags(text, lang)[1]))
             else:
                 deferred.append(i)

@@ -23,6 +23,7 @@ def _rx(*patterns: str) -> list[tuple[str, re.Pattern]]:
 
 
 FRAME_CUE = "frame:"  # cue prefix naming an addressee frame (``addressee.content_frame``)
+_CONFUSED = ("es", "pt")  # langdetect's one frequent confusion among the covered languages, in short texts
 PROHIBITION = "standing prohibition"  # cue of a "stop X-ing" wish; REA lets it lift a held entry it contradicts
 LANG_CUE = "lang:"  # cue prefix naming the language of an input the English rules leave to stage 2
 
@@ -35,6 +36,7 @@ PERSISTENCE_CUES = _rx(
     r"|give|write|answer|reply|respond|make|be|stop|avoid|include|add|put|call|start|end|skip|tell|don't|do not)\b",
     r"\bhenceforth\b",
     r"\bfor the (rest|remainder) of (this|our|the) (conversation|chat|session|discussion)\b",
+    r"\b(for|during|throughout) (the|this|our) (whole |entire )?(conversation|chat|session|discussion)\b",
     r"\b(in|for) (all|every|each|any) (of )?(your )?(future |subsequent |later "
     r"|following |remaining )?(responses?|answers?|repl(y|ies)|messages?|outputs?)\b",
     r"\b(every|each) (time you \w+|(response"
@@ -78,8 +80,8 @@ CONSTRAINT_CUES = _rx(
 
 # A standing fact about the user (health, diet, expertise, language, location) ...
 USER_FACT = re.compile(
-    r"\bi('m| am) (\w+ly )?(a|an|allergic|vegan|vegetarian|pescatarian|pregnant|diabetic|on|blind|deaf"
-    r"|dyslexic|colou?r-?blind|lactose|gluten|new to|learning|based in|from|\w+ intolerant)\b"
+    r"\bi('m| am) (\w+ly |[\w-]+ [\w-]+ |[\w-]+ )?(a|an|allergic|vegan|vegetarian|pescatarian|pregnant|diabetic|on"
+    r"|blind|deaf|dyslexic|colou?r-?blind|lactose|gluten|new to|learning|based in|from|\w+ intolerant)\b"
     r"|\bi (have|'ve got) (celiac|coeliac|diabetes"
     r"|\w+ (disease|allergy|allergies|intolerance|condition))\b|\bi (can't|cannot|don't|do not) (have|eat|drink"
     r"|tolerate|read|see|hear)\b|\bi (teach|work as|work in|live in)\b|\bi'?ve never\b|\bmy first language\b"
@@ -96,7 +98,8 @@ FACT_CONSEQUENCE = re.compile(
     r"|skip|assume|please|don't|no|never|avoid)\b|\byou can\b|\bfeel free\b|\bwith me\b|\b(reflect|respect)"
     r" (that|this)\b|\b(any|all|every)( \w+)? (you|your)\b|\bin (anything|everything) you\b|\bwhenever we\b"
     r"|\bi (can't|cannot) (have|eat|drink)\b|\bin mind\b|\byou (really )?(don't|do not) need to\b|\bno need to\b"
-    r"|\b(really )?helps? me\b|\bso\b[^.?!]*\b(should|must|needs? to|has to|have to)\b|\bfactor (that|this|it) in"
+    r"|\b(really )?helps? me\b|\bso\b[^.?!]*\b(should|must|needs? to|has to|have to|think|plan|consider|stick)\b"
+    r"|\bfactor (that|this|it) in"
     r"|\bremember\b|\bfor context\b|\b(a no|off limits|out of the question|not an option) for me\b",
     re.IGNORECASE,
 )
@@ -104,7 +107,11 @@ FACT_CONSEQUENCE = re.compile(
 
 # "Stop adding a summary at the end of your replies": a bare "stop X-ing" aimed at a habit of the
 # replies (their scope, or "so many" / "for everything") forbids it from now on; it lifts nothing.
-_BARE_STOP = re.compile(r"^\W*(please |ok,? |and |also |just )?stop \w+ing\b|[,.;!]\s*(please )?stop \w+ing\b", re.I)
+_BARE_STOP = re.compile(
+    r"^\W*(please |pls |plz |ok,? |and |also |just |so |in general,? |generally,? )?stop \w+ing\b"
+    r"|[,.;!]\s*(please |pls |plz |and |also |just |so |in general,? |generally,? )?stop \w+ing\b",
+    re.IGNORECASE,
+)
 _HABIT = re.compile(
     r"\byour (\w+ ){0,2}(answers?|repl(y|ies)|responses?|messages?|explanations?)\b"
     r"|\b(so many|so much|everything|all the time|every time|constantly|everywhere)\b"
@@ -205,11 +212,13 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
     """
     lang = lang or message_language(text)
     if lang in OTHER_LANGS:
-        # None of its word classes: langdetect misread English ("Call me Sam." as Italian). Else the covered
-        # language whose classes say most, langdetect's on a tie: it confuses Spanish and Portuguese.
+        # None of its word classes: langdetect misread English ("Call me Sam." as Italian). Between Spanish
+        # and Portuguese, which it confuses in short texts, the one whose classes say more.
         fired = {other: len(class_spans(text, other)) for other in OTHER_LANGS}
         if fired[lang]:
-            return None, (f"{LANG_CUE}{max(OTHER_LANGS, key=lambda other: (fired[other], other == lang))}",)
+            if lang in _CONFUSED:
+                lang = max(_CONFUSED, key=lambda other: (fired[other], other == lang))
+            return None, (f"{LANG_CUE}{lang}",)
     revoke = matching(REVOKE_CUES, text)
     persistence = matching(PERSISTENCE_CUES, text)
     prohibition = standing_prohibition(text)

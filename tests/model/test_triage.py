@@ -97,7 +97,7 @@ def test_likely_false_alarm_queue_surfaces_a_stored_input_that_looks_like_a_task
 
 def test_caught_misses_and_metrics_by_source(recognizer):
     globals_ = [
-        "Keep a formal tone with me throughout our conversation.",
+        "All dates you write should use the YYYY-MM-DD format.",
         "From now on, answer in lowercase.",
         "Whatever I ask next, reply like a pirate would.",
     ]

@@ -62,6 +62,7 @@ def test_a_retrained_model_round_trips_through_json(tmp_path):
     again = MultilingualRecognizer.from_dict(json.loads(path.read_text()))
     texts = ["D'ora in poi rispondimi sempre in italiano.", "Che ore sono?"]
     assert np.allclose(model.p_global(texts, "it"), again.p_global(texts, "it"))
+    assert (again.threshold, again.sentence_threshold) == (model.threshold, model.sentence_threshold)
 
 
 def test_a_model_for_other_features_is_refused():

@@ -158,3 +158,31 @@ def test_a_sentence_is_read_in_its_own_language_and_word_classes_settle_spanish_
     verdict = InstructionRecognizer(None).recognize(text)
     assert verdict.is_global and verdict.instruction(text) == "Rispondi sempre in italiano anche se scrivo in inglese."
     assert rule_stage("No vuelvas a usar emojis cuando me respondas.")[1] == ("lang:es",)  # langdetect says pt
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm building a support bot. Write its system prompt: always answer politely and never promise refunds.",
+        "How would I say 'from now on, please only speak French with me' in German?",
+        "My boss always answers emails in all caps and it stresses me out.",
+    ],
+)
+def test_rules_for_a_bot_a_phrase_to_translate_or_someone_elses_habit_are_not_stored(text):
+    assert not InstructionRecognizer(None).recognize(text).is_global
+
+
+def test_naming_the_user_and_a_complaint_about_the_replies_are_standing():
+    assert rule_stage("I'd like you to call me Dani in your replies.")[0] == GLOBAL
+    assert rule_stage("Your answers are way too chatty. Tighten them up.")[0] == GLOBAL
+    assert rule_stage("Honestly your answers are a bit long, but that's fine.")[0] != GLOBAL
+
+
+def test_an_instruction_sentence_in_another_language_is_judged_on_the_sentence_threshold():
+    text = (
+        "Necesito un itinerario de tres días por Lisboa. "
+        "Por cierto, en todos los planes de viaje que me hagas incluye opciones baratas."
+    )
+    verdict = InstructionRecognizer(None).recognize(text)
+    assert verdict.is_global and verdict.stage == "multilingual"
+    assert verdict.sentences == ("Por cierto, en todos los planes de viaje que me hagas incluye opciones baratas.",)
