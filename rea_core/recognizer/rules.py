@@ -150,6 +150,15 @@ _REPLY_COMPLAINT = re.compile(
     re.IGNORECASE,
 )
 
+# "Please always reply in bullet points", "Could you always give me TypeScript?": a frequency word in a
+# request to the assistant. Not a question about the world ("Will Python always ...?") or a resolution.
+_ALWAYS_REQUEST = re.compile(
+    r"(^\W*(please|pls|plz|and|also|just|so|ok,?) |[.;!]\s*(please |pls |and |also |just |so )?"
+    r"|\b(could|can|would|will) you (please )?)(always|never|don'?t ever)\s+(respond|answer|reply|write|use|give"
+    r"|include|add|start|end|put|show|tell|explain|keep|format|call|address|mention|suggest|recommend|say|assume)\b",
+    re.IGNORECASE,
+)
+_WORLD_QUESTION = re.compile(r"^\W*(will|is|are|does|do|did|has|have|was|were|why|how|what|when)\b[^.!]*\?", re.I)
 _CONCESSION = re.compile(r"\bbut\b[^.?!]*\b(fine|ok|okay|alright|good|no problem|whatever)\b", re.IGNORECASE)
 
 
@@ -235,6 +244,8 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
     if persistence and (directive or constraint) and frame is None:
         return GLOBAL, tuple(persistence + constraint)
     complaint = bool(_REPLY_COMPLAINT.search(text)) and not _CONCESSION.search(text)
+    if frame is None and _ALWAYS_REQUEST.search(text) and not _WORLD_QUESTION.search(text):
+        return GLOBAL, ("always/never asked of the assistant",)
     scoped = complaint or bool((directive or constraint) and standing_scope(text))
     if frame is None and "?" not in text and scoped:
         return GLOBAL, ("always/never + the assistant's replies",)

@@ -45,7 +45,7 @@ def test_recognize_with_classifier():
 
 
 def test_recognize_uses_the_shipped_trained_stage_two_by_default():
-    proc = run_rea("recognize", "--json", "Keep a formal tone with me throughout our conversation.")
+    proc = run_rea("recognize", "--json", "Whatever I ask next, reply like a pirate would.")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["stage"] == "trained" and out["label"] == "global" and "gate:tone_persona" in out["cues"]
