@@ -7,9 +7,10 @@ fresh install has work to label (REA paper, D.1 builds its validation set from I
   the hard negatives a recognizer must not store, next to the real global instructions.
 * chitchat (`chitchat-dataset`): opening messages of casual conversations, ordinary inputs,
   with the conversation's next turns as context.
-* the hard set (`rea_core/data/recognizer_hard.jsonl`, docs/recognizer_hard_set.md): its dev half,
-  each row with its label by the annotator `hard-set` and the source `hard-set:<kind>:<lang>`, so
-  annotators can second-label it and add inputs of the same kinds under the same sources.
+* the hard set (`rea_core/data/recognizer_hard.jsonl`, docs/recognizer_hard_set.md): rows of its dev
+  half, the first few of each kind, label and language, each with its label by the annotator
+  `hard-set` and the source `hard-set:<kind>:<lang>`, so annotators can second-label them and add
+  inputs of the same kinds under the same sources.
 
 Texts that are in the recognizer validation set or the hard set's test half are left out, so
 training never sees them.
@@ -49,15 +50,25 @@ def validation_texts() -> set[str]:
     }
 
 
-def hard_set_rows(split: str = "dev") -> list[ImportRow]:
-    """One half of the packaged hard set as labeled rows (empty when the file is absent)."""
+# Hard-set rows seeded per (kind, label, language): every kind and language, as many as the first
+# round seeded, not all 1400 dev rows (13 s for each fresh store). Never the test half.
+SEED_PER_GROUP = 4
+
+
+def hard_set_rows(split: str = "dev", per_group: int | None = SEED_PER_GROUP) -> list[ImportRow]:
+    """One half of the packaged hard set as labeled rows, the first ``per_group`` of each (kind, label,
+    language) in file order, all of them with None (empty when the file is absent)."""
     if not hard_set_path().is_file():
         return []
-    return [
-        ImportRow(text=r.text, source=f"hard-set:{r.kind}:{r.lang}", labels=[("hard-set", r.label)])
-        for r in load_hard_set()
-        if r.split == split
-    ]
+    taken: dict[tuple[str, str, str], int] = {}
+    rows = []
+    for r in load_hard_set():
+        group = (r.kind, r.label, r.lang)
+        if r.split != split or (per_group is not None and taken.get(group, 0) >= per_group):
+            continue
+        taken[group] = taken.get(group, 0) + 1
+        rows.append(ImportRow(text=r.text, source=f"hard-set:{r.kind}:{r.lang}", labels=[("hard-set", r.label)]))
+    return rows
 
 
 def ifbench_rows(limit: int, rng: random.Random) -> list[ImportRow]:
@@ -100,6 +111,6 @@ def seed_rows(*, ifbench_prompts: int = 120, chitchat: int = 120, seed: int = 0,
     """The seed pool, deterministic for a given `seed`, minus the validation set's and the hard
     test half's texts; with `hard`, the hard set's dev half (labeled) comes first."""
     rng = random.Random(seed)
-    held_out = validation_texts() | {normalize(r.text) for r in hard_set_rows("test")}
+    held_out = validation_texts() | {normalize(r.text) for r in hard_set_rows("test", per_group=None)}
     rows = (hard_set_rows() if hard else []) + ifbench_rows(ifbench_prompts, rng) + chitchat_rows(chitchat, rng)
     return [r for r in rows if normalize(r.text) not in held_out]

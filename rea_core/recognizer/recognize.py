@@ -11,7 +11,9 @@ Two stages, as in the paper:
        shipped trained classifier (``default.py``: logistic regression on MiniLM
        embeddings plus lexical cue features, stage "trained"); the paper's few-shot LLM
        classifier (prompt in ``templates/recognizer.md``, score = P(yes) from the log-probabilities
-       of "yes" and "no", stage "classifier") stays available with stage2="llm".
+       of "yes" and "no", stage "classifier") stays available with stage2="llm". Inputs in
+       French, German, Spanish, Italian or Portuguese go to the multilingual stage 2 instead
+       (``multilingual.py``, stage "multilingual"), whichever English stage 2 runs.
 """
 
 from __future__ import annotations
@@ -103,10 +105,12 @@ class InstructionRecognizer:
         """Verdicts for many inputs, sentence by sentence (issue 26).
 
         A message of several sentences is recognized whole and per sentence, in one stage-2
-        batch. It is global when a sentence is (by the rules, or by stage 2 with the whole message
-        scoring at least CONTEXT_FLOOR, and not inside quoted text), and then ``sentences`` names
-        the instruction sentences Instructional Memory stores; else the whole message's verdict
-        stands (``sentences`` empty: the whole input is stored).
+        batch, each read in its own language. It is global when a sentence is (by the rules, by the
+        English stage 2 with the whole message scoring at least CONTEXT_FLOOR, or by the multilingual
+        stage 2 at its sentence threshold; never inside quoted text), and then ``sentences`` names
+        the instruction sentences Instructional Memory stores (none when the message asks nothing
+        else: then all of it is the wish); else the whole message's verdict stands, down-weighted
+        when one of its sentences is content of a task (``sentences`` empty: the whole input is stored).
         """
         units: list[str] = []
         langs: list[str] = []

@@ -248,7 +248,7 @@ def rule_stage(text: str, lang: str | None = None) -> tuple[str | None, tuple[st
         return GLOBAL, ("always/never asked of the assistant",)
     scoped = complaint or bool((directive or constraint) and standing_scope(text))
     if frame is None and "?" not in text and scoped:
-        return GLOBAL, ("always/never + the assistant's replies",)
+        return GLOBAL, ("complaint about the replies" if complaint else "the assistant's later replies as scope",)
     if prohibition and frame in (None, "self"):  # "Please stop X-ing, I prefer Y": the user's preference is theirs
         return GLOBAL, (PROHIBITION,)
     # a fact's consequence often has its own subject ("so times should match NZ"): only content frames veto it

@@ -54,6 +54,7 @@ def test_the_studio_seed_carries_the_dev_half_only():
     dev = {r.text for r in load_hard_set() if r.split == "dev"}
     test = {r.text for r in load_hard_set() if r.split == "test"}
     rows = hard_set_rows()
-    assert {r.text for r in rows} == dev
+    assert {r.text for r in rows} <= dev and {r.text for r in hard_set_rows(per_group=None)} == dev
+    assert {r.source for r in rows} == {f"hard-set:{r.kind}:{r.lang}" for r in load_hard_set() if r.split == "dev"}
     assert all(r.source.startswith("hard-set:") and r.labels for r in rows)
     assert not test & {r.text for r in seed_rows(ifbench_prompts=0, chitchat=0)}
