@@ -80,8 +80,11 @@ class MultilingualRecognizer:
 
     def p_global(self, texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
         """(n,) P(global) of ``texts``, each read as ``lang`` (one code for all, or one per text)."""
-        logits = features(texts, lang) @ self.coef + self.intercept
-        return 1.0 / (1.0 + np.exp(-logits))
+        return self.p_global_features(features(texts, lang))
+
+    def p_global_features(self, X: np.ndarray) -> np.ndarray:
+        """(n,) P(global) of precomputed (n, len(FEATURE_NAMES)) ``features``."""
+        return 1.0 / (1.0 + np.exp(-(X @ self.coef + self.intercept)))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,9 +120,15 @@ def fit_multilingual(
     texts: Sequence[str], langs: Sequence[str], is_global: Sequence[bool], c: float, threshold: float = 0.5
 ) -> MultilingualRecognizer:
     """Fit the weights (L2-regularized logistic regression, balanced classes) on labeled texts."""
+    return fit_multilingual_features(features(texts, langs), is_global, c, threshold)
+
+
+def fit_multilingual_features(
+    X: np.ndarray, is_global: Sequence[bool], c: float, threshold: float = 0.5
+) -> MultilingualRecognizer:
+    """``fit_multilingual`` on precomputed features (cross-validation computes them once)."""
     from sklearn.linear_model import LogisticRegression
 
-    X = features(texts, langs)
     y = np.asarray(is_global, dtype=int)
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(X, y)
     return MultilingualRecognizer(model.coef_[0].copy(), float(model.intercept_[0]), threshold)

@@ -25,7 +25,7 @@ from ..errors import InputError
 from ..recognizer.hard_set import HardInput
 from ..recognizer.labels import GLOBAL
 from ..recognizer.lexicons import LANGS
-from ..recognizer.multilingual import MultilingualRecognizer, fit_multilingual
+from ..recognizer.multilingual import MultilingualRecognizer, features, fit_multilingual_features
 from ..recognizer.sentences import split_message
 from .recognizer import CV_FOLDS
 
@@ -77,17 +77,17 @@ def message_decisions(units: Sequence[Unit], scores: np.ndarray, threshold: floa
     return [(gold[m], pred[m]) for m in gold]
 
 
-def _out_of_fold(units: Sequence[Unit], c: float, seed: int) -> np.ndarray:
+def _out_of_fold(units: Sequence[Unit], c: float, seed: int, X: np.ndarray | None = None) -> np.ndarray:
+    """Out-of-fold P(global) of every unit (folds never split a family); ``X``: its features, if computed."""
     from sklearn.model_selection import StratifiedGroupKFold
 
+    X = features([u.text for u in units], [u.lang for u in units]) if X is None else X
     y = np.array([u.is_global for u in units])
     scores = np.zeros(len(units))
     folds = StratifiedGroupKFold(n_splits=CV_FOLDS, shuffle=True, random_state=seed)
-    for train_idx, test_idx in folds.split(np.zeros(len(units)), y, groups=[u.family for u in units]):
-        part = [units[i] for i in train_idx]
-        model = fit_multilingual([u.text for u in part], [u.lang for u in part], [u.is_global for u in part], c)
-        test = [units[i] for i in test_idx]
-        scores[test_idx] = model.p_global([u.text for u in test], [u.lang for u in test])
+    for train_idx, test_idx in folds.split(X, y, groups=[u.family for u in units]):
+        model = fit_multilingual_features(X[train_idx], y[train_idx], c)
+        scores[test_idx] = model.p_global_features(X[test_idx])
     return scores
 
 
@@ -98,15 +98,30 @@ def _pr(decisions: Sequence[tuple[bool, bool]]) -> tuple[float, float]:
 
 
 def _best_thresholds(units: Sequence[Unit], scores: np.ndarray) -> tuple[float, float, float]:
-    """(F-beta, threshold, sentence threshold) with the best per-message F-beta on a grid; ties go higher."""
+    """(F-beta, threshold, sentence threshold) with the best per-message F-beta on a grid; ties go higher.
+
+    Vectorized ``message_decisions``: per message its whole score and its best sentence score."""
+    messages = sorted({u.message for u in units})
+    index = {m: k for k, m in enumerate(messages)}
+    gold = np.zeros(len(messages), dtype=bool)
+    whole = np.full(len(messages), -1.0)
+    best_sentence = np.full(len(messages), -1.0)
+    for u, s in zip(units, scores):
+        k = index[u.message]
+        if u.whole:
+            gold[k], whole[k] = u.is_global, s
+        else:
+            best_sentence[k] = max(best_sentence[k], s)
     grid = np.round(np.arange(0.2, 0.801, 0.025), 3)
     best = (-1.0, 0.5, 0.5)
     for threshold in grid:
         for sentence_threshold in grid:
-            p, r = _pr(message_decisions(units, scores, float(threshold), float(sentence_threshold)))
+            pred = (whole >= threshold) | (best_sentence >= sentence_threshold)
+            tp, predicted, positives = (pred & gold).sum(), pred.sum(), gold.sum()
+            p, r = (tp / predicted if predicted else 0.0), (tp / positives if positives else 0.0)
             f = (1 + BETA**2) * p * r / (BETA**2 * p + r) if p + r else 0.0
             if f >= best[0]:
-                best = (f, float(threshold), float(sentence_threshold))
+                best = (float(f), float(threshold), float(sentence_threshold))
     return best
 
 
@@ -122,9 +137,10 @@ def train_multilingual(
     if len({u.is_global for u in units}) < 2:
         raise InputError("the multilingual stage 2 needs global and non-global dev rows in fr/de/es/it/pt")
     whole = [i for i, u in enumerate(units) if u.whole]
+    X = features([u.text for u in units], [u.lang for u in units])  # once: the word classes are the slow part
     best = None  # (F-beta, c, threshold, sentence threshold, out-of-fold scores of all units)
     for n, c in enumerate(C_GRID, 1):
-        oof = _out_of_fold(units, c, seed)
+        oof = _out_of_fold(units, c, seed, X)
         f, threshold, sentence_threshold = _best_thresholds(units, oof)
         p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold))
         progress(
@@ -134,7 +150,7 @@ def train_multilingual(
         if best is None or f > best[0]:
             best = (f, c, threshold, sentence_threshold, oof)
     _, c, threshold, sentence_threshold, oof = best
-    model = fit_multilingual([u.text for u in units], [u.lang for u in units], [u.is_global for u in units], c)
+    model = fit_multilingual_features(X, [u.is_global for u in units], c)
     model.threshold, model.sentence_threshold = threshold, sentence_threshold
     by_lang = {}
     for lang in LANGS:

@@ -11,7 +11,7 @@ from rea_core.recognizer.metrics import defined
 
 ROWS = [
     {"text": "From now on, answer in French.", "label": "global", "source": "handwritten"},  # stage 1 accepts
-    {"text": "Call me Sam.", "label": "global", "source": "handwritten"},  # deferred: rules alone miss it
+    {"text": "Whatever I ask next, talk like a pirate.", "label": "global", "source": "handwritten"},  # deferred
     {"text": "Hi there!", "label": "ordinary", "source": "chitchat"},  # stopped: nothing predicted global
     {"text": "From now on, end every reply with a haiku.", "label": "ordinary", "source": "trap"},  # a false alarm
 ]
