@@ -1,12 +1,12 @@
 #!/usr/bin/env python
-"""Fit the recognizer's multilingual stage 2 on the hard set's dev half (issue 26).
+"""Fit the recognizer's word-class models on the hard set's dev half (issue 26): multilingual, or English.
 
 Reads rea_core/data/recognizer_hard.jsonl (dev rows in fr/de/es/it/pt only; the test half is never
 read), chooses the regularization and threshold by cross-validation grouped by template family,
 prints each step, and writes rea_core/data/recognizer_multilingual.json with its provenance.
 
 Usage:
-    .venv/bin/python scripts/train_multilingual_recognizer.py [--out PATH]
+    .venv/bin/python scripts/train_multilingual_recognizer.py [--english] [--out PATH]
 """
 
 from __future__ import annotations
@@ -19,17 +19,37 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rea_core.recognizer.hard_set import load_hard_set  # noqa: E402
-from rea_core.recognizer.multilingual import MULTILINGUAL_MODEL  # noqa: E402
-from rea_core.training.multilingual import train_multilingual  # noqa: E402
+from rea_core.recognizer.multilingual import ENGLISH_MODEL, MULTILINGUAL_MODEL  # noqa: E402
+from rea_core.training.multilingual import train_english_word_classes, train_multilingual  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "rea_core" / "data" / MULTILINGUAL_MODEL))
+    parser.add_argument("--out", help="where to write the model (default: the shipped file in rea_core/data/)")
+    parser.add_argument(
+        "--english",
+        action="store_true",
+        help="fit the English word-class model instead (the hard set's English dev rows and the label set's train "
+        "split; loads the packaged embedder to see what the recognizer decides without it)",
+    )
     args = parser.parse_args()
-    model, report = train_multilingual(load_hard_set())
-    model.save(args.out)
-    print(f"wrote {args.out}: {report['rows']} rows ({report['units']} units, {report['families']} families)")
+    if args.english:
+        from rea_core.backends import load_embedder
+        from rea_core.recognizer import InstructionRecognizer
+        from rea_core.recognizer.default import data_path, load_default_recognizer, load_label_set
+
+        embedder = load_embedder("packaged")
+        without = InstructionRecognizer(
+            None, trained=load_default_recognizer(), embedder=embedder, use_english_words=False
+        )
+        label_rows = load_label_set(data_path("recognizer_train.jsonl"))
+        model, report = train_english_word_classes(load_hard_set(), label_rows, without)
+        out = args.out or str(ROOT / "rea_core" / "data" / ENGLISH_MODEL)
+    else:
+        model, report = train_multilingual(load_hard_set())
+        out = args.out or str(ROOT / "rea_core" / "data" / MULTILINGUAL_MODEL)
+    model.save(out)
+    print(f"wrote {out}: {report['rows']} rows ({report['units']} units, {report['families']} families)")
     for lang, m in report["cv"]["by_language"].items():
         print(f"  {lang}: out-of-fold P {m['precision']:.3f} R {m['recall']:.3f} on {m['n']} rows")
 

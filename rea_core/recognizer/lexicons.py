@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import re
 
-LANGS = ("fr", "de", "es", "it", "pt")
+LANGS = ("fr", "de", "es", "it", "pt")  # routed to the multilingual stage 2 (``rules.rule_stage``)
+# Every class also has an English pattern: the English word-class model reads them (``recognize.py``).
+CLASS_LANGS = ("en", *LANGS)
 
 _REPLY_NOUN = (
     r"(réponses?|messages?|suggestions?|recommandations?|explications?|recettes?|conseils?|propositions?|idées"
@@ -28,6 +30,10 @@ _REPLY_NOUN = (
 
 # How long a wish lasts: "from now on", "for the rest of our chat", "until I say otherwise", "never again".
 PERSISTENCE = {
+    "en": r"\bfrom (now|here|this point|today)( on(wards?)?)?\b|\bgoing forward\b|\bin (the )?future\b|\bhenceforth\b"
+    r"|\bfor the (rest|remainder) of\b|\b(for|during|throughout) (the|this|our) (whole |entire )?(conversation|chat|session)"
+    r"|\buntil I (say|tell you)\b|\bnext time\b|\b(any ?more|any longer|never again|from here)\b|\bin general\b"
+    r"|\b(for|in) (all|any|every) (of )?(your |my )?(future|subsequent|later|following|remaining|other)\b|\bfrom (today|here)\b",
     "fr": r"\bà partir d(e |')(maintenant|aujourd'hui|ce moment|là|demain)|\bdésormais\b|\bdorénavant\b"
     r"|\bdès (maintenant|à présent)\b|\bà l'avenir\b|\bpour (toute )?la suite\b|\bjusqu'à (nouvel ordre|ce que je)"
     r"|\b(pour|pendant|durant) (tout )?(le reste de |toute )?(la|notre|cette) "
@@ -59,6 +65,8 @@ PERSISTENCE = {
 
 # Frequency adverbs that make a wish general: "toujours", "immer", "siempre", "sempre", "nunca".
 FREQUENCY = {
+    "en": r"\b(always|never|every ?time|each time|whenever|all the time|constantly|by default|as a rule|generally"
+    r"|usually|ever|every single)\b",
     "fr": r"\b(toujours|jamais|systématiquement|chaque fois|tout le temps|en général|partout|sans arrêt"
     r"|constamment)\b",
     "de": r"\b(immer|nie|niemals|ständig|dauernd|jedes ?mal|generell|grundsätzlich|stets|jeweils|überall|allgemein)\b",
@@ -69,6 +77,13 @@ FREQUENCY = {
 
 # The assistant's replies as what the wish covers: "toutes tes réponses", "jede Antwort", "cada vez que me".
 REPLY_SCOPE = {
+    "en": r"\b(your|ur|all (of )?(your|the)|any of your) (\w+ ){0,2}(answers|replies|responses|explanations|suggestions"
+    r"|recommendations|recipes|examples|snippets|translations|summaries|messages|outputs|ideas|tips|plans|options)\b"
+    r"|\b(every|each|any|all) (\w+ ){0,2}(answer|reply|response|explanation|suggestion|recommendation|recipe|example"
+    r"|translation|summary|idea|tip|plan|option)s? (you|from you)\b|\b(when|whenever|if|each time|every time) you (\w+ )?"
+    r"(explain|suggest|recommend|answer|reply|respond|write|translate|give|talk|help|show|list|plan|correct|review"
+    r"|describe|quote|mention|pick|do)\b|\b(for|with|in) (all|any|every|each) (of )?my \w+|\bwhen I ask\b|\bwith me\b"
+    r"|\bfor anything\b|\b(anything|everything|whatever) (you|I)\b",
     "fr": rf"\b(toutes?|tous|chaque|tes|vos|dans les|aux|ta|ton) ((tes|vos|les|mes|de tes) )?(\w+ )?{_REPLY_NOUN}\b"
     r"|\b(chaque|à chaque) fois que (tu|vous)\b|\b(quand|lorsque|si) (tu|vous) (me|m')",
     "de": rf"\b(jede[nmrs]?|alle[nmrs]?|deine[nmrs]?|ihre[nmrs]?|in den|bei den) (\w+ )?{_REPLY_NOUN}\b"
@@ -83,6 +98,7 @@ REPLY_SCOPE = {
 
 # Second person: the wish is addressed to someone (the assistant, unless a frame says otherwise).
 ADDRESSEE = {
+    "en": r"\b(you|your|yours|yourself|u|ur)\b",
     "fr": r"\b(tu|toi|tes|ton|vous|votre|vos)\b|\bt'\w|\bte\b|-(toi|vous)\b|\b\w+ez\b",
     "de": r"\b([Dd]u|[Dd]ich|[Dd]ir|[Dd]ein\w*|[Ee]uch|[Ee]uer|[Ee]ure\w*)\b|\b(Sie|Ihnen|Ihr|Ihre\w*)\b",
     "es": r"\b(tú|tu|tus|te|ti|contigo|usted|ustedes|vos|vosotros)\b|\b\w+á(s|me|te)\b",
@@ -92,6 +108,7 @@ ADDRESSEE = {
 
 # The user as the object of the assistant's verb: "réponds-moi", "sprich mich", "háblame", "chiamami", "me chame".
 USER_OBJECT = {
+    "en": r"\b(me|myself)\b",
     "fr": r"\b(me|m')\b|-moi\b|\bavec moi\b|\bpour moi\b",
     "de": r"\b(mich|mir)\b",
     "es": r"\bme\b|\b\w{3,}(me|mela|melo|melas|melos)\b|\bconmigo\b|\bpara mí\b",
@@ -102,6 +119,11 @@ USER_OBJECT = {
 # Imperatives and their negative forms of the verbs that shape a reply (answer, write, use, avoid,
 # stop, give, put, call, speak, keep, explain, add, say, be, make, suggest, include, show, address).
 IMPERATIVE = {
+    "en": r"(^|[.!?;:,]\s*|\b(please|pls|plz|just|and|also|so|then|but|now|instead)\s+)(answer|reply|respond|write|use|avoid"
+    r"|stop|give|put|call|speak|talk|keep|explain|add|say|be|make|suggest|include|show|address|stick|skip|drop|cut"
+    r"|leave|assume|tell|list|format|mark|label|convert|tone|tighten|aim|treat|pick|default|switch|quit|limit|remember"
+    r"|consider|factor|bear|mention|start|end|go|assume|lose|ditch|spell|translate|double-check|flag|warn|check"
+    r"|don\'?t|do not|never|always|only|no more)\b",
     "fr": r"\b(réponds|répondez|écris|écrivez|utilise|utilisez|emploie|employez|évite|évitez|arrête|arrêtez|cesse"
     r"|cessez|donne|donnez|mets|mettez|appelle|appelez|parle|parlez|garde|gardez|explique|expliquez|ajoute|ajoutez"
     r"|dis|dites|sois|soyez|fais|faites|propose|proposez|recommande|recommandez|suggère|suggérez|inclus|incluez"
@@ -143,6 +165,7 @@ IMPERATIVE = {
 
 # Politeness that marks a request: "s'il te plaît", "bitte", "por favor", "per favore".
 PLEASE = {
+    "en": r"\b(please|pls|plz|kindly|would you mind|thanks in advance|thank you in advance)\b",
     "fr": r"\b(s'il (te|vous) pla[iî]t|stp|svp|merci d[e'])\b|\bje (te|vous) prie\b",
     "de": r"\b(bitte|bitteschön|sei so (gut|lieb))\b",
     "es": r"\b(por favor|porfa|porfis|porfavor|xfa|te lo pido)\b",
@@ -152,6 +175,9 @@ PLEASE = {
 
 # A request frame aimed at the assistant: "je voudrais que tu", "ich möchte, dass du", "quiero que", "puoi".
 REQUEST_FRAME = {
+    "en": r"\bi(\'d| would) (like|prefer|rather|love|appreciate|want)\b|\bi (want|need|prefer|like it when) you\b"
+    r"|\b(could|can|would|will) (you|u)\b|\bit (would|\'d) (help|be (great|nice|better|good))\b|\byou (should|must"
+    r"|need to|have to|can)\b|\bmake sure\b|\bi prefer\b|\bi (like|want) (my|the|it)\b",
     "fr": r"\b(je (veux|voudrais|préfère|préférerais|souhaite|souhaiterais)|j'aimerais|j'adorerais|ce serait (bien"
     r"|mieux|top|sympa)) (que|qu')|\b(peux|pourrais|pouvez|pourriez)[- ](tu|vous)\b|\b(tu|vous) (peux|pourrais|pouvez"
     r"|pourriez|dois|devrais|devez)\b",
@@ -168,6 +194,9 @@ REQUEST_FRAME = {
 
 # Stop doing something: "arrête de", "hör auf", "deja de", "smettila di", "para de", "nada de".
 STOP_DOING = {
+    "en": r"\b(stop|quit) \w+ing\b|\bno more\b|\benough (with|of)\b|\bcut (out )?the\b|\b(drop|lose|ditch|skip) the\b"
+    r"|\bleave (out|that out|it out|off)\b|\bwithout (the|any|all)\b|\bdon\'?t (ever|keep|bother)\b|\b(don\'?t|do not|never)"
+    r" \w+",
     "fr": r"\b(arr[eê]te|arr[eê]tez|cesse|cessez) (de|d')|\bpas besoin de\b|\bplus (de|d') \w+|\bfini les\b"
     r"|\bassez (de|d')"
     r"|\bstop (aux|à|avec)\b|\bsans (les |des )?\w+",
@@ -182,6 +211,9 @@ STOP_DOING = {
 
 # "Keep that in mind", "for your information": a statement offered as context for later answers.
 KEEP_IN_MIND = {
+    "en": r"\b(keep|bear) (that |this |it )?in mind\b|\bremember (that|i|i\'m|my|we)\b|\btake (that|this|it) into"
+    r" account\b|\bfactor (that|this|it) in\b|\bfyi\b|\bfor context\b|\bjust so you know\b|\bfor the record\b"
+    r"|\bheads up\b|\bbe aware\b|\bdon\'?t forget\b|\bfor reference\b|\bnote that\b",
     "fr": r"\b(tiens?|tenez|prends?|prenez)[- ]en compte\b|\btenir compte\b|\bgarde[sz]? (ça|cela|le|bien|ceci) en"
     r" (tête|mémoire)|\bn'oubliez? pas\b|\bpour (info|ton info|votre info|information)\b|\bsache[sz]? que\b"
     r"|\brappelle-toi\b|\bsouviens-toi\b|\bretiens\b|\bje (te|vous) (préviens|signale|rappelle)\b|\bà savoir\b",
@@ -202,6 +234,11 @@ KEEP_IN_MIND = {
 
 # A first-person statement of a durable state: "je suis", "ich habe", "vivo en", "abito a", "moro em".
 FIRST_PERSON_STATE = {
+    "en": r"\bi(\'m| am|m) (a|an|on|in|from|based|allergic|vegan|vegetarian|diabetic|celiac|coeliac|blind|deaf"
+    r"|colou?r|dyslexic|pregnant|new|learning|still|living|retired|\w+ intolerant|\w+ years old|not (a|an|very))\b"
+    r"|\bi (have|\'ve got|live|work|use|teach|study|drive|own|rent|run)\b|\bi (can\'?t|cannot|don\'?t|do not) (eat|have"
+    r"|drink|read|see|hear|own|drive|afford|tolerate|do)\b|\bwe(\'re| are| have| live| don\'t)\b|\bmy (budget|income"
+    r"|salary|eyesight|english|first language|job|diet|doctor)\b|\bim \w+",
     "fr": r"\b(je suis|j'ai|j'habite|je vis|je travaille|j'enseigne|je fais (du|de la|des)|je n'ai (pas|plus)"
     r"|je ne (mange|bois|peux|supporte|conduis"
     r"|digère|tolère|vois|lis|entends)|je me déplace|je suis en)\b",
@@ -217,6 +254,11 @@ FIRST_PERSON_STATE = {
 
 # Durable conditions: diet and health, access needs, means, place and level; what such a fact is about.
 CONDITION = {
+    "en": r"\b(allerg\w*|intoleran\w*|diabet\w*|vegan|vegetarian|pescatarian|celiac|coeliac|gluten\w*|lactose|pregnant"
+    r"|wheelchair|dyslexi\w*|colou?r-?blind|deaf|blind|screen reader|budget|broke|student|beginner|novice|expert|teacher"
+    r"|doctor|nurse|developer|engineer|car|kids|children|toddler|baby|time ?zone|adhd|autis\w*|anxiety|hearing|vision"
+    r"|eyesight|income|month|nut|peanuts?|shellfish|dairy|halal|kosher|keto|medication|injury|knee|back pain"
+    r"|zone \d+|hemisphere|apartment|balcony|metric|native)\b",
     "fr": r"\b(allerg\w*|intoléran\w*|diabét\w*|végé\w*|végan\w*|cœliaque|coeliaque|sans gluten|lactose|enceinte"
     r"|hypertendu\w*|fauteuil roulant|dyslexi\w*|daltonien\w*|sourd\w*|malvoyant\w*|aveugle|budget|étudiant\w*"
     r"|débutant\w*|expert\w*|professeur\w*|médecin|infirmi\w*|développeu\w*|voiture|permis|enfants?|bébé)\b",
@@ -240,6 +282,8 @@ CONDITION = {
 
 # What links a fact to later answers: "donc", "also", "así que", "quindi", "então", "quand tu ...".
 CONSEQUENCE = {
+    "en": r"\b(so|therefore|which means|that means|hence|thus)\b|\b(when|whenever|if) you\b|\bmatters? (for|when)\b"
+    r"|\b(any|all|every) (\w+ )?(you|your)\b|\bneeds? to (be|work|fit)\b",
     "fr": r"\b(donc|alors|du coup|c'est pourquoi|par conséquent)\b|\b(quand|lorsque|si) (tu|vous)\b",
     "de": r"\b(also|deshalb|daher|darum|deswegen|insofern)\b|\b(wenn|falls|sobald) du\b",
     "es": r"\b(así que|asi que|por eso|entonces|por lo tanto|o sea|de modo que)\b|\b(cuando|si) me\b",
@@ -249,6 +293,11 @@ CONSEQUENCE = {
 
 # Look and feel of a reply: language names, format, length, tone, units, address form.
 REPLY_FORM = {
+    "en": r"\b(english|spanish|french|german|italian|portuguese|bullets?|bullet points|lists?|tables?|markdown|emojis?"
+    r"|bold|headings?|headers?|short(er)?|brief|concise|long(er)?|wordy|chatty|verbose|sentences?|words|paragraphs?"
+    r"|lines|tone|formal|casual(ly)?|simple|simpler|plain|jargon|metric|imperial|grams|cups|celsius|fahrenheit|units"
+    r"|comments?|typescript|python|javascript|examples?|summary|tl;?dr|intro|disclaimers?|sign-?offs?|steps|numbered"
+    r"|blunt(er)?|polite|friendly|stiff|corporate|textbook|fluff|filler|caps|lowercase|dates?|format(ted)?)\b",
     "fr": r"\b(français|anglais|allemand|espagnol|italien|portugais|liste\w*|puces?|gras|emojis?|émojis?|titres?"
     r"|tableaux?|markdown|courte?s?|brève?s?|bref|concis\w*|longue?s?|phrases?|mots|lignes|paragraphes?|ton|formel\w*"
     r"|simple\w*|tutoie\w*|vouvoie\w*|tutoyer|vouvoyer|unités?|métrique\w*|grammes|kilos?|euros?|celsius|degrés)\b",
@@ -270,6 +319,8 @@ REPLY_FORM = {
 
 # A question about the world or an opinion: "est-ce vrai que", "glaubst du", "crees que", "secondo te".
 WORLD_QUESTION = {
+    "en": r"^\W*(will|is|are|does|do|did|has|have|was|were|why|how|what|when|where|who|which)\b[^.!]*\?"
+    r"|\b(do you think|is it (true|possible)|will (it|they|there|prices|rates)|what will|how long will)\b",
     "fr": r"\b(est-ce (que|qu'|vrai)|crois-tu|penses-tu|tu crois|tu penses|c'est vrai|est-il vrai|sais-tu|selon toi"
     r"|d'après toi|qu'en penses-tu)\b",
     "de": r"\b(glaubst du|meinst du|denkst du|ist es wahr|stimmt es|weißt du|wird|werden|wie lange|was meinst)\b",
@@ -280,6 +331,10 @@ WORLD_QUESTION = {
 
 # Wording that ties a wish to one reply: "pour cette réponse seulement", "nur für diese Antwort".
 ONE_OFF = {
+    "en": r"\b(for|in) this (one|answer|reply|response|question|email|text|time|message|draft|version)\b|\bjust this once\b"
+    r"|\bthis time\b|\bfor now\b|\b(your |the )?next (reply|answer|response)\b|\bonly for this\b|\bbelow\b"
+    r"|\bthe following\b|\bthis (paragraph|sentence|text|email|letter|post|note|line)\b|\bjust (for )?today\b"
+    r"|\b(your|the|this) (entire )?(response|answer|reply|output|essay|story|poem)\b(?! (is|was|were|are|has|had|felt)\b)",
     "fr": r"\b(pour|dans) (cette|ta prochaine|ce) (réponse|fois|texte|mail|message|question)\b|\bjuste cette fois\b"
     r"|\bseulement (pour )?(cette|ce)\b|\brien que pour\b|\bcette fois(-ci)?\b|\bci-dessous\b|\bsuivante?\b",
     "de": r"\b(nur )?(für|in|bei) (diese[nmrs]?|deine[nr]? nächste[nr]?) (antwort|mal|text|mail|nachricht|frage)\b"
@@ -294,6 +349,10 @@ ONE_OFF = {
 
 # The user's own resolution or plan: "j'essaie", "ich versuche", "intento", "provo", "estou tentando".
 SELF_STATEMENT = {
+    "en": r"\bi(\'m| am|m) (trying|going|gonna|planning|determined|done|quitting|never)\b|\bi (try|decided|promised"
+    r"|swore|vowed|resolved|will never|\'ll never|want to start|need to stop|should (start|stop))\b|\bi\'ve (decided"
+    r"|promised|started|stopped|quit)\b|\bresolution\b|\b(rule|note) (for|to) (myself|self)\b|\blesson learned\b"
+    r"|\bnever again (am|will|do) i\b|\bmy goal\b",
     "fr": r"\b(j'|je )(essaie|vais|compte|me suis|ai décidé|promets|arrête|commence|me mets|me jure|me promets)\b",
     "de": r"\b(versuche|werde|habe) ich\b|\bich (versuche|werde|habe mir|hab mir|fange|höre|trinke|esse|mache"
     r"|schwöre)\b|\bvorgenommen\b",
@@ -305,6 +364,11 @@ SELF_STATEMENT = {
 
 # Someone else is the subject: "ma fille ne range jamais", "mein Chef schreibt immer", "mi jefe siempre".
 OTHER_PERSON = {
+    "en": r"\b(my|our) (daughter|son|kids?|wife|husband|partner|boyfriend|girlfriend|boss|manager|mom|mum|dad|mother"
+    r"|father|friends?|co-?workers?|colleagues?|brother|sister|neighbou?rs?|teacher|roommate|flatmate|team|company"
+    r"|grandma|grandpa|uncle|aunt|cousin|school|office|landlord|doctor|coach|students?|clients?|customers?)\b"
+    r"|\b(he|she|they) (always|never|keeps?|says?|said|will|wants?)\b|\bapparently\b|\beveryone\b|\bemployees\b"
+    r"|\bstaff\b|\bmembers\b|\bthe (intern|bot|babysitter|kids|students|team|users|agents?|character)\b",
     "fr": r"\b(ma|mon|mes|notre|nos) (fille|fils|mari|femme|copine?|copain|chef\w*|mère|père|enfants?|collègues?|frère"
     r"|sœur|voisin\w*|prof\w*|patron\w*|ami\w*|coloc\w*)\b",
     "de": r"\b(meine?[nmrs]?|unsere?[nmrs]?) (tochter|sohn|mann|frau|freund\w*|chef\w*|mutter|vater|kinder|kolleg\w*"
@@ -319,6 +383,8 @@ OTHER_PERSON = {
 
 # A standing release: "pas besoin de m'expliquer", "musst du mir nicht erklären", "no hace falta".
 NO_NEED = {
+    "en": r"\bno need (to|for)\b|\byou (don\'?t|do not) (need|have) to\b|\bdon\'?t bother\b|\bnot necessary\b"
+    r"|\byou can skip\b|\bspare me\b|\bi (don\'?t|do not) need\b",
     "fr": r"\b(pas besoin de|inutile de|tu n'as pas besoin|vous n'avez pas besoin|pas la peine de)\b",
     "de": r"\b(musst|brauchst) du (mir )?\w* ?nicht\b|\bnicht nötig\b|\bkannst du dir sparen\b",
     "es": r"\b(no hace falta|no necesitas|no es necesario|no tienes que|no hay que)\b",
@@ -328,6 +394,8 @@ NO_NEED = {
 
 # A correction of an earlier reply: "encore", "schon wieder", "otra vez", "di nuovo", "de novo".
 AGAIN = {
+    "en": r"\b(again|already|still)\b|\bi(\'ve| have)? (said|told you|asked)\b|\bas i said\b|\blike i said\b"
+    r"|\byou keep\b|\bkeep \w+ing\b|\bonce more\b",
     "fr": r"\b(encore|de nouveau|à nouveau|une fois de plus)\b",
     "de": r"\b(schon wieder|wieder|erneut|nochmal|schon wieder)\b",
     "es": r"\b(otra vez|de nuevo|nuevamente|otra vez más)\b",
@@ -368,7 +436,7 @@ def _compile(name: str, lang: str, pattern: str) -> re.Pattern:
 
 
 COMPILED = {name: {lang: _compile(name, lang, rx) for lang, rx in table.items()} for name, table in CLASSES.items()}
-assert all(set(table) == set(LANGS) for table in CLASSES.values()), "every class covers every language"
+assert all(set(table) == set(CLASS_LANGS) for table in CLASSES.values()), "every class covers every language"
 
 
 def class_spans(text: str, lang: str) -> dict[str, list[tuple[int, int]]]:

@@ -33,6 +33,7 @@ from .addressee import content_frame
 from .lexicons import CLASSES, LANGS, class_spans
 
 MULTILINGUAL_MODEL = "recognizer_multilingual.json"
+ENGLISH_MODEL = "recognizer_english_word_classes.json"  # the English second opinion (``recognize.py``)
 FLAG_NAMES = (*CLASSES, "content_frame", "question")
 _PAIRS = tuple(combinations(range(len(FLAG_NAMES)), 2))
 FEATURE_NAMES = (*FLAG_NAMES, *(f"{FLAG_NAMES[a]}*{FLAG_NAMES[b]}" for a, b in _PAIRS))
@@ -60,7 +61,7 @@ def features(texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
 
 
 @dataclass
-class MultilingualRecognizer:
+class WordClassRecognizer:
     """Logistic regression over ``FEATURE_NAMES``; ``p_global`` is its stage-2 score.
 
     Attributes:
@@ -77,6 +78,7 @@ class MultilingualRecognizer:
     threshold: float = 0.5
     sentence_threshold: float = 0.5
     provenance: dict[str, Any] = field(default_factory=dict)
+    languages: tuple[str, ...] = LANGS
 
     def p_global(self, texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
         """(n,) P(global) of ``texts``, each read as ``lang`` (one code for all, or one per text)."""
@@ -90,7 +92,7 @@ class MultilingualRecognizer:
         return {
             "kind": "logreg-word-classes",
             "features": list(FEATURE_NAMES),
-            "languages": list(LANGS),
+            "languages": list(self.languages),
             "coef": [round(float(w), 6) for w in self.coef],
             "intercept": round(float(self.intercept), 6),
             "threshold": self.threshold,
@@ -102,7 +104,7 @@ class MultilingualRecognizer:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MultilingualRecognizer":
+    def from_dict(cls, data: dict[str, Any]) -> "WordClassRecognizer":
         from ..errors import DataFormatError
 
         if data.get("features") != list(FEATURE_NAMES):
@@ -113,30 +115,36 @@ class MultilingualRecognizer:
             float(data["threshold"]),
             float(data.get("sentence_threshold", data["threshold"])),
             data.get("provenance", {}),
+            tuple(data.get("languages", LANGS)),
         )
 
 
 def fit_multilingual(
     texts: Sequence[str], langs: Sequence[str], is_global: Sequence[bool], c: float, threshold: float = 0.5
-) -> MultilingualRecognizer:
+) -> WordClassRecognizer:
     """Fit the weights (L2-regularized logistic regression, balanced classes) on labeled texts."""
     return fit_multilingual_features(features(texts, langs), is_global, c, threshold)
 
 
 def fit_multilingual_features(
     X: np.ndarray, is_global: Sequence[bool], c: float, threshold: float = 0.5
-) -> MultilingualRecognizer:
+) -> WordClassRecognizer:
     """``fit_multilingual`` on precomputed features (cross-validation computes them once)."""
     from sklearn.linear_model import LogisticRegression
 
     y = np.asarray(is_global, dtype=int)
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(X, y)
-    return MultilingualRecognizer(model.coef_[0].copy(), float(model.intercept_[0]), threshold)
+    return WordClassRecognizer(model.coef_[0].copy(), float(model.intercept_[0]), threshold)
 
 
-@lru_cache(maxsize=1)
-def load_multilingual() -> MultilingualRecognizer:
-    """The shipped multilingual stage 2 (``rea_core/data/recognizer_multilingual.json``)."""
+@lru_cache(maxsize=2)
+def load_word_classes(name: str = MULTILINGUAL_MODEL) -> WordClassRecognizer:
+    """A shipped word-class model: the multilingual stage 2 (default) or the English one (``ENGLISH_MODEL``)."""
     from .default import data_path
 
-    return MultilingualRecognizer.from_dict(json.loads(data_path(MULTILINGUAL_MODEL).read_text(encoding="utf-8")))
+    return WordClassRecognizer.from_dict(json.loads(data_path(name).read_text(encoding="utf-8")))
+
+
+def load_multilingual() -> WordClassRecognizer:
+    """The shipped multilingual stage 2 (``rea_core/data/recognizer_multilingual.json``)."""
+    return load_word_classes(MULTILINGUAL_MODEL)

@@ -30,13 +30,17 @@ from ..backends.threads import torch_threads
 from ..types import Recognition
 from .addressee import quoted_spans, task_frame
 from .labels import GLOBAL, OTHER
-from .multilingual import MultilingualRecognizer, flags, load_multilingual
+from .multilingual import ENGLISH_MODEL, WordClassRecognizer, flags, load_multilingual, load_word_classes
 from .rules import FRAME_CUE, LANG_CUE, rule_stage
 from .sentences import message_language, split_message
 
 if TYPE_CHECKING:
     from .trained import TrainedRecognizer
 
+WORD_CLASS_STAGE = "word-classes"
+# The English word-class model decides only messages of at most this many words: it was fitted on chat
+# messages (the hard set's are 4 to 60 words); long pasted prompts and code are the embedding model's.
+WORD_CLASS_MAX_WORDS = 80
 SINGLE_THREAD_MAX = 4  # deferred inputs embedded on one torch thread: faster for tiny batches (backends/threads.py)
 # Stage 2's P(global) is multiplied by this where an addressee frame is present (the words are the
 # content of a task or a rule for others, ``addressee.py``); chosen on the hard set's dev half.
@@ -84,11 +88,15 @@ class InstructionRecognizer:
         *,
         trained: "TrainedRecognizer | None" = None,
         embedder: Embedder | None = None,
-        multilingual: MultilingualRecognizer | None = None,
+        multilingual: WordClassRecognizer | None = None,
+        english_words: WordClassRecognizer | None = None,
+        use_english_words: bool = True,
     ):
         self.classifier = classifier
         # fr/de/es/it/pt inputs: the shipped word-class model unless another is given (``multilingual.py``)
         self.multilingual = multilingual if multilingual is not None else load_multilingual()
+        # English messages the embedding stage 2 scores low: the shipped English word-class model unless given
+        self.english_words = english_words or (load_word_classes(ENGLISH_MODEL) if use_english_words else None)
         self.config = config or RecognizerConfig()
         self.trained: TrainedRecognizer | None = None
         self.embedder: Embedder | None = None
@@ -115,6 +123,7 @@ class InstructionRecognizer:
         units: list[str] = []
         langs: list[str] = []
         is_sentence: list[bool] = []
+        short: list[bool] = []  # a unit of a message the English word-class model may decide
         spans: list[tuple[int, int, list[str]]] = []
         for text in texts:
             sentences = split_message(text)
@@ -123,7 +132,8 @@ class InstructionRecognizer:
             units += [text, *sentences]
             langs += [message_language(t) for t in (text, *sentences)]  # "Rispondi sempre in italiano. What's ...?"
             is_sentence += [False] + [True] * len(sentences)
-        verdicts = self._recognize_units(units, langs, is_sentence)
+            short += [len(text.split()) <= WORD_CLASS_MAX_WORDS] * (1 + len(sentences))
+        verdicts = self._recognize_units(units, langs, is_sentence, short)
         return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
 
     def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
@@ -139,7 +149,7 @@ class InstructionRecognizer:
             start = text.find(sentences[i])
             if any(qs <= start < qe for qs, qe in quotes):  # a quoted sentence is content
                 return False
-            if v.stage == "multilingual":
+            if v.stage in ("multilingual", WORD_CLASS_STAGE):
                 return True  # its sentence threshold was chosen per message, with the whole message's (training)
             return v.stage == "rules" or whole.score >= CONTEXT_FLOOR
 
@@ -169,7 +179,11 @@ class InstructionRecognizer:
         )
 
     def _recognize_units(
-        self, texts: list[str], langs: list[str], is_sentence: list[bool] | None = None
+        self,
+        texts: list[str],
+        langs: list[str],
+        is_sentence: list[bool] | None = None,
+        short: list[bool] | None = None,
     ) -> list[Recognition]:
         """Verdicts for texts taken as they are, each read as its language; the trained stage 2
         embeds all deferred English ones in one batch, the multilingual stage 2 decides the others."""
@@ -198,11 +212,18 @@ class InstructionRecognizer:
         if deferred and self.trained is not None and self.config.use_classifier:
             with torch_threads(1) if len(deferred) <= SINGLE_THREAD_MAX else nullcontext():
                 p = self.trained.p_global([texts[i][: self.config.max_chars] for i in deferred], self.embedder)
-            for i, p_global in zip(deferred, p.tolist()):
+            words = self.english_words
+            p_words = words.p_global([texts[i] for i in deferred], "en") if words is not None else None
+            for k, (i, p_global) in enumerate(zip(deferred, p.tolist())):
                 if any(c.startswith(FRAME_CUE) for c in cues_of[i]):
                     p_global *= FRAME_WEIGHT
-                label = GLOBAL if p_global >= self.trained.threshold else OTHER
-                out[i] = Recognition(label=label, score=p_global, stage="trained", cues=cues_of[i])
+                label, stage = (GLOBAL if p_global >= self.trained.threshold else OTHER), "trained"
+                if label == OTHER and p_words is not None and (short is None or short[i]):
+                    # the embedding model's label set never saw plain standing wishes without a marker
+                    sentence = is_sentence is not None and is_sentence[i]
+                    if p_words[k] >= (words.sentence_threshold if sentence else words.threshold):
+                        label, p_global, stage = GLOBAL, float(p_words[k]), WORD_CLASS_STAGE
+                out[i] = Recognition(label=label, score=p_global, stage=stage, cues=cues_of[i])
         for i in deferred:
             if out[i] is not None:
                 continue

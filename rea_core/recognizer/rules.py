@@ -109,13 +109,17 @@ FACT_CONSEQUENCE = re.compile(
 # replies (their scope, or "so many" / "for everything") forbids it from now on; it lifts nothing.
 _BARE_STOP = re.compile(
     r"^\W*(please |pls |plz |ok,? |and |also |just |so |in general,? |generally,? )?stop \w+ing\b"
-    r"|[,.;!]\s*(please |pls |plz |and |also |just |so |in general,? |generally,? )?stop \w+ing\b",
+    r"|[,.;!]\s*(please |pls |plz |and |also |just |so |in general,? |generally,? )?stop \w+ing\b"
+    # asked of the assistant: "Could you (please) stop ...", "I'd like you to stop ..."
+    r"|\b((could|can|would|will) you (please |pls |just )?|i('d| would) (like|prefer|love) (it if )?you (to )?"
+    r"|i (want|need) you to )stop \w+ing\b",
     re.IGNORECASE,
 )
 _HABIT = re.compile(
     r"\byour (\w+ ){0,2}(answers?|repl(y|ies)|responses?|messages?|explanations?)\b"
     r"|\b(so many|so much|everything|all the time|every time|constantly|everywhere)\b"
-    r"|\b(every|each|all) (\w+ )?(answers?|repl(y|ies)|responses?|messages?)\b|\bstop \w+ing me\b",
+    r"|\b(every|each|all) (\w+ )?(answers?|repl(y|ies)|responses?|messages?)\b|\bstop \w+ing me\b"
+    r"|\bur (answers|replies|responses|messages)\b|\bwhen(ever)? i ask\b",
     re.IGNORECASE,
 )
 _LIFT = re.compile(r"\byou (can|may)\b|\bno longer\b|\bforget\b|\bignore\b|\bgo back\b|\bany ?more\b", re.I)

@@ -17,19 +17,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
+from ..recognizer.default import LabeledInput
 from ..recognizer.hard_set import HardInput
 from ..recognizer.labels import GLOBAL
 from ..recognizer.lexicons import LANGS
-from ..recognizer.multilingual import MultilingualRecognizer, features, fit_multilingual_features
+from ..recognizer.multilingual import WordClassRecognizer, features, fit_multilingual_features
+from ..recognizer.recognize import WORD_CLASS_MAX_WORDS
 from ..recognizer.sentences import split_message
 from .recognizer import CV_FOLDS
 
+if TYPE_CHECKING:
+    from ..recognizer.recognize import InstructionRecognizer
+
 C_GRID = (0.3, 1.0, 3.0, 10.0)
+THRESHOLD_GRID = np.round(np.arange(0.2, 0.801, 0.025), 3)
+# The English model adds to a recognizer that is right on the label set: only confident scores may.
+ENGLISH_C_GRID = (0.1, 0.3, 1.0)
+ENGLISH_THRESHOLD_GRID = np.round(np.concatenate([np.arange(0.8, 0.99, 0.025), [0.99, 0.995, 0.998, 0.999]]), 3)
+LABEL_SET_FAMILY = "label-set:"  # family prefix of the units taken from the embedding model's label set
 # F1, not the English stage's F2: with F2 the threshold fell to 0.25 and out-of-fold precision to
 # 0.91 on the dev half (recall 0.99); issue 26 asks precision and recall of 0.90 alike.
 BETA = 1.0
@@ -47,12 +57,12 @@ class Unit:
     message: int = 0
 
 
-def training_units(rows: Sequence[HardInput]) -> list[Unit]:
-    """Units of the dev rows in the covered languages (``lexicons.LANGS``): each message whole, and the
+def training_units(rows: Sequence[HardInput], langs: Sequence[str] = LANGS) -> list[Unit]:
+    """Units of the dev rows in ``langs`` (default ``lexicons.LANGS``): each message whole, and the
     sentences of a mixed message (its instruction sentences global) or of a message that is not global."""
     units = []
     for n, r in enumerate(rows):
-        if r.split != "dev" or r.lang not in LANGS:
+        if r.split != "dev" or r.lang not in langs:
             continue
         units.append(Unit(r.text, r.lang, r.label == GLOBAL, r.family, True, n))
         if r.label == GLOBAL and r.kind != "mixed":
@@ -97,10 +107,17 @@ def _pr(decisions: Sequence[tuple[bool, bool]]) -> tuple[float, float]:
     return (tp / predicted if predicted else 0.0), (tp / positives if positives else 0.0)
 
 
-def _best_thresholds(units: Sequence[Unit], scores: np.ndarray) -> tuple[float, float, float]:
+def _best_thresholds(
+    units: Sequence[Unit],
+    scores: np.ndarray,
+    already: dict[int, bool] | None = None,
+    grid: np.ndarray = THRESHOLD_GRID,
+) -> tuple[float, float, float]:
     """(F-beta, threshold, sentence threshold) with the best per-message F-beta on a grid; ties go higher.
 
-    Vectorized ``message_decisions``: per message its whole score and its best sentence score."""
+    Vectorized ``message_decisions``: per message its whole score and its best sentence score.
+    ``already``: messages the rest of the recognizer already calls global (the English model only adds to it).
+    """
     messages = sorted({u.message for u in units})
     index = {m: k for k, m in enumerate(messages)}
     gold = np.zeros(len(messages), dtype=bool)
@@ -112,11 +129,17 @@ def _best_thresholds(units: Sequence[Unit], scores: np.ndarray) -> tuple[float, 
             gold[k], whole[k] = u.is_global, s
         else:
             best_sentence[k] = max(best_sentence[k], s)
-    grid = np.round(np.arange(0.2, 0.801, 0.025), 3)
+    before = np.array([bool(already and already.get(m)) for m in messages])
+    # messages of the embedding model's label set: the English model may add no false alarm there
+    guarded = np.zeros(len(messages), dtype=bool)
+    for u in units:
+        guarded[index[u.message]] |= u.family.startswith(LABEL_SET_FAMILY)
     best = (-1.0, 0.5, 0.5)
     for threshold in grid:
         for sentence_threshold in grid:
-            pred = (whole >= threshold) | (best_sentence >= sentence_threshold)
+            pred = before | (whole >= threshold) | (best_sentence >= sentence_threshold)
+            if (pred & ~before & ~gold & guarded).any():
+                continue
             tp, predicted, positives = (pred & gold).sum(), pred.sum(), gold.sum()
             p, r = (tp / predicted if predicted else 0.0), (tp / positives if positives else 0.0)
             f = (1 + BETA**2) * p * r / (BETA**2 * p + r) if p + r else 0.0
@@ -127,8 +150,8 @@ def _best_thresholds(units: Sequence[Unit], scores: np.ndarray) -> tuple[float, 
 
 def train_multilingual(
     rows: Sequence[HardInput], *, seed: int = 0, progress: Callable[[str], None] = print
-) -> tuple[MultilingualRecognizer, dict[str, Any]]:
-    """Fit on the dev half with C and the threshold chosen by grouped CV; returns the model and its report.
+) -> tuple[WordClassRecognizer, dict[str, Any]]:
+    """Fit the fr/de/es/it/pt model on the dev half with C and the thresholds chosen by grouped CV.
 
     Raises:
         InputError: no dev rows in the covered languages, or only one label among them.
@@ -136,15 +159,75 @@ def train_multilingual(
     units = training_units(rows)
     if len({u.is_global for u in units}) < 2:
         raise InputError("the multilingual stage 2 needs global and non-global dev rows in fr/de/es/it/pt")
-    whole = [i for i, u in enumerate(units) if u.whole]
+    model = _train(units, LANGS, C_GRID, THRESHOLD_GRID, None, seed, progress)
+    model.provenance = {"trained_on": "rea_core/data/recognizer_hard.jsonl, dev half, fr/de/es/it/pt", **model.provenance}
+    return model, model.provenance
+
+
+def label_set_units(rows: Sequence[LabeledInput], first_message: int) -> list[Unit]:
+    """Units of a label set's train split, as English chat messages of at most WORD_CLASS_MAX_WORDS words:
+    each whole, and the sentences of one that is not global (none of them is)."""
+    units = []
+    for n, r in enumerate(rows, first_message):
+        if r.split != "train" or len(r.text.split()) > WORD_CLASS_MAX_WORDS:
+            continue
+        units.append(Unit(r.text, "en", r.label == GLOBAL, f"{LABEL_SET_FAMILY}{r.group}", True, n))
+        sentences = split_message(r.text) if r.label != GLOBAL else []
+        if len(sentences) > 1:
+            units += [Unit(s, "en", False, f"{LABEL_SET_FAMILY}{r.group}", False, n) for s in sentences]
+    return units
+
+
+def train_english_word_classes(
+    hard_rows: Sequence[HardInput],
+    label_rows: Sequence[LabeledInput],
+    recognizer: "InstructionRecognizer",
+    *,
+    seed: int = 0,
+    progress: Callable[[str], None] = print,
+) -> tuple[WordClassRecognizer, dict[str, Any]]:
+    """Fit the English word-class model: a second opinion beside the embedding stage 2 (``recognize.py``).
+
+    Units: the hard set's English dev rows and the embedding model's own label set (train split,
+    messages of at most WORD_CLASS_MAX_WORDS words), so the model also learns what that label set calls a
+    one-off task. Thresholds maximize per-message F1 of what the recognizer would then decide:
+    ``recognizer`` (without the English model) calls a message global, or this model does.
+    """
+    units = [u for u in training_units(hard_rows, ("en",)) if len(hard_rows[u.message].text.split()) <= WORD_CLASS_MAX_WORDS]
+    units += label_set_units(label_rows, len(hard_rows))
+    whole = [u for u in units if u.whole]
+    progress(f"the recognizer without the English model reads {len(whole)} messages ...")
+    verdicts = recognizer.recognize_many([u.text for u in whole])
+    already = {u.message: v.label == GLOBAL for u, v in zip(whole, verdicts)}
+    model = _train(units, ("en",), ENGLISH_C_GRID, ENGLISH_THRESHOLD_GRID, already, seed, progress)
+    model.languages = ("en",)
+    model.provenance = {
+        "trained_on": "rea_core/data/recognizer_hard.jsonl (dev half, en) + rea_core/data/recognizer_train.jsonl "
+        f"(train split, messages of at most {WORD_CLASS_MAX_WORDS} words)",
+        "decides": "English messages the embedding stage 2 scores below its threshold",
+        **model.provenance,
+    }
+    return model, model.provenance
+
+
+def _train(
+    units: Sequence[Unit],
+    langs: Sequence[str],
+    c_grid: Sequence[float],
+    grid: np.ndarray,
+    already: dict[int, bool] | None,
+    seed: int,
+    progress: Callable[[str], None],
+) -> WordClassRecognizer:
+    """Fit on ``units`` with C and both thresholds chosen by grouped cross-validation (per-message F1)."""
     X = features([u.text for u in units], [u.lang for u in units])  # once: the word classes are the slow part
     best = None  # (F-beta, c, threshold, sentence threshold, out-of-fold scores of all units)
-    for n, c in enumerate(C_GRID, 1):
+    for n, c in enumerate(c_grid, 1):
         oof = _out_of_fold(units, c, seed, X)
-        f, threshold, sentence_threshold = _best_thresholds(units, oof)
-        p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold))
+        f, threshold, sentence_threshold = _best_thresholds(units, oof, already, grid)
+        p, r = _pr(_with(already, message_decisions(units, oof, threshold, sentence_threshold), units))
         progress(
-            f"[{n}/{len(C_GRID)}] C={c:g}: out-of-fold P {p:.3f} R {r:.3f} per message at thresholds "
+            f"[{n}/{len(c_grid)}] C={c:g}: out-of-fold P {p:.3f} R {r:.3f} per message at thresholds "
             f"{threshold:.3f} (whole) / {sentence_threshold:.3f} (sentence)"
         )
         if best is None or f > best[0]:
@@ -153,22 +236,28 @@ def train_multilingual(
     model = fit_multilingual_features(X, [u.is_global for u in units], c)
     model.threshold, model.sentence_threshold = threshold, sentence_threshold
     by_lang = {}
-    for lang in LANGS:
+    for lang in langs:
         idx = [i for i, u in enumerate(units) if u.lang == lang]
-        decisions = message_decisions([units[i] for i in idx], oof[idx], threshold, sentence_threshold)
-        p, r = _pr(decisions)
-        by_lang[lang] = {"n": len(decisions), "precision": round(p, 4), "recall": round(r, 4)}
-    p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold))
-    cv = {"precision": p, "recall": r}
+        chosen = [units[i] for i in idx]
+        p, r = _pr(_with(already, message_decisions(chosen, oof[idx], threshold, sentence_threshold), chosen))
+        by_lang[lang] = {"n": sum(u.whole for u in chosen), "precision": round(p, 4), "recall": round(r, 4)}
+    p, r = _pr(_with(already, message_decisions(units, oof, threshold, sentence_threshold), units))
     model.provenance = {
-        "trained_on": "rea_core/data/recognizer_hard.jsonl, dev half, fr/de/es/it/pt",
-        "rows": len(whole),
+        "rows": sum(u.whole for u in units),
         "units": len(units),
         "families": len({u.family for u in units}),
         "c": c,
         "threshold": threshold,
         "sentence_threshold": sentence_threshold,
-        "cv": {"precision": round(cv["precision"], 4), "recall": round(cv["recall"], 4), "by_language": by_lang},
+        "cv": {"precision": round(p, 4), "recall": round(r, 4), "by_language": by_lang},
     }
-    progress(f"chosen C={c:g}, threshold {threshold:.3f}: out-of-fold P {cv['precision']:.3f} R {cv['recall']:.3f}")
-    return model, model.provenance
+    progress(f"chosen C={c:g}, threshold {threshold:.3f}: out-of-fold P {p:.3f} R {r:.3f}")
+    return model
+
+
+def _with(already: dict[int, bool] | None, decisions: list[tuple[bool, bool]], units: Sequence[Unit]):
+    """``decisions`` (per message, in order of first unit) with the messages ``already`` global predicted global."""
+    if not already:
+        return decisions
+    order = [u.message for u in units if u.whole]
+    return [(g, p or already.get(m, False)) for (g, p), m in zip(decisions, order)]

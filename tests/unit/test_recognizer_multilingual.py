@@ -10,7 +10,7 @@ from rea_core.recognizer.hard_set import load_hard_set
 from rea_core.recognizer.lexicons import CLASSES, LANGS, class_spans
 from rea_core.recognizer.multilingual import (
     FEATURE_NAMES,
-    MultilingualRecognizer,
+    WordClassRecognizer,
     features,
     flags,
     load_multilingual,
@@ -59,7 +59,7 @@ def test_a_retrained_model_round_trips_through_json(tmp_path):
     assert report["cv"]["recall"] > 0.8  # out-of-fold, on families the fold's model never saw
     path = tmp_path / "m.json"
     model.save(path)
-    again = MultilingualRecognizer.from_dict(json.loads(path.read_text()))
+    again = WordClassRecognizer.from_dict(json.loads(path.read_text()))
     texts = ["D'ora in poi rispondimi sempre in italiano.", "Che ore sono?"]
     assert np.allclose(model.p_global(texts, "it"), again.p_global(texts, "it"))
     assert (again.threshold, again.sentence_threshold) == (model.threshold, model.sentence_threshold)
@@ -69,4 +69,4 @@ def test_a_model_for_other_features_is_refused():
     data = load_multilingual().to_dict()
     data["features"] = data["features"][:-1]
     with pytest.raises(DataFormatError, match="retrain"):
-        MultilingualRecognizer.from_dict(data)
+        WordClassRecognizer.from_dict(data)
