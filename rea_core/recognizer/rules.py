@@ -53,6 +53,9 @@ DIRECTIVE_CUES = _rx(
     r"|refer to me|act|pretend|be|stay|make|put|sign|translate|don'?t|do not|never|always|only"
     r"|give|tell|show|send|list|explain|stick|assume|skip|drop|cut|tighten|remember)\b",
     r"\byou (must|should|need to|have to|are to|will need to)\b",
+    # a request to the assistant ("from here on, could you mark ...", "can you write dates as ...")
+    r"\b(could|can|would|will) you (please |pls |also |just |always )?(respond|answer|reply|write|use|keep|mark|label"
+    r"|group|flag|note|add|include|give|put|start|end|format|convert|list|explain|call|address|avoid|skip|stick|be)\b",
 )
 
 # Weaker cues: a constraint that may or may not be meant to last; the classifier decides.
@@ -89,7 +92,8 @@ USER_FACT = re.compile(
     # means the user or their household lacks ("we don't have a car")
     r"|\bi (have|'ve got) (\w+ )?([A-Z]{2,5}|\w+(ia|ism|itis|osis|phobia))\b|\bhard of hearing\b"
     r"|\b(i|we) (don't|do not|can't|cannot) (own|have|drive|afford|use)\b"
-    r"|\bmy (monthly )?(budget|income|salary|rent)\b",
+    r"|\bmy (monthly )?(budget|income|salary|rent)\b|\bi (use|rely on) (a |an )?(screen ?reader|wheelchair|hearing aids?"
+    r"|cane|walker|magnifier)\b",
     re.IGNORECASE,
 )
 # ... with what it means for later replies ("keep that in mind", "so you can skip ...").
@@ -100,7 +104,7 @@ FACT_CONSEQUENCE = re.compile(
     r"|\bi (can't|cannot) (have|eat|drink)\b|\bin mind\b|\byou (really )?(don't|do not) need to\b|\bno need to\b"
     r"|\b(really )?helps? me\b|\bso\b[^.?!]*\b(should|must|needs? to|has to|have to|think|plan|consider|stick)\b"
     r"|\bfactor (that|this|it) in"
-    r"|\bremember\b|\bfor context\b|\b(a no|off limits|out of the question|not an option) for me\b",
+    r"|\bremember\b|\bfor context\b|\bso\b[^.?!]*\bfor me\b|\b(a no|off limits|out of the question|not an option) for me\b",
     re.IGNORECASE,
 )
 
