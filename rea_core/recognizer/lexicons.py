@@ -31,9 +31,11 @@ _REPLY_NOUN = (
 # How long a wish lasts: "from now on", "for the rest of our chat", "until I say otherwise", "never again".
 PERSISTENCE = {
     "en": r"\bfrom (now|here|this point|today)( on(wards?)?)?\b|\bgoing forward\b|\bin (the )?future\b|\bhenceforth\b"
-    r"|\bfor the (rest|remainder) of\b|\b(for|during|throughout) (the|this|our) (whole |entire )?(conversation|chat|session)"
+    r"|\bfor the (rest|remainder) of\b|\b(for|during|throughout) (the|this|our) (whole |entire )?(conversation"
+    r"|chat|session)"
     r"|\buntil I (say|tell you)\b|\bnext time\b|\b(any ?more|any longer|never again|from here)\b|\bin general\b"
-    r"|\b(for|in) (all|any|every) (of )?(your |my )?(future|subsequent|later|following|remaining|other)\b|\bfrom (today|here)\b",
+    r"|\b(for|in) (all|any|every) (of )?(your |my )?(future|subsequent|later|following|remaining|other)\b"
+    r"|\bfrom (today|here)\b",
     "fr": r"\bà partir d(e |')(maintenant|aujourd'hui|ce moment|là|demain)|\bdésormais\b|\bdorénavant\b"
     r"|\bdès (maintenant|à présent)\b|\bà l'avenir\b|\bpour (toute )?la suite\b|\bjusqu'à (nouvel ordre|ce que je)"
     r"|\b(pour|pendant|durant) (tout )?(le reste de |toute )?(la|notre|cette) "
@@ -77,10 +79,12 @@ FREQUENCY = {
 
 # The assistant's replies as what the wish covers: "toutes tes réponses", "jede Antwort", "cada vez que me".
 REPLY_SCOPE = {
-    "en": r"\b(your|ur|all (of )?(your|the)|any of your) (\w+ ){0,2}(answers|replies|responses|explanations|suggestions"
+    "en": r"\b(your|ur|all (of )?(your|the)|any of your) (\w+ ){0,2}(answers|replies|responses|explanations"
+    r"|suggestions"
     r"|recommendations|recipes|examples|snippets|translations|summaries|messages|outputs|ideas|tips|plans|options)\b"
     r"|\b(every|each|any|all) (\w+ ){0,2}(answer|reply|response|explanation|suggestion|recommendation|recipe|example"
-    r"|translation|summary|idea|tip|plan|option)s? (you|from you)\b|\b(when|whenever|if|each time|every time) you (\w+ )?"
+    r"|translation|summary|idea|tip|plan|option)s? (you|from you)\b|\b(when|whenever|if|each time"
+    r"|every time) you (\w+ )?"
     r"(explain|suggest|recommend|answer|reply|respond|write|translate|give|talk|help|show|list|plan|correct|review"
     r"|describe|quote|mention|pick|do)\b|\b(for|with|in) (all|any|every|each) (of )?my \w+|\bwhen I ask\b|\bwith me\b"
     r"|\bfor anything\b|\b(anything|everything|whatever) (you|I)\b",
@@ -119,7 +123,8 @@ USER_OBJECT = {
 # Imperatives and their negative forms of the verbs that shape a reply (answer, write, use, avoid,
 # stop, give, put, call, speak, keep, explain, add, say, be, make, suggest, include, show, address).
 IMPERATIVE = {
-    "en": r"(^|[.!?;:,]\s*|\b(please|pls|plz|just|and|also|so|then|but|now|instead)\s+)(answer|reply|respond|write|use|avoid"
+    "en": r"(^|[.!?;:,]\s*|\b(please|pls|plz|just|and|also|so|then|but|now|instead)\s+)(answer|reply|respond"
+    r"|write|use|avoid"
     r"|stop|give|put|call|speak|talk|keep|explain|add|say|be|make|suggest|include|show|address|stick|skip|drop|cut"
     r"|leave|assume|tell|list|format|mark|label|convert|tone|tighten|aim|treat|pick|default|switch|quit|limit|remember"
     r"|consider|factor|bear|mention|start|end|go|assume|lose|ditch|spell|translate|double-check|flag|warn|check"
@@ -195,7 +200,8 @@ REQUEST_FRAME = {
 # Stop doing something: "arrête de", "hör auf", "deja de", "smettila di", "para de", "nada de".
 STOP_DOING = {
     "en": r"\b(stop|quit) \w+ing\b|\bno more\b|\benough (with|of)\b|\bcut (out )?the\b|\b(drop|lose|ditch|skip) the\b"
-    r"|\bleave (out|that out|it out|off)\b|\bwithout (the|any|all)\b|\bdon\'?t (ever|keep|bother)\b|\b(don\'?t|do not|never)"
+    r"|\bleave (out|that out|it out|off)\b|\bwithout (the|any|all)\b|\bdon\'?t (ever|keep|bother)\b|\b(don\'?t"
+    r"|do not|never)"
     r" \w+",
     "fr": r"\b(arr[eê]te|arr[eê]tez|cesse|cessez) (de|d')|\bpas besoin de\b|\bplus (de|d') \w+|\bfini les\b"
     r"|\bassez (de|d')"
@@ -236,7 +242,8 @@ KEEP_IN_MIND = {
 FIRST_PERSON_STATE = {
     "en": r"\bi(\'m| am|m) (a|an|on|in|from|based|allergic|vegan|vegetarian|diabetic|celiac|coeliac|blind|deaf"
     r"|colou?r|dyslexic|pregnant|new|learning|still|living|retired|\w+ intolerant|\w+ years old|not (a|an|very))\b"
-    r"|\bi (have|\'ve got|live|work|use|teach|study|drive|own|rent|run)\b|\bi (can\'?t|cannot|don\'?t|do not) (eat|have"
+    r"|\bi (have|\'ve got|live|work|use|teach|study|drive|own|rent|run)\b|\bi (can\'?t|cannot|don\'?t"
+    r"|do not) (eat|have"
     r"|drink|read|see|hear|own|drive|afford|tolerate|do)\b|\bwe(\'re| are| have| live| don\'t)\b|\bmy (budget|income"
     r"|salary|eyesight|english|first language|job|diet|doctor)\b|\bim \w+",
     "fr": r"\b(je suis|j'ai|j'habite|je vis|je travaille|j'enseigne|je fais (du|de la|des)|je n'ai (pas|plus)"
@@ -255,7 +262,8 @@ FIRST_PERSON_STATE = {
 # Durable conditions: diet and health, access needs, means, place and level; what such a fact is about.
 CONDITION = {
     "en": r"\b(allerg\w*|intoleran\w*|diabet\w*|vegan|vegetarian|pescatarian|celiac|coeliac|gluten\w*|lactose|pregnant"
-    r"|wheelchair|dyslexi\w*|colou?r-?blind|deaf|blind|screen reader|budget|broke|student|beginner|novice|expert|teacher"
+    r"|wheelchair|dyslexi\w*|colou?r-?blind|deaf|blind|screen reader|budget|broke|student|beginner|novice"
+    r"|expert|teacher"
     r"|doctor|nurse|developer|engineer|car|kids|children|toddler|baby|time ?zone|adhd|autis\w*|anxiety|hearing|vision"
     r"|eyesight|income|month|nut|peanuts?|shellfish|dairy|halal|kosher|keto|medication|injury|knee|back pain"
     r"|zone \d+|hemisphere|apartment|balcony|metric|native)\b",
@@ -331,10 +339,12 @@ WORLD_QUESTION = {
 
 # Wording that ties a wish to one reply: "pour cette réponse seulement", "nur für diese Antwort".
 ONE_OFF = {
-    "en": r"\b(for|in) this (one|answer|reply|response|question|email|text|time|message|draft|version)\b|\bjust this once\b"
+    "en": r"\b(for|in) this (one|answer|reply|response|question|email|text|time|message|draft|version)\b"
+    r"|\bjust this once\b"
     r"|\bthis time\b|\bfor now\b|\b(your |the )?next (reply|answer|response)\b|\bonly for this\b|\bbelow\b"
     r"|\bthe following\b|\bthis (paragraph|sentence|text|email|letter|post|note|line)\b|\bjust (for )?today\b"
-    r"|\b(your|the|this) (entire )?(response|answer|reply|output|essay|story|poem)\b(?! (is|was|were|are|has|had|felt)\b)",
+    r"|\b(your|the|this) (entire )?(response|answer|reply|output|essay|story|poem)\b(?! (is|was|were|are|has"
+    r"|had|felt)\b)",
     "fr": r"\b(pour|dans) (cette|ta prochaine|ce) (réponse|fois|texte|mail|message|question)\b|\bjuste cette fois\b"
     r"|\bseulement (pour )?(cette|ce)\b|\brien que pour\b|\bcette fois(-ci)?\b|\bci-dessous\b|\bsuivante?\b",
     "de": r"\b(nur )?(für|in|bei) (diese[nmrs]?|deine[nr]? nächste[nr]?) (antwort|mal|text|mail|nachricht|frage)\b"

@@ -92,7 +92,8 @@ USER_FACT = re.compile(
     # means the user or their household lacks ("we don't have a car")
     r"|\bi (have|'ve got) (\w+ )?([A-Z]{2,5}|\w+(ia|ism|itis|osis|phobia))\b|\bhard of hearing\b"
     r"|\b(i|we) (don't|do not|can't|cannot) (own|have|drive|afford|use)\b"
-    r"|\bmy (monthly )?(budget|income|salary|rent)\b|\bi (use|rely on) (a |an )?(screen ?reader|wheelchair|hearing aids?"
+    r"|\bmy (monthly )?(budget|income|salary|rent)\b|\bi (use|rely on) (a |an )?(screen ?reader|wheelchair"
+    r"|hearing aids?"
     r"|cane|walker|magnifier)\b",
     re.IGNORECASE,
 )
@@ -104,7 +105,8 @@ FACT_CONSEQUENCE = re.compile(
     r"|\bi (can't|cannot) (have|eat|drink)\b|\bin mind\b|\byou (really )?(don't|do not) need to\b|\bno need to\b"
     r"|\b(really )?helps? me\b|\bso\b[^.?!]*\b(should|must|needs? to|has to|have to|think|plan|consider|stick)\b"
     r"|\bfactor (that|this|it) in"
-    r"|\bremember\b|\bfor context\b|\bso\b[^.?!]*\bfor me\b|\b(a no|off limits|out of the question|not an option) for me\b",
+    r"|\bremember\b|\bfor context\b|\bso\b[^.?!]*\bfor me\b|\b(a no|off limits|out of the question"
+    r"|not an option) for me\b",
     re.IGNORECASE,
 )
 

@@ -160,7 +160,10 @@ def train_multilingual(
     if len({u.is_global for u in units}) < 2:
         raise InputError("the multilingual stage 2 needs global and non-global dev rows in fr/de/es/it/pt")
     model = _train(units, LANGS, C_GRID, THRESHOLD_GRID, None, seed, progress)
-    model.provenance = {"trained_on": "rea_core/data/recognizer_hard.jsonl, dev half, fr/de/es/it/pt", **model.provenance}
+    model.provenance = {
+        "trained_on": "rea_core/data/recognizer_hard.jsonl, dev half, fr/de/es/it/pt",
+        **model.provenance,
+    }
     return model, model.provenance
 
 
@@ -193,7 +196,9 @@ def train_english_word_classes(
     one-off task. Thresholds maximize per-message F1 of what the recognizer would then decide:
     ``recognizer`` (without the English model) calls a message global, or this model does.
     """
-    units = [u for u in training_units(hard_rows, ("en",)) if len(hard_rows[u.message].text.split()) <= WORD_CLASS_MAX_WORDS]
+    units = [
+        u for u in training_units(hard_rows, ("en",)) if len(hard_rows[u.message].text.split()) <= WORD_CLASS_MAX_WORDS
+    ]
     units += label_set_units(label_rows, len(hard_rows))
     whole = [u for u in units if u.whole]
     progress(f"the recognizer without the English model reads {len(whole)} messages ...")

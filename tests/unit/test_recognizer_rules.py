@@ -1,6 +1,7 @@
 import pytest
 
 from rea_core.recognizer import GLOBAL, OTHER, REVOKE, InstructionRecognizer, rule_stage
+from rea_core.recognizer.rules import standing_prohibition
 
 
 @pytest.mark.parametrize(
@@ -68,3 +69,18 @@ def test_without_classifier_weak_cues_are_not_global():
     assert (r.label, r.stage) == ("other", "rules") and r.cues
     r = rec.recognize("From now on, answer in French.")
     assert (r.label, r.stage, r.score) == ("global", "rules", 1.0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Could you please stop adding a summary paragraph at the end of everything? I read the whole thing already.",
+        "I'd like you to stop ending every answer with a question asking if I need anything else.",
+        "pls stop using emojis in ur replies, its distracting",
+    ],
+)
+def test_stop_asked_of_the_assistant_about_its_habit_is_standing_not_a_revocation(text):
+    label, cues = rule_stage(text)
+    assert label == GLOBAL, cues
+    assert standing_prohibition(text)  # not read as lifting an earlier wish
+    assert rule_stage("You can stop adding a summary paragraph now.")[0] == REVOKE
