@@ -43,7 +43,7 @@ def main() -> None:
             None, trained=load_default_recognizer(), embedder=embedder, use_english_words=False
         )
         label_rows = load_label_set(data_path("recognizer_train.jsonl"))
-        model, report = train_english_word_classes(load_hard_set(), label_rows, without)
+        model, report = train_english_word_classes(load_hard_set(), label_rows, without, embedder)
         out = args.out or str(ROOT / "rea_core" / "data" / ENGLISH_MODEL)
     else:
         model, report = train_multilingual(load_hard_set())

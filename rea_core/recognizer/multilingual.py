@@ -62,15 +62,19 @@ def features(texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
 
 @dataclass
 class WordClassRecognizer:
-    """Logistic regression over ``FEATURE_NAMES``; ``p_global`` is its stage-2 score.
+    """Logistic regression over ``FEATURE_NAMES`` (after a sentence embedding, when ``embedder_name``);
+    ``p_global`` is its stage-2 score.
 
     Attributes:
-        coef: (len(FEATURE_NAMES),) weights.
+        coef: (n_embedding + len(FEATURE_NAMES),) weights: the embedding's dims first, if any.
         intercept: The bias.
         threshold: P(global) at or above which it says global of a whole message.
         sentence_threshold: The same for one sentence of a message of several (chosen per message, with
             ``threshold``, by the training's cross-validation).
         provenance: Training rows, languages, regularization and cross-validated metrics.
+        languages: The languages it was trained on (the word classes are read in the text's language).
+        embedder_name: The embedder whose unit vectors precede the word classes ("" for none: the
+            multilingual model, since MiniLM is an English model).
     """
 
     coef: np.ndarray
@@ -79,13 +83,28 @@ class WordClassRecognizer:
     sentence_threshold: float = 0.5
     provenance: dict[str, Any] = field(default_factory=dict)
     languages: tuple[str, ...] = LANGS
+    embedder_name: str = ""
 
-    def p_global(self, texts: Sequence[str], lang: str | Sequence[str]) -> np.ndarray:
-        """(n,) P(global) of ``texts``, each read as ``lang`` (one code for all, or one per text)."""
-        return self.p_global_features(features(texts, lang))
+    @property
+    def n_embedding(self) -> int:
+        return len(self.coef) - len(FEATURE_NAMES)
+
+    def p_global(
+        self, texts: Sequence[str], lang: str | Sequence[str], embeddings: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(n,) P(global) of ``texts``, each read as ``lang`` (one code for all, or one per text);
+        ``embeddings``: their (n, dim) unit vectors from ``embedder_name``, which a model with one needs."""
+        X = features(texts, lang)
+        if self.n_embedding:
+            if embeddings is None or embeddings.shape != (len(texts), self.n_embedding):
+                from ..errors import InputError
+
+                raise InputError(f"this word-class model also reads {self.embedder_name!r} embeddings of the texts")
+            X = np.hstack([embeddings, X])
+        return self.p_global_features(X)
 
     def p_global_features(self, X: np.ndarray) -> np.ndarray:
-        """(n,) P(global) of precomputed (n, len(FEATURE_NAMES)) ``features``."""
+        """(n,) P(global) of precomputed (n, n_embedding + len(FEATURE_NAMES)) inputs."""
         return 1.0 / (1.0 + np.exp(-(X @ self.coef + self.intercept)))
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +112,7 @@ class WordClassRecognizer:
             "kind": "logreg-word-classes",
             "features": list(FEATURE_NAMES),
             "languages": list(self.languages),
+            "embedder_name": self.embedder_name,
             "coef": [round(float(w), 6) for w in self.coef],
             "intercept": round(float(self.intercept), 6),
             "threshold": self.threshold,
@@ -108,15 +128,19 @@ class WordClassRecognizer:
         from ..errors import DataFormatError
 
         if data.get("features") != list(FEATURE_NAMES):
-            raise DataFormatError("multilingual recognizer: its features are not this version's; retrain it")
-        return cls(
+            raise DataFormatError("word-class recognizer: its features are not this version's; retrain it")
+        model = cls(
             np.asarray(data["coef"], dtype=np.float64),
             float(data["intercept"]),
             float(data["threshold"]),
             float(data.get("sentence_threshold", data["threshold"])),
             data.get("provenance", {}),
             tuple(data.get("languages", LANGS)),
+            str(data.get("embedder_name", "")),
         )
+        if model.n_embedding < 0 or bool(model.n_embedding) != bool(model.embedder_name):
+            raise DataFormatError(f"word-class recognizer: {len(model.coef)} weights do not fit its features")
+        return model
 
 
 def fit_multilingual(

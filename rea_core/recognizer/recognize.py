@@ -210,10 +210,16 @@ class InstructionRecognizer:
                 deferred.append(i)
                 cues_of[i] = cues
         if deferred and self.trained is not None and self.config.use_classifier:
+            batch = [texts[i][: self.config.max_chars] for i in deferred]
             with torch_threads(1) if len(deferred) <= SINGLE_THREAD_MAX else nullcontext():
-                p = self.trained.p_global([texts[i][: self.config.max_chars] for i in deferred], self.embedder)
+                X = self.trained.features(batch, self.embedder)  # the embedding is computed once for both models
+            p = self.trained.p_global_features(X)
             words = self.english_words
-            p_words = words.p_global([texts[i] for i in deferred], "en") if words is not None else None
+            if words is not None and words.embedder_name not in ("", self.embedder.name):
+                words = None  # its weights belong to another embedder
+            p_words = None
+            if words is not None:
+                p_words = words.p_global(batch, "en", self.trained.embedding_part(X) if words.embedder_name else None)
             for k, (i, p_global) in enumerate(zip(deferred, p.tolist())):
                 if any(c.startswith(FRAME_CUE) for c in cues_of[i]):
                     p_global *= FRAME_WEIGHT

@@ -61,6 +61,13 @@ class TrainedRecognizer:
 
         return np.hstack([X, lexical_features(texts, self.n_hash)])  # (n, dim + cues + n_hash)
 
+    def embedding_part(self, features: np.ndarray) -> np.ndarray:
+        """The (n, dim) embedding columns of (n, n_features) ``features`` (the lexical ones follow them)."""
+        from .features import CUE_NAMES
+
+        n_lexical = len(CUE_NAMES) + self.n_hash if self.n_hash else 0
+        return features[:, : features.shape[1] - n_lexical]
+
     def proba(self, features: np.ndarray) -> np.ndarray:
         """(n, n_classes) class probabilities for (n, n_features) inputs (softmax of the logits)."""
         logits = features @ self.coef.T + self.intercept  # (n, n_classes)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..backends.base import Embedder
 from ..errors import InputError
 from ..recognizer.default import LabeledInput
 from ..recognizer.hard_set import HardInput
@@ -37,8 +38,9 @@ if TYPE_CHECKING:
 C_GRID = (0.3, 1.0, 3.0, 10.0)
 THRESHOLD_GRID = np.round(np.arange(0.2, 0.801, 0.025), 3)
 # The English model adds to a recognizer that is right on the label set: only confident scores may.
-ENGLISH_C_GRID = (0.1, 0.3, 1.0)
+ENGLISH_C_GRID = (1.0, 3.0, 10.0)
 ENGLISH_THRESHOLD_GRID = np.round(np.concatenate([np.arange(0.8, 0.99, 0.025), [0.99, 0.995, 0.998, 0.999]]), 3)
+MARGIN_STEPS = 2  # the guard holds this many grid steps below the chosen thresholds
 LABEL_SET_FAMILY = "label-set:"  # family prefix of the units taken from the embedding model's label set
 # F1, not the English stage's F2: with F2 the threshold fell to 0.25 and out-of-fold precision to
 # 0.91 on the dev half (recall 0.99); issue 26 asks precision and recall of 0.90 alike.
@@ -130,15 +132,20 @@ def _best_thresholds(
         else:
             best_sentence[k] = max(best_sentence[k], s)
     before = np.array([bool(already and already.get(m)) for m in messages])
+    # none of the grid keeps the guard below: thresholds of 1.0, in effect never
     # messages of the embedding model's label set: the English model may add no false alarm there
     guarded = np.zeros(len(messages), dtype=bool)
     for u in units:
         guarded[index[u.message]] |= u.family.startswith(LABEL_SET_FAMILY)
-    best = (-1.0, 0.5, 0.5)
-    for threshold in grid:
-        for sentence_threshold in grid:
+    best = (-1.0, 1.0, 1.0) if already else (-1.0, 0.5, 0.5)
+    for k, threshold in enumerate(grid):
+        for j, sentence_threshold in enumerate(grid):
             pred = before | (whole >= threshold) | (best_sentence >= sentence_threshold)
-            if (pred & ~before & ~gold & guarded).any():
+            # with a margin: no false alarm there even one grid step lower (its scores sit close to 1)
+            looser = (
+                before | (whole >= grid[max(k - MARGIN_STEPS, 0)]) | (best_sentence >= grid[max(j - MARGIN_STEPS, 0)])
+            )
+            if (looser & ~before & ~gold & guarded).any():
                 continue
             tp, predicted, positives = (pred & gold).sum(), pred.sum(), gold.sum()
             p, r = (tp / predicted if predicted else 0.0), (tp / positives if positives else 0.0)
@@ -185,6 +192,7 @@ def train_english_word_classes(
     hard_rows: Sequence[HardInput],
     label_rows: Sequence[LabeledInput],
     recognizer: "InstructionRecognizer",
+    embedder: Embedder,
     *,
     seed: int = 0,
     progress: Callable[[str], None] = print,
@@ -204,8 +212,11 @@ def train_english_word_classes(
     progress(f"the recognizer without the English model reads {len(whole)} messages ...")
     verdicts = recognizer.recognize_many([u.text for u in whole])
     already = {u.message: v.label == GLOBAL for u, v in zip(whole, verdicts)}
-    model = _train(units, ("en",), ENGLISH_C_GRID, ENGLISH_THRESHOLD_GRID, already, seed, progress)
-    model.languages = ("en",)
+    progress(f"embedding {len(units)} units with {embedder.name} ...")
+    texts = [u.text for u in units]
+    X = np.hstack([embedder.encode(texts).astype(np.float64), features(texts, ["en"] * len(texts))])
+    model = _train(units, ("en",), ENGLISH_C_GRID, ENGLISH_THRESHOLD_GRID, already, seed, progress, X)
+    model.languages, model.embedder_name = ("en",), embedder.name
     model.provenance = {
         "trained_on": "rea_core/data/recognizer_hard.jsonl (dev half, en) + rea_core/data/recognizer_train.jsonl "
         f"(train split, messages of at most {WORD_CLASS_MAX_WORDS} words)",
@@ -223,9 +234,12 @@ def _train(
     already: dict[int, bool] | None,
     seed: int,
     progress: Callable[[str], None],
+    X: np.ndarray | None = None,
 ) -> WordClassRecognizer:
-    """Fit on ``units`` with C and both thresholds chosen by grouped cross-validation (per-message F1)."""
-    X = features([u.text for u in units], [u.lang for u in units])  # once: the word classes are the slow part
+    """Fit on ``units`` (features ``X``, else their word classes) with C and both thresholds chosen by
+    grouped cross-validation (per-message F1)."""
+    if X is None:  # once: the word classes are the slow part
+        X = features([u.text for u in units], [u.lang for u in units])
     best = None  # (F-beta, c, threshold, sentence threshold, out-of-fold scores of all units)
     for n, c in enumerate(c_grid, 1):
         oof = _out_of_fold(units, c, seed, X)

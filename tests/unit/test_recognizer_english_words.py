@@ -90,9 +90,9 @@ def test_label_set_units_keep_the_train_split_of_short_messages():
 
 
 @pytest.mark.slow
-def test_retraining_adds_no_false_alarm_on_the_label_set_out_of_fold(recognizers):
+def test_retraining_adds_no_false_alarm_on_the_label_set_out_of_fold(recognizers, models):
     hard = load_hard_set()
     rows = load_label_set(data_path("recognizer_train.jsonl"))
-    model, report = train_english_word_classes(hard, rows, recognizers[1], progress=lambda _: None)
+    model, report = train_english_word_classes(hard, rows, recognizers[1], models.embedder, progress=lambda _: None)
     assert model.languages == ("en",) and report["cv"]["recall"] > 0.9
-    assert model.p_global([FACT], "en")[0] >= model.threshold
+    assert model.p_global([FACT], "en", models.embedder.encode([FACT]))[0] >= model.threshold
