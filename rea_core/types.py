@@ -81,7 +81,8 @@ class Recognition:
     ``label`` is "global" (a persistent directive governing later replies), "revoke" (the user
     lifts an earlier one) or "other" (a task-specific request or an ordinary query). ``stage``
     says who decided: "rules" (stage 1 alone), "trained" (the trained classifier of stage 2),
-    "multilingual" (stage 2 for fr/de/es/it/pt), "classifier" (the few-shot LLM of stage 2),
+    "multilingual" (stage 2 for fr/de/es/it/pt), "word-classes" (the English second opinion beside the
+    trained classifier), "classifier" (the few-shot LLM of stage 2),
     "replacement" (REA: the input swaps an
     instruction Instructional Memory holds) or "oracle" (an evaluation arm given the gold labels).
     ``cues`` are the rule patterns that fired, so a UI can explain the decision. ``sentences`` are

@@ -3,7 +3,9 @@
 
 Reads rea_core/data/recognizer_hard.jsonl (dev rows in fr/de/es/it/pt only; the test half is never
 read), chooses the regularization and threshold by cross-validation grouped by template family,
-prints each step, and writes rea_core/data/recognizer_multilingual.json with its provenance.
+prints each step, and writes rea_core/data/recognizer_multilingual.json with its provenance. With
+--english: the English second opinion from the English dev rows and the label set's train split
+(rea_core/data/recognizer_train.jsonl), written to rea_core/data/recognizer_english_word_classes.json.
 
 Usage:
     .venv/bin/python scripts/train_multilingual_recognizer.py [--english] [--out PATH]

@@ -7,7 +7,8 @@ a few grammatical classes, the same in every language: how long a wish lasts, wh
 imperative or a request frame aimed at the assistant, a first-person fact with its consequence,
 a one-off marker, a question about the world. Each class below is one pattern per language; a
 model trained on the hard set's dev half (``multilingual.py``) weighs them. Adding a language is
-adding one pattern to each class.
+adding one pattern to each class. English has a pattern in each class too: the English second opinion
+(``recognize.py``, stage "word-classes") reads them beside the MiniLM embedding.
 
 Pure: no model, no I/O.
 """

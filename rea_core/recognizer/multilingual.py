@@ -12,6 +12,11 @@ cross-validation over template families) and ship as ``rea_core/data/recognizer_
 
 The rule stage never decides alone in these languages: every such input comes here.
 
+The same model class, with MiniLM's embedding before the English word classes, is the English second
+opinion (``ENGLISH_MODEL``, stage "word-classes" in ``recognize.py``): trained on the hard set's English
+dev rows and the embedding stage 2's own label set, it may add a global verdict where that stage scores
+an English message low (``training/multilingual.train_english_word_classes``).
+
 Example:
     >>> model = load_multilingual()
     >>> model.p_global(["Désormais, réponds-moi toujours en français."], "fr")

@@ -13,7 +13,10 @@ Two stages, as in the paper:
        classifier (prompt in ``templates/recognizer.md``, score = P(yes) from the log-probabilities
        of "yes" and "no", stage "classifier") stays available with stage2="llm". Inputs in
        French, German, Spanish, Italian or Portuguese go to the multilingual stage 2 instead
-       (``multilingual.py``, stage "multilingual"), whichever English stage 2 runs.
+       (``multilingual.py``, stage "multilingual"), whichever English stage 2 runs. Beside the trained
+       stage 2, an English second opinion (the same embedding plus English word classes, stage
+       "word-classes") may still call global an English message of at most WORD_CLASS_MAX_WORDS words
+       that the trained classifier scores low; it never takes a global verdict away.
 """
 
 from __future__ import annotations

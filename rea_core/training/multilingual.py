@@ -1,4 +1,5 @@
-"""Training the multilingual stage 2 (``recognizer/multilingual.py``) on the hard set's dev half.
+"""Training the word-class models (``recognizer/multilingual.py``) on the hard set's dev half: the
+multilingual stage 2 and the English second opinion (``train_english_word_classes``).
 
 The training units are the dev rows in French, German, Spanish, Italian and Portuguese, whole,
 plus each sentence of their mixed messages (the instruction sentence global, the others not), since
