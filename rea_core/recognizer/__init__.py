@@ -2,12 +2,13 @@
 
 ``rules`` (stage 1, with the recall-safe ``gate``) decides where the English wording is unambiguous;
 stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-shot LLM, and for
-French, German, Spanish, Italian and Portuguese the ``multilingual`` word-class model (``lexicons``);
+French, German, Spanish, Italian and Portuguese the ``multilingual`` word-class model (``lexicons``),
+with an English word-class second opinion beside the trained classifier (stage ``WORD_CLASS_STAGE``);
 ``recognize`` runs both; ``metrics`` measures exactly that; ``training`` fits new stage-2 versions.
 """
 
 from .labels import GLOBAL, LABELS, ORDINARY, OTHER, REVOKE, TASK
-from .recognize import InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
+from .recognize import WORD_CLASS_STAGE, InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
 from .rules import LANG_CUE, PROHIBITION, is_replacement, rule_priors, rule_stage
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "PROHIBITION",
     "REVOKE",
     "TASK",
+    "WORD_CLASS_STAGE",
     "InstructionRecognizer",
     "Recognizer",
     "RecognizerConfig",

@@ -119,7 +119,8 @@ def _best_thresholds(
     """(F-beta, threshold, sentence threshold) with the best per-message F-beta on a grid; ties go higher.
 
     Vectorized ``message_decisions``: per message its whole score and its best sentence score.
-    ``already``: messages the rest of the recognizer already calls global (the English model only adds to it).
+    ``already``: messages the rest of the recognizer already calls global (the English model only adds to it);
+    then a grid point that adds a false alarm on a label-set message (``LABEL_SET_FAMILY``) is skipped.
     """
     messages = sorted({u.message for u in units})
     index = {m: k for k, m in enumerate(messages)}
@@ -133,16 +134,15 @@ def _best_thresholds(
         else:
             best_sentence[k] = max(best_sentence[k], s)
     before = np.array([bool(already and already.get(m)) for m in messages])
-    # none of the grid keeps the guard below: thresholds of 1.0, in effect never
     # messages of the embedding model's label set: the English model may add no false alarm there
     guarded = np.zeros(len(messages), dtype=bool)
     for u in units:
         guarded[index[u.message]] |= u.family.startswith(LABEL_SET_FAMILY)
-    best = (-1.0, 1.0, 1.0) if already else (-1.0, 0.5, 0.5)
+    best = (-1.0, 1.0, 1.0) if already else (-1.0, 0.5, 0.5)  # 1.0: no grid point keeps the guard, in effect never
     for k, threshold in enumerate(grid):
         for j, sentence_threshold in enumerate(grid):
             pred = before | (whole >= threshold) | (best_sentence >= sentence_threshold)
-            # with a margin: no false alarm there even one grid step lower (its scores sit close to 1)
+            # with a margin: no false alarm there even MARGIN_STEPS grid steps lower (its scores sit close to 1)
             looser = (
                 before | (whole >= grid[max(k - MARGIN_STEPS, 0)]) | (best_sentence >= grid[max(j - MARGIN_STEPS, 0)])
             )

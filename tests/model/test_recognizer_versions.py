@@ -13,7 +13,7 @@ from app.state import AppEngine
 from app.tabs.annotate import handlers as ah
 from app.tabs.review import handlers as rh
 from rea_core import REAError, RuntimeConfig, Settings
-from rea_core.recognizer import InstructionRecognizer, rule_priors
+from rea_core.recognizer import WORD_CLASS_STAGE, InstructionRecognizer, rule_priors
 from rea_core.recognizer.metrics import evaluate_recognizer
 from tests.model.test_triage import STUDIO_LABELS
 
@@ -105,3 +105,13 @@ def test_annotate_scores_an_item_in_another_language_with_the_multilingual_stage
     assert score.version == "multilingual, fr" and score.stage1 == "defers to stage 2"
     assert score.p_global == pytest.approx(float(multilingual.p_global([text], "fr")[0]))
     assert score.p_global >= multilingual.threshold
+
+
+def test_annotate_shows_the_english_second_opinion_where_it_stores_an_item(engine):
+    text = "Keep in mind I have a severe peanut allergy, so no recipes with peanuts or peanut oil please."
+    recognizer = engine.strategy("rea").recognizer
+    verdict = recognizer.recognize(text)
+    assert verdict.stage == WORD_CLASS_STAGE  # the trained classifier alone scores it low
+    score = ah.stage2_score(engine, text)
+    assert score.version == "packaged, English second opinion" and score.p_global == pytest.approx(verdict.score)
+    assert score.p_global >= recognizer.english_words.threshold

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from rea_core import REAError
-from rea_core.recognizer import GLOBAL, LABELS, LANG_CUE, OTHER, REVOKE, rule_stage
+from rea_core.recognizer import GLOBAL, LABELS, LANG_CUE, OTHER, REVOKE, WORD_CLASS_STAGE, rule_stage
 
 from ...annotate_auth import Identity
 from ...state import AppEngine
@@ -80,6 +80,10 @@ def stage2_score(engine: AppEngine, text: str) -> Stage2:
     model, embedder = recognizer.trained, recognizer.embedder
     p = None if model is None or embedder is None else float(model.p_global([text], embedder)[0])
     version = "packaged" if engine.recognizer_version is None else f"version {engine.recognizer_version}"
+    if label is None and p is not None and recognizer.english_words is not None:
+        verdict = recognizer.recognize(text)
+        if verdict.stage == WORD_CLASS_STAGE:  # the trained classifier scored it low; the second opinion stores it
+            return Stage2(f"{version}, English second opinion", STAGE1[label], verdict.score)
     return Stage2(version, STAGE1.get(label, "defers to stage 2"), p)
 
 
