@@ -277,6 +277,7 @@ def test_stop_keeps_the_typed_message_and_a_long_one_shows_its_prefill(studio):
     assert studio.locator('#chat-0 [data-testid="bot"], #chat-1 [data-testid="bot"]').count() == 0
 
 
+@pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
 def test_an_example_plays_in_one_click_and_its_saved_chat_opens_in_inspect(studio, tmp_path):
     studio.click("#example-0")  # "From now on, answer in lowercase." then a question
     studio.wait_for_function(

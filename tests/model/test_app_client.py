@@ -54,6 +54,7 @@ def test_rea_and_vanilla_replies_stream_through_gradio_client(client):
         assert any(reply.startswith(p.rstrip("▌ ")) for p in partial)
 
 
+@pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
 def test_parallel_clients_never_see_each_other(app_url):
     results, errors = {}, []
 
@@ -77,6 +78,7 @@ def test_parallel_clients_never_see_each_other(app_url):
         assert len(texts(results[name][CHAT0])) == 4
 
 
+@pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
 def test_threshold_move_redecides_without_a_model_call(client):
     send(client, "I keep a fiddle-leaf fig and a snake plant on my balcony.")
     send(client, "How do I fold a fitted sheet?")  # the best-scored of these two is kept as a likely referent
@@ -169,6 +171,7 @@ def test_h1_demo_loads_into_both_columns(client):
     assert "instructional memory" in out[PROMPT0].lower() and "rea-instructions" in out[PROMPT0]
 
 
+@pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
 def test_compare_columns_run_comedy_and_secom(client):
     """Columns set to the comparison strategies answer; the New-session action builds COMEDY's memory."""
     client.predict("comedy", 0.5, 0.7, api_name="/set_strategy_0")

@@ -7,6 +7,8 @@ Replayed turns (``reply=...``) keep these fast: the memory work (segmenting, com
 
 from dataclasses import replace
 
+import pytest
+
 from rea_core import COMEDYConfig, RuntimeConfig, SeComConfig, build_strategy
 from rea_core.methods.secom.compressor import PerplexityCompressor
 from rea_core.methods.secom.segmenter import TopicSegmenter, validate_spans
@@ -88,6 +90,7 @@ def test_compressed_units_are_shorter_and_keep_named_entities(models):
         assert entity in out.text
 
 
+@pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
 def test_comedy_memory_has_three_parts_after_two_sessions(models):
     comedy = build_strategy(
         "comedy", models, COMEDYConfig(session_turns=2, memory_tokens=48), runtime=RuntimeConfig(max_new_tokens=16)
