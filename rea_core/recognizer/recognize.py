@@ -38,6 +38,8 @@ from .rules import FRAME_CUE, LANG_CUE, rule_stage
 from .sentences import message_language, split_message
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .trained import TrainedRecognizer
 
 WORD_CLASS_STAGE = "word-classes"
@@ -99,7 +101,9 @@ class InstructionRecognizer:
         # fr/de/es/it/pt inputs: the shipped word-class model unless another is given (``multilingual.py``)
         self.multilingual = multilingual if multilingual is not None else load_multilingual()
         # English messages the embedding stage 2 scores low: the shipped English word-class model unless given
-        self.english_words = english_words or (load_word_classes(ENGLISH_MODEL) if use_english_words else None)
+        if english_words is None and use_english_words:
+            english_words = load_word_classes(ENGLISH_MODEL)
+        self.english_words = english_words
         self.config = config or RecognizerConfig()
         self.trained: TrainedRecognizer | None = None
         self.embedder: Embedder | None = None
@@ -217,22 +221,12 @@ class InstructionRecognizer:
             with torch_threads(1) if len(deferred) <= SINGLE_THREAD_MAX else nullcontext():
                 X = self.trained.features(batch, self.embedder)  # the embedding is computed once for both models
             p = self.trained.p_global_features(X)
-            words = self.english_words
-            if words is not None and words.embedder_name not in ("", self.embedder.name):
-                words = None  # its weights belong to another embedder
-            p_words = None
-            if words is not None:
-                p_words = words.p_global(batch, "en", self.trained.embedding_part(X) if words.embedder_name else None)
-            for k, (i, p_global) in enumerate(zip(deferred, p.tolist())):
+            for i, p_global in zip(deferred, p.tolist()):
                 if any(c.startswith(FRAME_CUE) for c in cues_of[i]):
                     p_global *= FRAME_WEIGHT
-                label, stage = (GLOBAL if p_global >= self.trained.threshold else OTHER), "trained"
-                if label == OTHER and p_words is not None and (short is None or short[i]):
-                    # the embedding model's label set never saw plain standing wishes without a marker
-                    sentence = is_sentence is not None and is_sentence[i]
-                    if p_words[k] >= (words.sentence_threshold if sentence else words.threshold):
-                        label, p_global, stage = GLOBAL, float(p_words[k]), WORD_CLASS_STAGE
-                out[i] = Recognition(label=label, score=p_global, stage=stage, cues=cues_of[i])
+                label = GLOBAL if p_global >= self.trained.threshold else OTHER
+                out[i] = Recognition(label=label, score=p_global, stage="trained", cues=cues_of[i])
+            self._second_opinion(out, deferred, batch, X, is_sentence, short)
         for i in deferred:
             if out[i] is not None:
                 continue
@@ -249,6 +243,32 @@ class InstructionRecognizer:
                     cues=cues_of[i],
                 )
         return out  # type: ignore[return-value]
+
+    def _second_opinion(
+        self,
+        out: list[Recognition | None],
+        deferred: list[int],
+        batch: list[str],
+        X: "np.ndarray",
+        is_sentence: list[bool] | None,
+        short: list[bool] | None,
+    ) -> None:
+        """Let the English word-class model call global the short deferred units the trained stage 2 left
+        "other" (its label set never saw plain standing wishes without a marker); ``batch`` and ``X``: their
+        texts as stage 2 read them and its features, in ``deferred`` order (the embedding columns are reused)."""
+        words = self.english_words
+        if words is None or words.embedder_name not in ("", self.embedder.name):
+            return  # none, or its weights belong to another embedder
+        rows = [k for k, i in enumerate(deferred) if out[i].label == OTHER and (short is None or short[i])]
+        if not rows:
+            return
+        texts = [batch[k] for k in rows]
+        embeddings = self.trained.embedding_part(X[rows]) if words.embedder_name else None
+        for k, p_words in zip(rows, words.p_global(texts, "en", embeddings).tolist()):
+            i = deferred[k]
+            sentence = is_sentence is not None and is_sentence[i]
+            if p_words >= (words.sentence_threshold if sentence else words.threshold):
+                out[i] = Recognition(label=GLOBAL, score=p_words, stage=WORD_CLASS_STAGE, cues=out[i].cues)
 
     def use_trained(self, trained: "TrainedRecognizer | None", embedder: Embedder | None = None) -> None:
         """Make ``trained`` stage 2 (None: back to the packaged stage 2). It needs the embedder it was trained on."""

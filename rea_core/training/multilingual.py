@@ -77,16 +77,23 @@ def training_units(rows: Sequence[HardInput], langs: Sequence[str] = LANGS) -> l
     return units
 
 
-def message_decisions(units: Sequence[Unit], scores: np.ndarray, threshold: float, sentence_threshold: float):
-    """Per message (in order of first unit): (gold global, predicted global), as the recognizer decides:
-    global when the whole message reaches ``threshold`` or one of its sentences ``sentence_threshold``."""
+def message_decisions(
+    units: Sequence[Unit],
+    scores: np.ndarray,
+    threshold: float,
+    sentence_threshold: float,
+    already: dict[int, bool] | None = None,
+):
+    """Per message (in order of its whole unit): (gold global, predicted global), as the recognizer decides:
+    global when the whole message reaches ``threshold`` or one of its sentences ``sentence_threshold``, or
+    when the rest of the recognizer ``already`` calls it global (the English model only adds to it)."""
     gold: dict[int, bool] = {}
     pred: dict[int, bool] = {}
     for u, s in zip(units, scores):
         if u.whole:
             gold[u.message] = u.is_global
         hit = s >= (threshold if u.whole else sentence_threshold)
-        pred[u.message] = pred.get(u.message, False) or bool(hit)
+        pred[u.message] = pred.get(u.message, bool(already and already.get(u.message))) or bool(hit)
     return [(gold[m], pred[m]) for m in gold]
 
 
@@ -245,7 +252,7 @@ def _train(
     for n, c in enumerate(c_grid, 1):
         oof = _out_of_fold(units, c, seed, X)
         f, threshold, sentence_threshold = _best_thresholds(units, oof, already, grid)
-        p, r = _pr(_with(already, message_decisions(units, oof, threshold, sentence_threshold), units))
+        p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold, already))
         progress(
             f"[{n}/{len(c_grid)}] C={c:g}: out-of-fold P {p:.3f} R {r:.3f} per message at thresholds "
             f"{threshold:.3f} (whole) / {sentence_threshold:.3f} (sentence)"
@@ -259,9 +266,9 @@ def _train(
     for lang in langs:
         idx = [i for i, u in enumerate(units) if u.lang == lang]
         chosen = [units[i] for i in idx]
-        p, r = _pr(_with(already, message_decisions(chosen, oof[idx], threshold, sentence_threshold), chosen))
+        p, r = _pr(message_decisions(chosen, oof[idx], threshold, sentence_threshold, already))
         by_lang[lang] = {"n": sum(u.whole for u in chosen), "precision": round(p, 4), "recall": round(r, 4)}
-    p, r = _pr(_with(already, message_decisions(units, oof, threshold, sentence_threshold), units))
+    p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold, already))
     model.provenance = {
         "rows": sum(u.whole for u in units),
         "units": len(units),
@@ -273,11 +280,3 @@ def _train(
     }
     progress(f"chosen C={c:g}, threshold {threshold:.3f}: out-of-fold P {p:.3f} R {r:.3f}")
     return model
-
-
-def _with(already: dict[int, bool] | None, decisions: list[tuple[bool, bool]], units: Sequence[Unit]):
-    """``decisions`` (per message, in order of first unit) with the messages ``already`` global predicted global."""
-    if not already:
-        return decisions
-    order = [u.message for u in units if u.whole]
-    return [(g, p or already.get(m, False)) for (g, p), m in zip(decisions, order)]
