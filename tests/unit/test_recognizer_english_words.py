@@ -2,9 +2,13 @@
 
 The embedding stage 2 was trained on a label set whose standing wishes nearly all carry a marker
 ("from now on", "in all your replies"); a wish stated as a fact with its consequence, or as a
-preference, scores near 0 there. The word-class model reads the same closed classes as the
-multilingual stage 2, in English, and may only add a global verdict.
+preference, scores near 0 there. The word-class model reads a fine-tuned MiniLM's vectors (a LoRA
+adapter) and the same closed classes as the multilingual stage 2, in English, and may only add a
+global verdict.
 """
+
+import json
+from dataclasses import replace
 
 import pytest
 
@@ -12,9 +16,10 @@ from rea_core.recognizer import GLOBAL, InstructionRecognizer
 from rea_core.recognizer.default import data_path, load_default_recognizer, load_label_set
 from rea_core.recognizer.hard_set import load_hard_set
 from rea_core.recognizer.lexicons import CLASS_LANGS, CLASSES, class_spans
-from rea_core.recognizer.multilingual import ENGLISH_MODEL, load_word_classes
+from rea_core.recognizer.multilingual import ENGLISH_MODEL, WordClassRecognizer, load_word_classes
 from rea_core.recognizer.recognize import WORD_CLASS_MAX_WORDS, WORD_CLASS_STAGE
-from rea_core.training.multilingual import LABEL_SET_FAMILY, label_set_units, train_english_word_classes
+from rea_core.training.english_adapter import ADAPTER_DIR, AdapterConfig, calibration_units, train_english_adapter
+from rea_core.training.multilingual import LABEL_SET_FAMILY, english_units, label_set_units
 
 FACT = "Keep in mind I have a severe peanut allergy, so no recipes with peanuts or peanut oil please."
 
@@ -78,6 +83,7 @@ def test_the_shipped_model_is_english_only_and_says_what_it_was_trained_on():
         "dev half, en" in model.provenance["trained_on"] and "recognizer_train.jsonl" in model.provenance["trained_on"]
     )
     assert model.threshold >= 0.8 and model.sentence_threshold >= 0.8  # it only adds confident verdicts
+    assert model.adapter.endswith(ADAPTER_DIR) and model.encoder().name.endswith(ADAPTER_DIR)
 
 
 def test_label_set_units_keep_the_train_split_of_short_messages():
@@ -90,9 +96,35 @@ def test_label_set_units_keep_the_train_split_of_short_messages():
 
 
 @pytest.mark.slow
-def test_retraining_adds_no_false_alarm_on_the_label_set_out_of_fold(recognizers, models):
+def test_training_writes_an_adapter_the_model_reads_back(recognizers, tmp_path):
+    """A short fit on two authoring rounds and a slice of the label set: the adapter loads, the JSON names it,
+    and the thresholds come from the held-out round."""
+    hard = [r if r.id.startswith(("t8", "t9")) else replace(r, split="test") for r in load_hard_set()]
+    rows = load_label_set(data_path("recognizer_train.jsonl"))[:300]
+    model, report = train_english_adapter(
+        hard,
+        rows,
+        recognizers[1],
+        "packaged",
+        tmp_path / ADAPTER_DIR,
+        calibration_round="t9",
+        config=AdapterConfig(epochs=1),
+        progress=lambda _: None,
+    )
+    assert (tmp_path / ADAPTER_DIR / "adapter_config.json").exists()
+    assert report["calibration round"]["messages"] > 0 and 0.8 <= model.threshold <= 1.0
+    model.save(tmp_path / "english.json")
+    again = WordClassRecognizer.from_dict(json.loads((tmp_path / "english.json").read_text()), tmp_path)
+    assert again.adapter == str(tmp_path / ADAPTER_DIR)
+    vectors = again.encoder().encode([FACT]).astype("float64")
+    assert again.p_global([FACT], "en", vectors)[0] == pytest.approx(model.p_global([FACT], "en", vectors)[0])
+
+
+def test_calibration_holds_out_one_round_and_one_label_set_fold():
     hard = load_hard_set()
-    rows = load_label_set(data_path("recognizer_train.jsonl"))
-    model, report = train_english_word_classes(hard, rows, recognizers[1], models.embedder, progress=lambda _: None)
-    assert model.languages == ("en",) and report["cv"]["recall"] > 0.9
-    assert model.p_global([FACT], "en", models.embedder.encode([FACT]))[0] >= model.threshold
+    units = english_units(hard, load_label_set(data_path("recognizer_train.jsonl")))
+    held = calibration_units(units, hard, "t9")
+    hard_held = {hard[u.message].id[:2] for u, h in zip(units, held) if h and u.message < len(hard)}
+    assert hard_held == {"t9"}
+    label = [h for u, h in zip(units, held) if u.family.startswith(LABEL_SET_FAMILY)]
+    assert 0.1 < sum(label) / len(label) < 0.3  # one fold of five, by group
