@@ -218,7 +218,8 @@ class InstructionRecognizer:
                 cues_of[i] = cues
         if deferred and self.trained is not None and self.config.use_classifier:
             batch = [texts[i][: self.config.max_chars] for i in deferred]
-            with torch_threads(1) if len(deferred) <= SINGLE_THREAD_MAX else nullcontext():
+            one_thread = len(deferred) <= SINGLE_THREAD_MAX  # a short batch: threads would wait for each other
+            with torch_threads(1) if one_thread else nullcontext():
                 X = self.trained.features(batch, self.embedder)  # the embedding is computed once for both models
             p = self.trained.p_global_features(X)
             for i, p_global in zip(deferred, p.tolist()):
@@ -226,7 +227,8 @@ class InstructionRecognizer:
                     p_global *= FRAME_WEIGHT
                 label = GLOBAL if p_global >= self.trained.threshold else OTHER
                 out[i] = Recognition(label=label, score=p_global, stage="trained", cues=cues_of[i])
-            self._second_opinion(out, deferred, batch, X, is_sentence, short)
+            with torch_threads(1) if one_thread else nullcontext():
+                self._second_opinion(out, deferred, batch, X, is_sentence, short)
         for i in deferred:
             if out[i] is not None:
                 continue
