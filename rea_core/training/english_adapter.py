@@ -216,7 +216,6 @@ def train_english_adapter(
         already,
         ENGLISH_THRESHOLD_GRID,
         allowed_false_alarms=CALIBRATION_FALSE_ALARMS,
-        margin_steps=0,
     )
     model.threshold, model.sentence_threshold = threshold, sentence_threshold
     model.languages, model.embedder_name, model.adapter = ("en",), encoder.name.split("+")[0], str(adapter)
@@ -231,7 +230,7 @@ def train_english_adapter(
         "trained_on": "rea_core/data/recognizer_hard.jsonl (dev half, en) + rea_core/data/recognizer_train.jsonl "
         f"(train split, short messages), less the calibration slice (round {calibration_round!r}, one label-set fold)",
         "decides": "English messages the embedding stage 2 scores below its threshold",
-        "adapter": asdict(config),
+        "adapter_config": asdict(config),
         "c": 1.0,
         "threshold": threshold,
         "sentence_threshold": sentence_threshold,

@@ -36,9 +36,7 @@ from .recognizer import CV_FOLDS
 C_GRID = (0.3, 1.0, 3.0, 10.0)
 THRESHOLD_GRID = np.round(np.arange(0.2, 0.801, 0.025), 3)
 # The English model adds to a recognizer that is right on the label set: only confident scores may.
-ENGLISH_C_GRID = (1.0, 3.0, 10.0)
 ENGLISH_THRESHOLD_GRID = np.round(np.concatenate([np.arange(0.8, 0.99, 0.025), [0.99, 0.995, 0.998, 0.999]]), 3)
-MARGIN_STEPS = 2  # the guard holds this many grid steps below the chosen thresholds
 LABEL_SET_FAMILY = "label-set:"  # family prefix of the units taken from the embedding model's label set
 # F1, not the English stage's F2: with F2 the threshold fell to 0.25 and out-of-fold precision to
 # 0.91 on the dev half (recall 0.99); issue 26 asks precision and recall of 0.90 alike.
@@ -121,14 +119,13 @@ def _best_thresholds(
     grid: np.ndarray = THRESHOLD_GRID,
     *,
     allowed_false_alarms: int = 0,
-    margin_steps: int = MARGIN_STEPS,
 ) -> tuple[float, float, float]:
     """(F-beta, threshold, sentence threshold) with the best per-message F-beta on a grid; ties go higher.
 
     Vectorized ``message_decisions``: per message its whole score and its best sentence score.
     ``already``: messages the rest of the recognizer already calls global (the English model only adds to it);
-    then a grid point that adds more than ``allowed_false_alarms`` on label-set messages (``LABEL_SET_FAMILY``),
-    even ``margin_steps`` grid steps lower, is skipped.
+    then a grid point that adds more than ``allowed_false_alarms`` on label-set messages (``LABEL_SET_FAMILY``)
+    is skipped.
     """
     messages = sorted({u.message for u in units})
     index = {m: k for k, m in enumerate(messages)}
@@ -142,19 +139,15 @@ def _best_thresholds(
         else:
             best_sentence[k] = max(best_sentence[k], s)
     before = np.array([bool(already and already.get(m)) for m in messages])
-    # messages of the embedding model's label set: the English model may add no false alarm there
+    # messages of the embedding model's label set: the English model may add at most allowed_false_alarms there
     guarded = np.zeros(len(messages), dtype=bool)
     for u in units:
         guarded[index[u.message]] |= u.family.startswith(LABEL_SET_FAMILY)
     best = (-1.0, 1.0, 1.0) if already else (-1.0, 0.5, 0.5)  # 1.0: no grid point keeps the guard, in effect never
-    for k, threshold in enumerate(grid):
-        for j, sentence_threshold in enumerate(grid):
+    for threshold in grid:
+        for sentence_threshold in grid:
             pred = before | (whole >= threshold) | (best_sentence >= sentence_threshold)
-            # with a margin: no more false alarms there even margin_steps grid steps lower
-            looser = (
-                before | (whole >= grid[max(k - margin_steps, 0)]) | (best_sentence >= grid[max(j - margin_steps, 0)])
-            )
-            if (looser & ~before & ~gold & guarded).sum() > allowed_false_alarms:
+            if (pred & ~before & ~gold & guarded).sum() > allowed_false_alarms:
                 continue
             tp, predicted, positives = (pred & gold).sum(), pred.sum(), gold.sum()
             p, r = (tp / predicted if predicted else 0.0), (tp / positives if positives else 0.0)

@@ -91,8 +91,12 @@ def test_likely_missed_queue_surfaces_a_gate_rejected_global(db, studio_version)
 def test_likely_false_alarm_queue_surfaces_a_stored_input_that_looks_like_a_task(db, studio_version):
     with db() as s:
         found = triage.likely_false_alarms(store_items.open_items(s, "alice"), studio_version)
-    assert [t.item.text for t in found] == [FALSE_ALARM]
-    assert "entered IM by rules" in found[0].reason and "looks task" in found[0].reason
+    reasons = {t.item.text: t.reason for t in found}
+    # The English second opinion stores "Always answer in French." (the 16-row studio model alone scores it
+    # 0.17), and that model reads it as ordinary: the queue shows it too, for an annotator to confirm.
+    assert set(reasons) == {FALSE_ALARM, "Always answer in French."}
+    assert "entered IM by rules" in reasons[FALSE_ALARM] and "looks task" in reasons[FALSE_ALARM]
+    assert "entered IM by word-classes" in reasons["Always answer in French."]
 
 
 def test_caught_misses_and_metrics_by_source(recognizer):

@@ -12,6 +12,8 @@ from dataclasses import replace
 
 import pytest
 
+from rea_core.backends.sentence import SentenceEmbedder
+from rea_core.errors import ModelLoadError
 from rea_core.recognizer import GLOBAL, InstructionRecognizer
 from rea_core.recognizer.default import data_path, load_default_recognizer, load_label_set
 from rea_core.recognizer.hard_set import load_hard_set
@@ -128,3 +130,8 @@ def test_calibration_holds_out_one_round_and_one_label_set_fold():
     assert hard_held == {"t9"}
     label = [h for u, h in zip(units, held) if u.family.startswith(LABEL_SET_FAMILY)]
     assert 0.1 < sum(label) / len(label) < 0.3  # one fold of five, by group
+
+
+def test_a_missing_adapter_is_a_clear_load_error(tmp_path):
+    with pytest.raises(ModelLoadError, match="Could not apply the adapter"):
+        SentenceEmbedder.load_with_adapter("packaged", tmp_path / "no-adapter", max_tokens=128)
