@@ -5,10 +5,11 @@ Reads rea_core/data/recognizer_hard.jsonl (dev rows in fr/de/es/it/pt only; the 
 read), chooses the regularization and threshold by cross-validation grouped by template family,
 prints each step, and writes rea_core/data/recognizer_multilingual.json with its provenance. With
 --english: the English second opinion from the English dev rows and the label set's train split
-(rea_core/data/recognizer_train.jsonl): a LoRA adapter fine-tuned on the packaged MiniLM (about ten
+(rea_core/data/recognizer_train.jsonl): a LoRA adapter fine-tuned on the packaged MiniLM (about 15
 minutes on two CPU cores, progress printed), then the word-class model on its vectors, thresholds set on
 the newest authoring round held out (--calibration-round); written to
-rea_core/data/recognizer_english_word_classes.json and rea_core/adapters/recognizer-english-minilm/.
+rea_core/data/recognizer_english_word_classes.json and rea_core/adapters/recognizer-english-minilm/ (with
+--out, the adapter goes next to that file).
 
 Usage:
     .venv/bin/python scripts/train_multilingual_recognizer.py [--english [--calibration-round t9]] [--out PATH]
@@ -60,7 +61,7 @@ def main() -> None:
             label_rows,
             without,
             "packaged",
-            ROOT / "rea_core" / "adapters" / ADAPTER_DIR,
+            Path(out).parent / ADAPTER_DIR if args.out else ROOT / "rea_core" / "adapters" / ADAPTER_DIR,
             calibration_round=args.calibration_round,
         )
     else:
