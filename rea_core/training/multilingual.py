@@ -168,7 +168,7 @@ def train_multilingual(
     units = training_units(rows)
     if len({u.is_global for u in units}) < 2:
         raise InputError("the multilingual stage 2 needs global and non-global dev rows in fr/de/es/it/pt")
-    model = _train(units, LANGS, C_GRID, THRESHOLD_GRID, None, seed, progress)
+    model = _train(units, LANGS, C_GRID, THRESHOLD_GRID, seed, progress)
     model.provenance = {
         "trained_on": "rea_core/data/recognizer_hard.jsonl, dev half, fr/de/es/it/pt",
         **model.provenance,
@@ -204,20 +204,17 @@ def _train(
     langs: Sequence[str],
     c_grid: Sequence[float],
     grid: np.ndarray,
-    already: dict[int, bool] | None,
     seed: int,
     progress: Callable[[str], None],
-    X: np.ndarray | None = None,
 ) -> WordClassRecognizer:
-    """Fit on ``units`` (features ``X``, else their word classes) with C and both thresholds chosen by
-    grouped cross-validation (per-message F1)."""
-    if X is None:  # once: the word classes are the slow part
-        X = features([u.text for u in units], [u.lang for u in units])
+    """Fit on the word classes of ``units`` with C and both thresholds chosen by grouped cross-validation
+    (per-message F1)."""
+    X = features([u.text for u in units], [u.lang for u in units])  # once: the word classes are the slow part
     best = None  # (F-beta, c, threshold, sentence threshold, out-of-fold scores of all units)
     for n, c in enumerate(c_grid, 1):
         oof = _out_of_fold(units, c, seed, X)
-        f, threshold, sentence_threshold = _best_thresholds(units, oof, already, grid)
-        p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold, already))
+        f, threshold, sentence_threshold = _best_thresholds(units, oof, None, grid)
+        p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold))
         progress(
             f"[{n}/{len(c_grid)}] C={c:g}: out-of-fold P {p:.3f} R {r:.3f} per message at thresholds "
             f"{threshold:.3f} (whole) / {sentence_threshold:.3f} (sentence)"
@@ -231,9 +228,9 @@ def _train(
     for lang in langs:
         idx = [i for i, u in enumerate(units) if u.lang == lang]
         chosen = [units[i] for i in idx]
-        p, r = _pr(message_decisions(chosen, oof[idx], threshold, sentence_threshold, already))
+        p, r = _pr(message_decisions(chosen, oof[idx], threshold, sentence_threshold))
         by_lang[lang] = {"n": sum(u.whole for u in chosen), "precision": round(p, 4), "recall": round(r, 4)}
-    p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold, already))
+    p, r = _pr(message_decisions(units, oof, threshold, sentence_threshold))
     model.provenance = {
         "rows": sum(u.whole for u in units),
         "units": len(units),
