@@ -12,6 +12,7 @@ import typer
 
 from rea_core.cli.common import quiet_libraries, reported_errors, settings_from_options
 from rea_core.cli.options import (
+    AdapterOpt,
     EmbedderOpt,
     ModelOpt,
     RecentCompressedOpt,
@@ -41,6 +42,7 @@ def serve(
         Optional[int], typer.Option("--port", help="Port to listen on [env GRADIO_SERVER_PORT, default 7860].")
     ] = None,
     model: ModelOpt = None,
+    adapter: AdapterOpt = None,
     embedder: EmbedderOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     tau_low: TauLowOpt = None,
@@ -74,6 +76,7 @@ def serve(
 
         settings = settings_from_options(  # a bad REA_* value stops here, before minutes of model loading
             model=model,
+            adapter=adapter,
             embedder=embedder,
             recognizer_model=recognizer_model,
             tau_low=tau_low,

@@ -59,6 +59,16 @@ def codec_line(engine: AppEngine) -> str:
     return f"compressed replies: **{form} · {share} · {choice.reason}"
 
 
+def model_line(generator) -> str:
+    """The model that answers: its name, the instruction-following adapter merged into it, and its decoding."""
+    adapter = getattr(generator, "adapter", "")
+    decoding = getattr(generator, "decoding", None)
+    parts = [generator.name + (f" + instruction adapter {adapter}" if adapter else " (no instruction adapter)")]
+    if decoding is not None:
+        parts.append(f"decoding: {decoding.describe()}")
+    return " · ".join(parts)
+
+
 def hcr_line(cfg) -> str:
     """The HCR scorer in use, what its score means and its calibrated thresholds."""
     lo, hi = default_thresholds(cfg.scorer)
@@ -81,7 +91,7 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
         with gr.Accordion("Details: model, memory scorer, calibration", open=False, elem_id="details"):
             gr.HTML(LEGEND)
             gr.Markdown(
-                f"Backbone: **{engine.models.generator.name}** · embedder: "
+                f"Backbone: **{escape(model_line(engine.models.generator), quote=False)}** · embedder: "
                 f"**{engine.models.embedder.name}** · {escape(codec_line(engine), quote=False)}",
                 elem_id="backbone",
             )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .backends import Embedder, Generator, load_embedder, load_generator
 from .backends.base import WEIGHTS, has
+from .backends.decoding import DEFAULT_DECODING, Decoding
 from .backends.openai_compat import is_openai_spec
 from .backends.packaged import is_packaged_embedder, is_packaged_generator
 from .methods.base import Strategy
@@ -48,6 +49,8 @@ def load_models(
     cache_limits=None,
     cache_dir: Path | None = None,
     openai: OpenAISettings | None = None,
+    adapter: str | None = "auto",
+    decoding: Decoding | None = None,
 ) -> Models:
     """Load the generator, the embedder, (if named) a separate recognizer model, and the latent codec.
 
@@ -56,7 +59,9 @@ def load_models(
     ``cache_dir`` (``REA_CACHE_DIR``) and switch the hub off: they never need it. ``codec``: "auto"
     takes the codec shipped for the backbone when there is one (else compressed replies are
     text-compressed, and ``codec_note`` says so), "none" loads none, anything else is a codec folder
-    from ``rea train compressor``.
+    from ``rea train compressor``. ``adapter``: the instruction-following LoRA merged into an in-process
+    generator ("auto": the one shipped for the packaged model; "none"; or a folder); ``decoding``: its
+    repetition control (default ``DEFAULT_DECODING``). A server's generator takes neither.
 
     Raises:
         ModelLoadError: naming the model (or codec) that failed and what to do.
@@ -67,7 +72,7 @@ def load_models(
         {"cache_limits": cache_limits} if cache_limits is not None else {}
     )  # KV prefix cache bounds (in-process models)
     if not is_openai_spec(model):
-        extra["cache_dir"] = cache_dir
+        extra.update(cache_dir=cache_dir, adapter=adapter, decoding=decoding or DEFAULT_DECODING)
     generator = load_generator(
         model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote_kwargs(openai), **extra
     )

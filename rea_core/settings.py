@@ -20,6 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping
 
+from .backends.decoding import DEFAULT_DECODING, Decoding
 from .backends.packaged import DEFAULT_CACHE_DIR
 from .errors import REAError, SettingsError
 from .limits import Limits
@@ -81,6 +82,28 @@ class ModelSettings:
             "help": "latent codec: `auto` (the one shipped for the backbone), `none`, or a codec folder",
         },
     )
+    adapter: str = field(
+        default="auto",
+        metadata={
+            "env": "REA_ADAPTER",
+            "help": "instruction-following LoRA merged into the generator: `auto` (the one shipped for the packaged "
+            "model; none for other models), `none`, or an adapter folder from `rea train instruct`",
+        },
+    )
+    repetition_penalty: float = field(
+        default=DEFAULT_DECODING.repetition_penalty,
+        metadata={
+            "env": "REA_REPETITION_PENALTY",
+            "help": "in-process generators: divide the score of a token already in the reply by this (1.0: off)",
+        },
+    )
+    no_repeat_ngram: int = field(
+        default=DEFAULT_DECODING.no_repeat_ngram,
+        metadata={
+            "env": "REA_NO_REPEAT_NGRAM",
+            "help": "in-process generators: never repeat an n-gram of this many tokens within a reply (0: off)",
+        },
+    )
     tokenizer: str | None = field(
         default=None,
         metadata={
@@ -95,6 +118,10 @@ class ModelSettings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cache_dir", Path(self.cache_dir).expanduser())
+        self.decoding()  # out-of-range values fail here, with the setting's name
+
+    def decoding(self) -> Decoding:
+        return Decoding(repetition_penalty=self.repetition_penalty, no_repeat_ngram=self.no_repeat_ngram)
 
     def load_kwargs(self) -> dict[str, Any]:
         """``load_models`` arguments for these settings (the OpenAI client's come from ``OpenAISettings``)."""
@@ -105,6 +132,8 @@ class ModelSettings:
             "codec": self.codec,
             "tokenizer": self.tokenizer,
             "cache_dir": self.cache_dir,
+            "adapter": self.adapter,
+            "decoding": self.decoding(),
         }
 
 

@@ -222,6 +222,7 @@ class Generation:
     token_source: str = "tokenizer"  # where prompt_tokens came from: "tokenizer" or "server usage"
     stopped: bool = False  # the caller stopped the stream before the reply ended
     out_of_time: bool = False  # decoding stopped at the call's time budget (``budget_s``) before the reply ended
+    cut_at_tokens: int | None = None  # the reply reached this token limit (``max_new_tokens``) before it ended
 
 
 @dataclass(frozen=True)

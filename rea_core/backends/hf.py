@@ -17,8 +17,9 @@ from typing import Callable, Iterator, Protocol, Sequence
 
 from ..errors import ModelLoadError
 from ..types import Generation
-from . import packaged
+from . import instruct_adapter, packaged
 from .base import ANSWER_LOGPROBS, CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
+from .decoding import Decoding, next_token
 from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix
 
 log = logging.getLogger(__name__)
@@ -54,8 +55,9 @@ def _cache_bytes(kv) -> int:
 
 
 class HFGenerator:
-    """A causal LM and its tokenizer behind the ``Generator`` interface. Greedy decoding, streamed,
-    with per-session KV prefix reuse (``cache_key``) bounded by ``cache_limits``."""
+    """A causal LM and its tokenizer behind the ``Generator`` interface. Greedy decoding under ``decoding``'s
+    repetition control, streamed, with per-session KV prefix reuse (``cache_key``) bounded by ``cache_limits``.
+    ``adapter`` names the instruction-following adapter merged into the weights ("" for none)."""
 
     capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE, ANSWER_LOGPROBS})
     token_source = "tokenizer"
@@ -71,12 +73,16 @@ class HFGenerator:
         name: str,
         context_window: int | None = None,
         cache_limits: CacheLimits | None = None,
+        decoding: Decoding | None = None,
+        adapter: str = "",
     ):
         import torch
 
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.name = name
+        self.decoding = decoding or Decoding()
+        self.adapter = adapter
         self.device = next(model.parameters()).device
         self.context_window = int(context_window or getattr(model.config, "max_position_embeddings", 2048))
         self._torch = torch
@@ -100,8 +106,16 @@ class HFGenerator:
         context_window: int | None = None,
         cache_limits: CacheLimits | None = None,
         cache_dir=None,
+        adapter: str | None = "auto",
+        decoding: Decoding | None = None,
     ) -> "HFGenerator":
-        """Load by model id, local folder, or ``packaged``. Raises ModelLoadError with what to do."""
+        """Load by model id, local folder, or ``packaged``, with the instruction-following ``adapter`` merged in
+        (``auto``: the one shipped for the packaged model, none for any other; ``none``; or an adapter folder).
+
+        Raises:
+            ModelLoadError: the model or the adapter failed to load, with what to do.
+        """
+        adapter_dir = instruct_adapter.resolve(spec, adapter)  # a wrong folder fails before the model loads
         try:
             if packaged.is_packaged_generator(spec):
                 path, name = str(packaged.packaged_generator_dir(cache_dir)), packaged.PACKAGED_GENERATOR_NAME
@@ -118,7 +132,17 @@ class HFGenerator:
             raise
         except Exception as exc:  # any failure to load is one clear message, not a traceback
             raise ModelLoadError(f"{_load_hint(spec)} Cause: {type(exc).__name__}: {exc}") from exc
-        return cls(model, tokenizer, name=name, context_window=context_window, cache_limits=cache_limits)
+        if adapter_dir is not None:
+            model = instruct_adapter.merge(model, adapter_dir)
+        return cls(
+            model,
+            tokenizer,
+            name=name,
+            context_window=context_window,
+            cache_limits=cache_limits,
+            decoding=decoding,
+            adapter=adapter_dir.name if adapter_dir is not None else "",
+        )
 
     # -- adapters ----------------------------------------------------------------------------
 
@@ -350,7 +374,7 @@ class HFGenerator:
                     # alone used it up; its KV is kept below, so sending again starts from it).
                     late = True
                     break
-                next_id = int(logits[0, -1].argmax())
+                next_id = next_token(logits[0, -1], new_ids, self.decoding, eos_id=eos)
                 new_ids.append(next_id)
                 if ttft is None:
                     ttft = time.perf_counter() - start
@@ -384,6 +408,7 @@ class HFGenerator:
             cache_note=note,
             stopped=stop.is_set() and (not new_ids or new_ids[-1] != eos) and len(new_ids) < max_new_tokens,
             out_of_time=late,
+            cut_at_tokens=max_new_tokens if len(new_ids) == max_new_tokens and new_ids[-1] != eos else None,
         )
 
     def generate_from_embeds(self, embeds, *, max_new_tokens: int) -> tuple[str, int]:

@@ -11,6 +11,7 @@ import typer
 
 from .common import load_pipeline, quiet_libraries, reported_errors, settings_from_options, split_names
 from .options import (
+    AdapterOpt,
     ContextWindowOpt,
     EmbedderOpt,
     LimitOpt,
@@ -57,6 +58,7 @@ def chat(
         str, typer.Option("--strategy", "-s", help="Comma-separated strategies; each message goes to every one.")
     ] = "rea,vanilla",
     model: ModelOpt = None,
+    adapter: AdapterOpt = None,
     embedder: EmbedderOpt = None,
     tau_low: TauLowOpt = None,
     tau_high: TauHighOpt = None,
@@ -105,6 +107,7 @@ def chat(
             recent_compressed=recent_compressed,
             query_rewrite=query_rewrite,
             model=model,
+            adapter=adapter,
             embedder=embedder,
             recognizer_model=recognizer_model,
             tokenizer=tokenizer,

@@ -12,6 +12,7 @@ from ..evals.qa import DEFAULT_ARMS as QA_ARMS
 from ..evals.retrieval import DEFAULT_POLICIES as RETRIEVAL_POLICIES
 from .common import checked_out, load_pipeline, reported_errors, settings_from_options, split_names
 from .options import (
+    AdapterOpt,
     ContextWindowOpt,
     EmbedderOpt,
     LimitOpt,
@@ -70,6 +71,7 @@ def adherence(
     strategies: StrategiesOpt = "vanilla,rea",
     limit: LimitOpt = None,
     model: ModelOpt = None,
+    adapter: AdapterOpt = None,
     embedder: EmbedderOpt = None,
     recognizer_model: RecognizerModelOpt = None,
     tau_low: TauLowOpt = None,
@@ -101,6 +103,7 @@ def adherence(
             query_rewrite=query_rewrite,
             kv_reuse=False,
             model=model,
+            adapter=adapter,
             embedder=embedder,
             recognizer_model=recognizer_model,
         )
@@ -532,6 +535,14 @@ def make_adherence(
             "force at its turn, as a capable assistant's history would.",
         ),
     ] = False,
+    kinds: Annotated[
+        Optional[str],
+        typer.Option(
+            "--kinds",
+            help="Only these instruction kinds, comma-separated (one wording and one framing kind at least), "
+            "e.g. keyword,postscript,quotation: the families the shipped adapter was not trained on.",
+        ),
+    ] = None,
 ) -> None:
     """Generate an adherence suite: 14 verifiable instruction kinds, distractors, revocations, probes at
     several depths.
@@ -543,7 +554,13 @@ def make_adherence(
     with reported_errors():
         checked_out(out, folder=False)
         try:
-            suite = make_adherence_suite(n=n, turns=turns, seed=seed, compliant_history=compliant_history)
+            suite = make_adherence_suite(
+                n=n,
+                turns=turns,
+                seed=seed,
+                compliant_history=compliant_history,
+                kinds=split_names(kinds) if kinds else None,
+            )
         except ValueError as exc:
             raise typer.BadParameter(str(exc))
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,14 @@ ModelOpt = Annotated[
         "or openai:<model id> (an OpenAI-compatible server at REA_OPENAI_BASE_URL) [env REA_MODEL].",
     ),
 ]
+AdapterOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--adapter",
+        help="Instruction-following LoRA merged into the generator: 'auto' (the one shipped for the packaged model), "
+        "'none', or a folder from `rea train instruct` [env REA_ADAPTER, default auto].",
+    ),
+]
 EmbedderOpt = Annotated[
     Optional[str],
     typer.Option(

@@ -174,14 +174,29 @@ CONFLICTS = {
 }
 
 
-def _compatible_pair(rng: random.Random) -> list[InstructionKind]:
-    wording = [k for k in KINDS if k.name in WORDING]
-    framing = [k for k in KINDS if k.name not in WORDING]
+def _compatible_pair(rng: random.Random, kinds: tuple[InstructionKind, ...] = KINDS) -> list[InstructionKind]:
+    wording = [k for k in kinds if k.name in WORDING]
+    framing = [k for k in kinds if k.name not in WORDING]
     while True:
         pair = [rng.choice(wording), rng.choice(framing)]
         if frozenset(k.name for k in pair) not in CONFLICTS:
             rng.shuffle(pair)
             return pair
+
+
+def select_kinds(names: Iterable[str] | None) -> tuple[InstructionKind, ...]:
+    """The kinds named (all when None); ValueError for an unknown name or a set a suite cannot pair."""
+    if names is None:
+        return KINDS
+    wanted = set(names)
+    if unknown := wanted - {k.name for k in KINDS}:
+        raise ValueError(f"unknown instruction kinds: {', '.join(sorted(unknown))}")
+    chosen = tuple(k for k in KINDS if k.name in wanted)
+    if not any(k.name in WORDING for k in chosen) or all(k.name in WORDING for k in chosen):
+        raise ValueError(
+            f"a suite pairs a wording kind ({', '.join(sorted(WORDING))}) with a framing kind; name one of each"
+        )
+    return chosen
 
 
 def _distractor_pool(rng: random.Random, n_sessions: int = 400) -> list[list[tuple[str, str]]]:
@@ -206,6 +221,7 @@ def make_adherence_suite(
     *,
     probe_depths: tuple[int, ...] = (2, 5, 10, 15, 20),
     compliant_history: bool = False,
+    kinds: Iterable[str] | None = None,
 ) -> list[dict]:
     """``n`` conversations of ``turns`` turns in the adherence file format (README, "Evaluations").
 
@@ -213,15 +229,18 @@ def make_adherence_suite(
         compliant_history: rewrite every stored reply to follow the instructions in force at its turn
             (``comply_case``), as a capable assistant's history would; each case then carries
             ``"compliant_history": true``. The same seed gives the same conversations either way.
+        kinds: only these instruction kinds (names from ``KINDS``; at least one wording and one framing kind),
+            e.g. the families an adapter was not trained on; None: all of them.
     """
     if turns < 6:
         raise ValueError("an adherence conversation needs at least 6 turns")
+    chosen = select_kinds(kinds)
     rng = random.Random(seed)
     pool = _distractor_pool(rng)
     stream = (turn for block in pool * 50 for turn in block)  # topic changes at block borders
     suite = []
     for i in range(n):
-        kinds = _compatible_pair(rng)
+        kinds = _compatible_pair(rng, chosen)
         first = rng.randint(0, 2)
         second = rng.randint(first + 3, max(first + 3, turns // 2))
         revoke_at = rng.randint(second + 3, turns - 2) if rng.random() < 0.3 and second + 3 <= turns - 2 else None

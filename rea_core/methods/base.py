@@ -342,6 +342,8 @@ def turn_summary(result: TurnResult) -> dict:
             summary["cache_note"] = gen.cache_note
         if gen.out_of_time:  # kept, as a reply cut by max_new_tokens is, and marked
             summary["out_of_time"] = True
+        if gen.cut_at_tokens:
+            summary["cut_at_tokens"] = gen.cut_at_tokens
         if gen.token_source != "tokenizer":
             summary["token_source"] = gen.token_source
     return summary
@@ -352,7 +354,8 @@ def stats_text(entry: dict) -> str:
     time to first token, total time, decisions, KV reuse. Plain text, no user text."""
     d = entry.get("decisions", {})
     source = entry.get("token_source")
-    parts = [f"prompt {entry.get('prompt_tokens', 0)} tok" + (f" ({source})" if source else "")]
+    parts = [f"cut at {entry['cut_at_tokens']} tokens"] if entry.get("cut_at_tokens") else []
+    parts.append(f"prompt {entry.get('prompt_tokens', 0)} tok" + (f" ({source})" if source else ""))
     if entry.get("ttft_s") is not None:
         parts.append(f"first token {entry['ttft_s']:.2f} s")
     parts.append(f"total {entry.get('latency_s', 0.0):.2f} s")
