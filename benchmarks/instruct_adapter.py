@@ -3,6 +3,7 @@ reports ("The demo model").
 
     python benchmarks/instruct_adapter.py nll                 # gold-reply NLL, base vs adapter (held-out replies)
     python benchmarks/instruct_adapter.py decoding            # loop share per decoding setting (dev turns)
+    python benchmarks/instruct_adapter.py ttft                # first-token time, base vs adapter and decoding
     python benchmarks/instruct_adapter.py loops RUN [RUN ...] # loop share of `rea eval adherence` runs' replies
 
 Held-out replies: Chit Chat conversations past those the adapter's data reads (``CORPUS_OFFSET`` + 2,500
@@ -138,6 +139,24 @@ def cmd_decoding(args) -> None:
         print(f"{name:<36} {loops / len(turns):6.1%} {cut / len(turns):5.0%} {words / len(turns):11.1f} {took:8.2f}")
 
 
+def cmd_ttft(args) -> None:
+    """Median time to the first token, the base model greedy against the shipped adapter and decoding, on the
+    same prompts (dev turns behind a short history), alternating so that machine noise hits both."""
+    from rea_core.backends.decoding import DEFAULT_DECODING
+
+    arms = {"base, greedy": load("none", Decoding()), "adapter, shipped decoding": load("auto", DEFAULT_DECODING)}
+    turns = dev_turns(args.n)
+    times: dict[str, list[float]] = {name: [] for name in arms}
+    for k, text in enumerate(turns):
+        history = [{"role": "user", "content": t} for t in turns[max(0, k - 2) : k]]
+        history = [m for u in history for m in (u, {"role": "assistant", "content": "Sure."})]
+        for name, generator in arms.items():
+            gen = generator.generate([SYSTEM, *history, {"role": "user", "content": text}], max_new_tokens=4)
+            times[name].append(gen.ttft_s)
+    for name, values in times.items():
+        print(f"{name:<28} median first token {statistics.median(values):.3f} s over {len(values)} prompts")
+
+
 def cmd_loops(args) -> None:
     for run in args.runs:
         replies: dict[str, list[str]] = {}
@@ -160,10 +179,12 @@ def main() -> None:
     p.add_argument("--n", type=int, default=30)
     p.add_argument("--adapter", default="auto")
     p.add_argument("--max-new-tokens", type=int, default=128)
+    p = sub.add_parser("ttft")
+    p.add_argument("--n", type=int, default=20)
     p = sub.add_parser("loops")
     p.add_argument("runs", nargs="+")
     args = parser.parse_args()
-    {"nll": cmd_nll, "decoding": cmd_decoding, "loops": cmd_loops}[args.cmd](args)
+    {"nll": cmd_nll, "decoding": cmd_decoding, "ttft": cmd_ttft, "loops": cmd_loops}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -238,13 +238,27 @@ def _adherence(data: dict, task: str) -> ResultsView:
         )
     _layout(
         iar,
-        "Instruction adherence rate (IAR)",
+        adherence_verdict(arms),
         scale,
         barmode="group",
         yaxis=dict(title="probes that follow every instruction", range=[0, 1.05], tickformat=".0%"),
     )
     title = "Instruction adherence" if task == "adherence" else "Ablations (instruction adherence)"
     return _view(task, title, data, _with_model(scale, data.get("model")), command, [depth, iar])
+
+
+def adherence_verdict(arms: dict) -> str:
+    """The IAR chart's title: whether REA follows more instructions than vanilla in this run, in plain words
+    (a tie or a loss is said as plainly as a win); the bare metric name when the run has not both."""
+    rea, vanilla = arms.get("rea") or {}, arms.get("vanilla") or {}
+    if not rea.get("probes") or not vanilla.get("probes"):
+        return "Instruction adherence rate (IAR)"
+    a, b = 10 * float(rea["iar"]), 10 * float(vanilla["iar"])
+    if a > b:
+        return f"REA follows more instructions: IAR {a:.1f} vs vanilla {b:.1f} of 10"
+    if a == b:
+        return f"REA and vanilla tie: IAR {a:.1f} of 10 each"
+    return f"REA does not beat vanilla here: IAR {a:.1f} vs vanilla {b:.1f} of 10"
 
 
 def _latency(data: dict) -> ResultsView:

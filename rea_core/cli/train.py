@@ -30,6 +30,12 @@ def instruct(
     max_minutes: Annotated[
         Optional[float], typer.Option("--max-minutes", help="Stop and save after this much time.")
     ] = None,
+    init: Annotated[
+        Optional[Path], typer.Option("--init", help="Start from this adapter folder (a second stage).")
+    ] = None,
+    max_prompt_tokens: Annotated[
+        int, typer.Option("--max-prompt-tokens", help="Skip examples whose prompt is longer.")
+    ] = 768,
     ship: Annotated[
         bool, typer.Option("--ship", help="Copy the adapter into rea_core/adapters/ as the packaged model's default.")
     ] = False,
@@ -50,7 +56,14 @@ def instruct(
         checked_out(out)
         try:
             config = InstructTrainConfig(
-                examples=examples, seed=seed, rank=rank, lr=lr, batch=batch, max_minutes=max_minutes
+                examples=examples,
+                seed=seed,
+                rank=rank,
+                lr=lr,
+                batch=batch,
+                max_minutes=max_minutes,
+                init=str(init) if init else None,
+                max_prompt_tokens=max_prompt_tokens,
             )
         except ValueError as exc:
             raise typer.BadParameter(str(exc))

@@ -33,6 +33,7 @@ class InstructTrainConfig:
     warmup_steps: int = 10
     max_prompt_tokens: int = 768  # longer prompts are skipped (the CPU budget)
     max_minutes: float | None = None  # stop early and save what is trained
+    init: str | None = None  # an adapter folder to start from (a second stage on fresh examples)
     held_out: tuple[str, ...] = field(default_factory=lambda: tuple(sorted(HELD_OUT_KINDS)))
 
     def __post_init__(self) -> None:
@@ -85,6 +86,12 @@ def train_instruct_adapter(
         task_type="CAUSAL_LM",
     )
     model = get_peft_model(base, lora)
+    if config.init:
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        set_peft_model_state_dict(model, load_file(str(Path(config.init) / "adapter_model.safetensors")))
+        progress(f"starting from the adapter in {config.init}")
     model.train()
     progress(f"building {config.examples} examples (held-out families: {', '.join(config.held_out)})")
     encoded, skipped = [], 0

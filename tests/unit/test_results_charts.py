@@ -157,3 +157,15 @@ def test_a_broken_shipped_file_becomes_a_message_beside_the_good_ones(tmp_path):
     (good_name, good), (bad_name, message) = rh.shipped_results(LIMITS, tmp_path)
     assert (good_name, good.task, bad_name) == ("b-good", "latency", "a-broken")
     assert message == '"policies" must be an object, found null'
+
+
+def test_the_iar_chart_says_whether_rea_wins_ties_or_loses():
+    from app.views.results_charts import adherence_verdict
+
+    def arms(rea, vanilla):
+        return {"vanilla": {"probes": 47, "iar": vanilla}, "rea": {"probes": 47, "iar": rea}}
+
+    assert adherence_verdict(arms(0.62, 0.40)) == "REA follows more instructions: IAR 6.2 vs vanilla 4.0 of 10"
+    assert adherence_verdict(arms(0.4, 0.4)) == "REA and vanilla tie: IAR 4.0 of 10 each"
+    assert adherence_verdict(arms(0.3, 0.4)).startswith("REA does not beat vanilla here")
+    assert adherence_verdict({"rea": {"probes": 3, "iar": 1.0}}) == "Instruction adherence rate (IAR)"

@@ -1,0 +1,53 @@
+"""The packaged model as shipped: the instruction-following adapter merged in, repetition control on, a reply
+cut at the token limit saying so; a missing or mismatched adapter is one clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rea_core.backends import instruct_adapter
+from rea_core.backends.decoding import DEFAULT_DECODING
+from rea_core.errors import ModelLoadError
+
+
+def test_the_packaged_model_answers_with_the_shipped_adapter_and_decoding(models):
+    assert models.generator.adapter == instruct_adapter.ADAPTER_DIR
+    assert models.generator.decoding == DEFAULT_DECODING
+    size = (instruct_adapter.SHIPPED / "adapter_model.safetensors").stat().st_size
+    assert size <= 20 * 2**20
+
+
+def test_the_adapter_is_off_for_other_models_and_when_asked():
+    assert instruct_adapter.resolve("packaged", "none") is None
+    assert instruct_adapter.resolve("HuggingFaceTB/SmolLM2-360M-Instruct", "auto") is None
+    assert instruct_adapter.resolve("packaged", "auto") == instruct_adapter.SHIPPED
+
+
+def test_a_folder_without_an_adapter_is_refused_before_any_model_loads(tmp_path):
+    with pytest.raises(ModelLoadError, match="--adapter none"):
+        instruct_adapter.resolve("packaged", str(tmp_path))
+
+
+def test_an_adapter_made_for_another_model_is_one_clear_error():
+    from transformers import AutoModelForCausalLM
+
+    from rea_core.backends.packaged import packaged_generator_dir
+
+    backbone = AutoModelForCausalLM.from_pretrained(packaged_generator_dir())
+    minilm_adapter = Path(instruct_adapter.SHIPPED).parent / "recognizer-english-minilm"  # a BERT LoRA
+    with pytest.raises(ModelLoadError, match="does not fit this model"):
+        instruct_adapter.merge(backbone, minilm_adapter)
+
+
+def test_a_reply_cut_at_the_token_limit_says_so(models):
+    from rea_core.loading import build_strategy
+    from rea_core.methods.base import stats_text, turn_summary
+    from rea_core.runtime import RuntimeConfig
+
+    vanilla = build_strategy("vanilla", models, runtime=RuntimeConfig(max_new_tokens=4, kv_reuse=False))
+    session = vanilla.new_session()
+    result = vanilla.respond(session, "Tell me a long story about a dragon and a knight.")
+    assert result.generation.cut_at_tokens == 4
+    assert stats_text(turn_summary(result)).startswith("cut at 4 tokens | ")
