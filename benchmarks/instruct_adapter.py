@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import os
+import re
 import statistics
 import sys
 import time
@@ -37,7 +38,6 @@ DECODINGS = {
     "greedy": Decoding(),
     "penalty 1.1": Decoding(repetition_penalty=1.1),
     "penalty 1.2": Decoding(repetition_penalty=1.2),
-    "no repeated 4-grams": Decoding(no_repeat_ngram=4),
     "penalty 1.1 + no repeated 6-grams": Decoding(repetition_penalty=1.1, no_repeat_ngram=6),
 }
 
@@ -54,7 +54,7 @@ def chitchat_cases(n: int) -> list[tuple[list[dict], str]]:
     for k, messages in enumerate(chitchat_conversations(HELD_OUT_FROM + 4 * n)):
         if k < HELD_OUT_FROM or len(messages) < 4:
             continue
-        cut = 2 * min(3, (len(messages) - 1) // 2) + 1  # an odd count: the reply is the other speaker's
+        cut = 2 * min(3, (len(messages) - 2) // 2) + 1  # an odd count: the reply is the other speaker's
         history = [{"role": "user" if i % 2 == 0 else "assistant", "content": m} for i, m in enumerate(messages[:cut])]
         cases.append((history, messages[cut]))
         if len(cases) >= n:
@@ -68,7 +68,7 @@ def locomo_cases(n: int) -> list[tuple[list[dict], str]]:
     cases = []
     for path in sorted(LOCOMO.glob("*.json")):
         conv = json.loads(path.read_text(encoding="utf-8"))
-        for key in sorted(k for k in conv if k.startswith("session_") and not k.endswith("date_time")):
+        for key in sorted(k for k in conv if re.fullmatch(r"session_\d+", k)):
             turns = conv[key]
             for j in range(3, len(turns), 6):
                 history = [
@@ -112,7 +112,7 @@ def dev_turns(n: int) -> list[str]:
         if len(out) >= n // 2:
             break
     for k, messages in enumerate(chitchat_conversations(HELD_OUT_FROM + 3 * n)):
-        if k >= HELD_OUT_FROM + 1000 and messages:
+        if k >= HELD_OUT_FROM + n and messages:  # held out from training (NLL may read them: it ignores decoding)
             out.append(messages[0])
         if len(out) >= n:
             break

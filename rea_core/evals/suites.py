@@ -174,7 +174,8 @@ CONFLICTS = {
 }
 
 
-def _compatible_pair(rng: random.Random, kinds: tuple[InstructionKind, ...] = KINDS) -> list[InstructionKind]:
+def compatible_pair(rng: random.Random, kinds: tuple[InstructionKind, ...] = KINDS) -> list[InstructionKind]:
+    """A wording and a framing kind from ``kinds`` that one reply can satisfy together, in random order."""
     wording = [k for k in kinds if k.name in WORDING]
     framing = [k for k in kinds if k.name not in WORDING]
     while True:
@@ -240,7 +241,7 @@ def make_adherence_suite(
     stream = (turn for block in pool * 50 for turn in block)  # topic changes at block borders
     suite = []
     for i in range(n):
-        kinds = _compatible_pair(rng, chosen)
+        kinds = compatible_pair(rng, chosen)
         first = rng.randint(0, 2)
         second = rng.randint(first + 3, max(first + 3, turns // 2))
         revoke_at = rng.randint(second + 3, turns - 2) if rng.random() < 0.3 and second + 3 <= turns - 2 else None

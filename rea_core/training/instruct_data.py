@@ -29,7 +29,7 @@ from typing import Callable, Iterator
 
 from ..corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions
 from ..evals.checks import Check
-from ..evals.suites import CONFLICTS, KINDS, WORDING, InstructionKind, comply
+from ..evals.suites import KINDS, InstructionKind, compatible_pair, comply
 from ..reconstruction import instruction_prefix
 from ..runtime import RuntimeConfig
 from ..text import text_compress
@@ -119,15 +119,7 @@ def turn_pool(offset: int = CORPUS_OFFSET, n_sessions: int = 2500) -> list[tuple
 
 def _in_force(rng: random.Random, kinds: list[InstructionKind]) -> list[InstructionKind]:
     """One kind, or a wording and a framing kind that a reply can satisfy together (as the suite pairs them)."""
-    if rng.random() < 0.4:
-        return [rng.choice(kinds)]
-    wording = [k for k in kinds if k.name in WORDING]
-    framing = [k for k in kinds if k.name not in WORDING]
-    while True:
-        pair = [rng.choice(wording), rng.choice(framing)]
-        if frozenset(k.name for k in pair) not in CONFLICTS:
-            rng.shuffle(pair)
-            return pair
+    return [rng.choice(kinds)] if rng.random() < 0.4 else compatible_pair(rng, tuple(kinds))
 
 
 def complies(reply: str, kinds: list[InstructionKind]) -> bool:

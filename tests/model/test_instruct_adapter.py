@@ -51,3 +51,22 @@ def test_a_reply_cut_at_the_token_limit_says_so(models):
     result = vanilla.respond(session, "Tell me a long story about a dragon and a knight.")
     assert result.generation.cut_at_tokens == 4
     assert stats_text(turn_summary(result)).startswith("cut at 4 tokens | ")
+
+
+@pytest.mark.slow  # two live replies per column after six stored turns
+def test_the_title_example_keeps_its_instruction_seven_turns_later_in_rea(models):
+    """The first screen's first example, as the app plays it: REA's last reply carries the <<title>> the
+    instruction asked for seven turns earlier (what the README says the example shows)."""
+    from app.tabs.compare.layout import EXAMPLES
+    from rea_core.evals.checks import Check
+    from rea_core.loading import build_from_settings
+    from rea_core.settings import Settings
+
+    settings = Settings.from_env()
+    _, turns = EXAMPLES[0]
+    rea = build_from_settings("rea", models, settings, served=True)
+    session = rea.new_session()
+    for message, reply in turns:
+        result = rea.respond(session, message, reply=reply)
+    assert session.instructions.texts() == [turns[0][0]]
+    assert Check("detectable_format:title").passed(result.reply), result.reply
