@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .backends import Embedder, Generator, load_embedder, load_generator
 from .backends.base import WEIGHTS, has
-from .backends.decoding import DEFAULT_DECODING, Decoding
+from .backends.decoding import Decoding
 from .backends.openai_compat import is_openai_spec
 from .backends.packaged import is_packaged_embedder, is_packaged_generator
 from .methods.base import Strategy
@@ -72,7 +72,7 @@ def load_models(
         {"cache_limits": cache_limits} if cache_limits is not None else {}
     )  # KV prefix cache bounds (in-process models)
     if not is_openai_spec(model):
-        extra.update(cache_dir=cache_dir, adapter=adapter, decoding=decoding or DEFAULT_DECODING)
+        extra.update(cache_dir=cache_dir, adapter=adapter, decoding=decoding)
     generator = load_generator(
         model, device=device, context_window=context_window, tokenizer=tokenizer, openai=remote_kwargs(openai), **extra
     )

@@ -19,7 +19,7 @@ from ..errors import ModelLoadError
 from ..types import Generation
 from . import instruct_adapter, packaged
 from .base import ANSWER_LOGPROBS, CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
-from .decoding import Decoding, next_token
+from .decoding import DEFAULT_DECODING, Decoding, next_token
 from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,8 @@ class HFGenerator:
         decoding: Decoding | None = None,
     ) -> "HFGenerator":
         """Load by model id, local folder, or ``packaged``, with the instruction-following ``adapter`` merged in
-        (``auto``: the one shipped for the packaged model, none for any other; ``none``; or an adapter folder).
+        (``auto``: the one shipped for the packaged model, none for any other; ``none``; or an adapter folder)
+        and ``decoding`` (default: the shipped ``DEFAULT_DECODING``).
 
         Raises:
             ModelLoadError: the model or the adapter failed to load, with what to do.
@@ -140,7 +141,7 @@ class HFGenerator:
             name=name,
             context_window=context_window,
             cache_limits=cache_limits,
-            decoding=decoding,
+            decoding=decoding or DEFAULT_DECODING,
             adapter=adapter_dir.name if adapter_dir is not None else "",
         )
 

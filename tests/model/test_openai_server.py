@@ -52,8 +52,13 @@ def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(serv
             assert len(pieces) > 1 and "".join(pieces).strip() == result.reply  # streamed, token by token
             assert result.generation.ttft_s is not None and result.generation.token_source == "tokenizer"
         assert session.n_turns == 2
-        if name == "vanilla":  # same weights, template and greedy decoding as the in-process generator
-            local = build_strategy("vanilla", models, runtime=RuntimeConfig(max_new_tokens=24))
+        if name == "vanilla":  # the server's weights (the converted base, no adapter), template and greedy decoding
+            from rea_core.backends.decoding import Decoding
+            from rea_core.backends.hf import HFGenerator
+
+            base = HFGenerator.load("packaged", adapter="none", decoding=Decoding())
+            plain = Models(generator=base, embedder=models.embedder)
+            local = build_strategy("vanilla", plain, runtime=RuntimeConfig(max_new_tokens=24))
             local_session = local.new_session()
             local_replies = [local.respond(local_session, ex.user).reply for ex in session.episodes.exchanges]
             assert local_replies == [ex.reply for ex in session.episodes.exchanges]
