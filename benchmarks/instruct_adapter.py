@@ -120,10 +120,8 @@ def dev_turns(n: int) -> list[str]:
 
 
 def cmd_decoding(args) -> None:
-    from rea_core.backends.hf import HFGenerator
-
     turns = dev_turns(args.n)
-    generator = HFGenerator.load("packaged", adapter=args.adapter)
+    generator = load(args.adapter)
     print(f"{len(turns)} dev turns, adapter {args.adapter}, {args.max_new_tokens} new tokens at most")
     print(f"{'decoding':<36} {'loops':>6} {'cut':>5} {'mean words':>11} {'s/reply':>8}")
     for name, decoding in DECODINGS.items():

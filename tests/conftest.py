@@ -18,6 +18,16 @@ def models():
 
 
 @pytest.fixture(scope="session")
+def base_generator():
+    """The packaged model without the instruction adapter, decoding greedily: the weights and decoding a plain
+    server serves, and a model that counts on for hundreds of tokens."""
+    from rea_core.backends.decoding import Decoding
+    from rea_core.backends.hf import HFGenerator
+
+    return HFGenerator.load("packaged", adapter="none", decoding=Decoding())
+
+
+@pytest.fixture(scope="session")
 def examples_dir():
     from pathlib import Path
 

@@ -4,14 +4,13 @@ on the standing instructions in its prompt (examples from ``instruct_data``).
 On a 2-core CPU: one example at a time (prompts differ in length; padding would be wasted work), gradient
 accumulated over ``batch`` examples, the loss on the reply's tokens only, and logits computed only where the
 reply is (the vocabulary projection of every prompt position is a fifth of the work and none of the signal).
-The adapter is saved in float16 with peft's ``adapter_config.json``, so ``PeftModel.from_pretrained`` reads it.
+The adapter is saved by peft in float16, so ``PeftModel.from_pretrained`` reads it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import random
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -69,11 +68,9 @@ def train_instruct_adapter(
     """Train on ``config.examples`` examples and write the adapter (float16) and ``training.json`` to ``out``."""
     import torch
     from peft import LoraConfig, get_peft_model
-    from safetensors.torch import save_file
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    torch.manual_seed(config.seed)
-    random.seed(config.seed)
+    torch.manual_seed(config.seed)  # the LoRA's initial weights
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
@@ -111,7 +108,7 @@ def train_instruct_adapter(
         t = (step - config.warmup_steps) / max(1, steps - config.warmup_steps)
         return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
 
-    start, log, step, done = time.perf_counter(), [], 0, 0
+    start, log, done = time.perf_counter(), [], 0
     for step in range(steps):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step)
@@ -135,13 +132,8 @@ def train_instruct_adapter(
         if config.max_minutes is not None and elapsed > 60 * config.max_minutes:
             progress(f"stopped at the {config.max_minutes}-minute limit after {done} examples")
             break
-    state = {k: v.detach().to(torch.float16).contiguous() for k, v in model.state_dict().items() if "lora_" in k}
-    # peft names the weights without the adapter name when it saves: match what from_pretrained expects
-    state = {k.replace(".default", ""): v for k, v in state.items()}
-    save_file(state, str(out / "adapter_model.safetensors"))
-    lora_dict = model.peft_config["default"].to_dict()
-    lora_dict["base_model_name_or_path"] = "SmolLM2-135M-Instruct"
-    (out / "adapter_config.json").write_text(json.dumps(_jsonable(lora_dict), indent=2, sort_keys=True))
+    model.peft_config["default"].base_model_name_or_path = "SmolLM2-135M-Instruct"  # not this machine's cache path
+    model.to(torch.float16).save_pretrained(str(out))  # the LoRA weights (float16) and adapter_config.json
     kinds: dict[str, int] = {}
     for _, _, example in encoded[:done]:
         for kind in example.kinds or ("(none)",):
@@ -160,11 +152,3 @@ def train_instruct_adapter(
     }
     (out / "training.json").write_text(json.dumps({**summary, "log": log}, indent=2))
     return summary
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (set, frozenset, tuple, list)):
-        return sorted(_jsonable(v) for v in value) if isinstance(value, (set, frozenset)) else list(value)
-    return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)

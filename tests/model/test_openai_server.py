@@ -41,7 +41,7 @@ def collect(strategy, session, text):
     return pieces, result
 
 
-def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(server, models):
+def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(server, models, base_generator):
     remote = Models(generator=server.generator(tokenizer=models.generator.tokenizer), embedder=models.embedder)
     config, runtime = REAConfig(reply_form="text"), RuntimeConfig(max_new_tokens=24)
     for name in ("vanilla", "rea"):
@@ -53,11 +53,7 @@ def test_rea_and_vanilla_stream_over_the_server_and_match_in_process_greedy(serv
             assert result.generation.ttft_s is not None and result.generation.token_source == "tokenizer"
         assert session.n_turns == 2
         if name == "vanilla":  # the server's weights (the converted base, no adapter), template and greedy decoding
-            from rea_core.backends.decoding import Decoding
-            from rea_core.backends.hf import HFGenerator
-
-            base = HFGenerator.load("packaged", adapter="none", decoding=Decoding())
-            plain = Models(generator=base, embedder=models.embedder)
+            plain = Models(generator=base_generator, embedder=models.embedder)
             local = build_strategy("vanilla", plain, runtime=RuntimeConfig(max_new_tokens=24))
             local_session = local.new_session()
             local_replies = [local.respond(local_session, ex.user).reply for ex in session.episodes.exchanges]

@@ -42,16 +42,13 @@ def test_app_send_refuses_a_message_over_the_token_cap(models):
         handlers.check_message(engine, LONG)
 
 
-def test_reply_budget_keeps_the_reply_so_far_or_stores_nothing_before_the_first_word(models):
-    from rea_core.backends.decoding import Decoding
-    from rea_core.backends.hf import HFGenerator
+def test_reply_budget_keeps_the_reply_so_far_or_stores_nothing_before_the_first_word(models, base_generator):
     from rea_core.loading import Models
 
     ask = "Count from 1 to 300, separated by commas."
     runtime = RuntimeConfig(max_new_tokens=400, reply_budget_s=2.0)
     # the base model decoding greedily counts on for hundreds of tokens (the shipped one stops after a few)
-    base = HFGenerator.load("packaged", adapter="none", decoding=Decoding())
-    vanilla = build_strategy("vanilla", Models(generator=base, embedder=models.embedder), runtime=runtime)
+    vanilla = build_strategy("vanilla", Models(generator=base_generator, embedder=models.embedder), runtime=runtime)
     session = vanilla.new_session()
     started = time.perf_counter()
     result = vanilla.respond(session, ask)
