@@ -24,6 +24,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from rea_core.conversations import jsonl_lines
 from rea_core.recognizer.hard_set import hard_set_path, load_hard_set
 from rea_core.text import normalize
 
@@ -46,7 +47,7 @@ def validation_texts() -> set[str]:
     if not path.is_file():
         return set()
     return {
-        normalize(json.loads(line)["text"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+        normalize(json.loads(line)["text"]) for line in jsonl_lines(path.read_text(encoding="utf-8")) if line.strip()
     }
 
 
@@ -77,7 +78,7 @@ def ifbench_rows(limit: int, rng: random.Random) -> list[ImportRow]:
         data = resources.files("ifbench").joinpath("data", "IFBench_test.jsonl").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError):
         return []
-    prompts = sorted({json.loads(line)["prompt"].strip() for line in data.splitlines() if line.strip()})
+    prompts = sorted({json.loads(line)["prompt"].strip() for line in jsonl_lines(data) if line.strip()})
     rows = []
     for prompt in rng.sample(prompts, min(limit, len(prompts))):
         for sentence in SENTENCE.split(prompt):

@@ -34,6 +34,19 @@ def turn_record(user: str, assistant: str | None = None, time: str | None = None
     return record
 
 
+def check_turn_chars(text: str, max_chars: int | None, what: str) -> None:
+    """Refuse one turn's text over ``max_chars``, before any work on it.
+
+    ``max_chars`` is ``RuntimeConfig.max_message_chars`` wherever a file is loaded (the app, ``rea
+    replay``, every ``rea eval`` data file), so the message names the setting that raises it: a file
+    is refused with the limit it broke, never left to embed a 120-million-character turn for minutes.
+    """
+    if max_chars is not None and len(text) > max_chars:
+        raise DataFormatError(
+            f"{what} has {len(text):,} characters, over the limit of {max_chars:,} (REA_MAX_MESSAGE_CHARS)"
+        )
+
+
 @dataclass(frozen=True)
 class Conversation:
     id: str
@@ -69,25 +82,31 @@ def parse_conversation(
             raise DataFormatError(f'{where}: turn {i} needs a non-empty string "user"')
         if assistant is not None and not isinstance(assistant, str):
             raise DataFormatError(f'{where}: turn {i} "assistant" must be a string when given')
-        if max_chars is not None:
-            for role, text in (("user", user), ("assistant", assistant or "")):
-                if len(text) > max_chars:
-                    raise DataFormatError(
-                        f'{where}: turn {i} "{role}" has {len(text):,} characters, over the limit of {max_chars:,}'
-                    )
+        for role, text in (("user", user), ("assistant", assistant or "")):
+            check_turn_chars(text, max_chars, f'{where}: turn {i} "{role}"')
         time = parse_time(t["time"], where=f"{where}: turn {i}") if t.get("time") is not None else None
         parsed.append(Turn(user=user, assistant=assistant, time=time))
     extra = {k: v for k, v in obj.items() if k not in ("id", "turns")}
     return Conversation(id=cid, turns=tuple(parsed), extra=extra)
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of JSONL ``text``: split on "\\n" alone, a trailing "\\r" dropped (CRLF files).
+
+    Not ``str.splitlines``: it also splits at U+2028, U+2029, U+0085 and other separators, which
+    are legal raw inside a JSON string, so a line a writer with ``ensure_ascii=False`` (every export
+    here) produced would be cut in two and refused as invalid JSON.
+    """
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def read_jsonl(path: str | Path, *, what: str = "conversations") -> list[tuple[str, object]]:
-    """Every non-blank line of a JSONL file decoded, as ("file:line", object) pairs.
+    """Every non-blank line of a JSONL file decoded, as ("file:line", object) pairs (``jsonl_lines``).
 
     Raises DataFormatError naming the file (unreadable, empty) or the line (invalid JSON).
     """
     path = Path(path)
-    lines = read_text(path).splitlines()
+    lines = jsonl_lines(read_text(path))
     rows = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():

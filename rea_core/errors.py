@@ -8,6 +8,12 @@ app print it as is, without a traceback.
 class REAError(Exception):
     """Base class for every error REA reports to a user."""
 
+    @property
+    def public(self) -> str:
+        """The message for a web visitor: the whole message, unless a subclass says more to the
+        operator (``ServingError`` names the model server's address) than a visitor may read."""
+        return str(self)
+
 
 class InputError(REAError, ValueError):
     """A user message that cannot be taken (empty, or over the size limit)."""
@@ -43,8 +49,18 @@ class CapabilityError(REAError, TypeError):
 class ServingError(REAError, RuntimeError):
     """A model call that failed on the way (server down, refused key, rate limit, timeout, cut stream).
 
-    Raised before anything of the turn is stored, so the conversation stays as it was.
+    Raised before anything of the turn is stored, so the conversation stays as it was. ``str()`` is
+    for the operator (the CLI's error line, the server log) and may name the server's URL; ``public``
+    (given as ``public=``) says the same without where the server runs, for the app's visitors.
     """
+
+    def __init__(self, message: str, *, public: str | None = None) -> None:
+        super().__init__(message)
+        self._public = public
+
+    @property
+    def public(self) -> str:
+        return self._public if self._public is not None else str(self)
 
 
 def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -27,7 +27,9 @@ class RuntimeConfig:
         default=DEFAULT_MAX_MESSAGE_CHARS,
         metadata={
             "env": "REA_MAX_MESSAGE_CHARS",
-            "help": "characters per message and per given reply, typed or loaded",
+            "help": "characters per message and per given reply, typed or loaded; also per turn, question and "
+            "answer of every conversation file `rea replay`, `rea eval` and `rea train compressor` read, checked "
+            "before any model loads",
         },
     )
     kv_reuse: bool = field(

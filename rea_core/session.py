@@ -307,9 +307,11 @@ def load_sessions(path: str | Path) -> list[ChatSession]:
         if not files:
             raise DataFormatError(f"{path}: a folder without saved sessions (*.json)")
         return [session for file in files for session in load_sessions(file)]
-    text = read_text(path)
+    # A file that is not usable JSON is named alone: nothing says yet which format it was meant as
+    # (the Inspect tab reads LoCoMo from .json files too).
+    data = parse_json(read_text(path), where=str(path))
     try:
-        return sessions_from_data(parse_json(text, where="Session file"))
+        return sessions_from_data(data)
     except DataFormatError as exc:
         raise DataFormatError(f"{path}: {exc}") from exc
 

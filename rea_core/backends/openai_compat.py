@@ -135,7 +135,7 @@ class OpenAIGenerator:
                 self._logprobs = self._top_logprobs([{"role": "user", "content": "Say yes."}]) is not None
                 self.logprobs_note = "" if self._logprobs else "the server returned no logprobs"
             except ServingError as exc:
-                self._logprobs, self.logprobs_note = False, f"logprobs probe failed: {exc}"
+                self._logprobs, self.logprobs_note = False, f"logprobs probe failed: {exc.public}"  # may be shown
         return self._logprobs
 
     # -- tokens --------------------------------------------------------------------------------
@@ -191,16 +191,18 @@ class OpenAIGenerator:
             try:
                 response = self._http.send(self._http.build_request("POST", url, json=body), stream=stream)
             except httpx.TimeoutException as exc:
+                late = f"did not answer within {self.timeout_s:g} s ({type(exc).__name__}); nothing was stored"
                 raise ServingError(
-                    f"the model server at {self.base_url} did not answer within "
-                    f"{self.timeout_s:g} s ({type(exc).__name__}); nothing was stored"
+                    f"the model server at {self.base_url} {late}", public=f"the model server {late}"
                 ) from exc
             except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError) as exc:
-                if last:
+                if last:  # the URL and the socket's own words are the operator's, not a visitor's
                     raise ServingError(
                         f"cannot reach the model server at {self.base_url} "
                         f"({type(exc).__name__}: {exc}) after {attempt + 1} attempts; "
-                        "is it running? Nothing was stored."
+                        "is it running? Nothing was stored.",
+                        public=f"cannot reach the model server after {attempt + 1} attempts; nothing was stored. "
+                        "Try again later.",
                     ) from exc
                 self._sleep(attempt, None)
                 continue
@@ -214,15 +216,15 @@ class OpenAIGenerator:
                 raise ServingError(
                     f"the model server refused the request (HTTP {response.status_code}): "
                     "check REA_OPENAI_API_KEY or HF_TOKEN "
-                    f"and access to '{self.model_id}'. {detail}"
+                    f"and access to '{self.model_id}'. {detail}",
+                    public=f"the model server refused the request (HTTP {response.status_code}); nothing was stored",
                 )
+            busy = f"the model server is rate limiting (HTTP 429) after {attempt + 1} attempts; wait and send again."
             if response.status_code == 429:
-                raise ServingError(
-                    "the model server is rate limiting (HTTP 429) after "
-                    f"{attempt + 1} attempts; wait and send again. {detail}"
-                )
-            raise ServingError(
-                f"the model server answered HTTP {response.status_code} for '{self.model_id}'. {detail}"
+                raise ServingError(f"{busy} {detail}", public=busy)
+            raise ServingError(  # the server's own words ("detail") may name its hosts or paths: operator only
+                f"the model server answered HTTP {response.status_code} for '{self.model_id}'. {detail}",
+                public=f"the model server answered HTTP {response.status_code}; nothing was stored",
             )
         raise AssertionError("unreachable")
 
@@ -307,12 +309,14 @@ class OpenAIGenerator:
                         chunk = None
                     if not isinstance(chunk, dict):
                         raise ServingError(
-                            f"the model server sent a malformed stream chunk ({data[:120]!r}); nothing was stored"
+                            f"the model server sent a malformed stream chunk ({data[:120]!r}); nothing was stored",
+                            public="the model server sent a malformed stream chunk; nothing was stored",
                         )
                     if chunk.get("error"):
                         raise ServingError(
                             "the model server reported an error mid-stream: "
-                            f"{str(chunk['error'])[:300]}; nothing was stored"
+                            f"{str(chunk['error'])[:300]}; nothing was stored",
+                            public="the model server reported an error mid-stream; nothing was stored",
                         )
                     usage = chunk.get("usage") or usage
                     for choice in chunk.get("choices") or []:

@@ -16,7 +16,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import checked_out, quiet_libraries, reported_errors
+from .common import checked_out, quiet_libraries, reported_errors, settings_from_options
 from .evaluate import OutOpt, _print_summary, data_app, eval_app
 from .options import LimitOpt, ModelOpt
 from .train import app as train_app
@@ -174,7 +174,9 @@ def compressor(
             )
         except (TypeError, ValueError) as exc:
             raise typer.BadParameter(str(exc))
-        sessions = read_sessions(data, split="train")
+        sessions = read_sessions(  # each turn within REA_MAX_MESSAGE_CHARS, before the model loads
+            data, split="train", max_chars=settings_from_options().runtime.max_message_chars
+        )
         generator = load_generator(model)
         try:
             summary = train(generator, sessions, cfg, out)
@@ -261,7 +263,9 @@ def compression(
     quiet_libraries()
     with reported_errors():
         checked_out(out)  # before any data or model is loaded
-        sessions = read_sessions(data, split="heldout")
+        sessions = read_sessions(  # each turn within REA_MAX_MESSAGE_CHARS, before any model loads
+            data, split="heldout", max_chars=settings_from_options().runtime.max_message_chars
+        )
         if not sessions:
             raise typer.BadParameter(f"{data} has no held-out sessions")
         names = [f.strip() for f in forms.split(",") if f.strip()]

@@ -92,7 +92,6 @@ def adherence(
     with reported_errors():
         checked_out(out)  # before any data or model is loaded
         arms = _names(strategies)
-        cases = task.load_cases(data)[:limit]  # validated before any model call
         config = settings_from_options(
             tau_low=tau_low,
             tau_high=tau_high,
@@ -107,6 +106,7 @@ def adherence(
             embedder=embedder,
             recognizer_model=recognizer_model,
         )
+        cases = task.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]  # before any model call
         models = load_pipeline(config, context_window)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
@@ -132,8 +132,8 @@ def ablations(
     with reported_errors():
         checked_out(out)  # before any data or model is loaded
         names = _names(arms)
-        cases = task.load_cases(data)[:limit]
         config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        cases = task.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]
         models = load_pipeline(config)
         _print_summary(task.evaluate(models, config, cases, names, out, title="Ablations"))
 
@@ -163,8 +163,8 @@ def sweep(
         grid = sorted({float(v) for v in values.split(",") if v.strip()})
         for v in grid:
             validate_thresholds(v, v)
-        cases = adherence.load_cases(data)[:limit]
         config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        cases = adherence.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]
         models = load_pipeline(config)
         _print_summary(task.evaluate(models, config, cases, grid, out))
 
@@ -199,8 +199,8 @@ def state(
                 data.write_text(
                     "".join(json.dumps(c) + "\n" for c in task.make_state_suite(n=n, seed=seed)), encoding="utf-8"
                 )
-        cases = task.load_cases(data)[:limit]
         config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        cases = task.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]
         models = load_pipeline(config)
         _print_summary(task.evaluate(models, config, cases, arms, out))
 
@@ -299,7 +299,6 @@ def segmentation(
 
     with reported_errors():
         checked_out(out)  # before any data or model is loaded
-        task.load_gold(data or task.default_gold_path())  # validated before any model load
         from ..methods.secom.config import SeComConfig
 
         config = settings_from_options(
@@ -307,6 +306,7 @@ def segmentation(
             model=model,
             embedder=embedder,
         )
+        task.load_gold(data or task.default_gold_path(), max_chars=config.runtime.max_message_chars)  # no model yet
         models = load_pipeline(config)
         _print_summary(task.evaluate(models, config, out, data))
 
@@ -355,7 +355,6 @@ def retrieval(
             raise typer.BadParameter("--limit must be at least 1")
         if not 0.0 < target <= 1.0:
             raise typer.BadParameter("--target must lie in (0, 1]")
-        cases = task.load_cases(data, fmt)[:limit]  # validated before any model load
         config = settings_from_options(
             tau_low=tau_low,
             tau_high=tau_high,
@@ -367,6 +366,8 @@ def retrieval(
             model=model,
             embedder=embedder,
         )
+        # Validated before any model load, each turn within REA_MAX_MESSAGE_CHARS as in the app.
+        cases = task.load_cases(data, fmt, max_chars=config.runtime.max_message_chars)[:limit]
         models = load_pipeline(config)
         results = task.evaluate(
             models,
@@ -467,9 +468,6 @@ def qa(
         if max_new_tokens < 0:
             raise typer.BadParameter("--max-new-tokens must be 0 (NLL only) or more")
         wanted = split_names(categories) if categories else None
-        cases = task.prepare_cases(  # before any model load
-            load_cases(data, fmt, answers=True), names, limit, categories=wanted
-        )
         config = settings_from_options(
             tau_low=tau_low,
             tau_high=tau_high,
@@ -482,6 +480,12 @@ def qa(
             embedder=embedder,
             tokenizer=tokenizer,
             codec="none",
+        )
+        cases = task.prepare_cases(  # before any model load, each turn within REA_MAX_MESSAGE_CHARS
+            load_cases(data, fmt, answers=True, max_chars=config.runtime.max_message_chars),
+            names,
+            limit,
+            categories=wanted,
         )
         models = load_pipeline(config, context_window)
         judge = None

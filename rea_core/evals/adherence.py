@@ -52,8 +52,8 @@ class AdherenceCase:
         return next(t.user for i, t in enumerate(self.conversation.turns) if i not in special)
 
 
-def parse_case(obj: dict, where: str) -> AdherenceCase:
-    conv = parse_conversation(obj, where=where)
+def parse_case(obj: dict, where: str, *, max_chars: int | None = None) -> AdherenceCase:
+    conv = parse_conversation(obj, where=where, max_chars=max_chars)
     n = len(conv.turns)
     raw_instructions, probes = obj.get("global_instructions"), obj.get("probe_turns")
     if not isinstance(raw_instructions, list) or not raw_instructions:
@@ -97,11 +97,12 @@ def parse_case(obj: dict, where: str) -> AdherenceCase:
     return AdherenceCase(conv, tuple(instructions), tuple(sorted(set(probes))))
 
 
-def load_cases(path: str | Path) -> list[AdherenceCase]:
-    """Validate every line before any model call; errors name the file and line."""
+def load_cases(path: str | Path, *, max_chars: int | None = None) -> list[AdherenceCase]:
+    """Validate every line before any model call; errors name the file and line. ``max_chars``:
+    the most characters of one turn (``conversations.check_turn_chars``)."""
     cases, seen = [], set()
     for where, obj in read_jsonl(path):
-        case = parse_case(obj, where)
+        case = parse_case(obj, where, max_chars=max_chars)
         if case.id in seen:
             raise DataFormatError(f"{where}: duplicate conversation id {case.id!r}")
         seen.add(case.id)

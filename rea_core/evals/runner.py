@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Sequence
 
 from tqdm.auto import tqdm
 
+from ..conversations import jsonl_lines
 from ..errors import REAError
 
 
@@ -31,7 +32,9 @@ class RecordStore:
             self._check_settings(json.loads(json.dumps(settings, default=str)))
         self._done: dict[tuple[str, str], list[dict]] = {}
         if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            for line in jsonl_lines(self.path.read_text(encoding="utf-8")):  # a reply may hold U+2028
+                if not line.strip():
+                    continue
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError:

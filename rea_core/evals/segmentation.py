@@ -71,11 +71,12 @@ def default_gold_path() -> Path:
     return Path(str(resources.files("rea_core").joinpath("data", "segmentation_gold.jsonl")))
 
 
-def load_gold(path) -> list[tuple[str, list[tuple[str, str]], list[int]]]:
-    """(id, turns, gold boundaries) per conversation; every turn needs an assistant reply."""
+def load_gold(path, *, max_chars: int | None = None) -> list[tuple[str, list[tuple[str, str]], list[int]]]:
+    """(id, turns, gold boundaries) per conversation; every turn needs an assistant reply, each turn
+    at most ``max_chars`` characters (``conversations.check_turn_chars``)."""
     cases = []
     for where, obj in read_jsonl(path):
-        conv = parse_conversation(obj, where=where)
+        conv = parse_conversation(obj, where=where, max_chars=max_chars)
         turns = [(t.user, t.assistant) for t in conv.turns]
         if any(a is None for _, a in turns):
             raise DataFormatError(f"{where}: every turn needs an assistant reply")

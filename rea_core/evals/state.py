@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..conversations import Conversation, parse_conversation, read_jsonl
+from ..conversations import Conversation, check_turn_chars, parse_conversation, read_jsonl
 from ..corpora import chitchat_conversations, is_clean_turn
 from ..errors import DataFormatError
 
@@ -117,10 +117,12 @@ def make_state_suite(n: int = 10, steps: int = 4, distractors: int = 6, seed: in
     return suite
 
 
-def load_cases(path: str | Path) -> list[StateCase]:
+def load_cases(path: str | Path, *, max_chars: int | None = None) -> list[StateCase]:
+    """Validate every line before any model call. ``max_chars``: the most characters of one turn or
+    answer (``conversations.check_turn_chars``)."""
     cases = []
     for where, obj in read_jsonl(path):
-        conv = parse_conversation(obj, where=where)
+        conv = parse_conversation(obj, where=where, max_chars=max_chars)
         if (
             not isinstance(obj.get("answer"), str)
             or obj.get("flavor") not in FLAVORS
@@ -131,6 +133,7 @@ def load_cases(path: str | Path) -> list[StateCase]:
             )
         if conv.turns[-1].assistant is not None:
             raise DataFormatError(f"{where}: the last turn is the question and must not carry an assistant reply")
+        check_turn_chars(obj["answer"], max_chars, f'{where}: "answer"')
         cases.append(StateCase(conv, obj["answer"], obj["flavor"], obj["condition"]))
     return cases
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from ..conversations import read_jsonl
+from ..conversations import check_turn_chars, read_jsonl
 from ..corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions
 from ..errors import DataFormatError
 
@@ -111,8 +111,9 @@ def write_sessions(sessions: Iterable[Session], path: str | Path) -> dict:
     return counts
 
 
-def read_sessions(path: str | Path, split: str | None = None) -> list[Session]:
-    """Sessions from a JSONL file; a bad line raises DataFormatError naming it."""
+def read_sessions(path: str | Path, split: str | None = None, *, max_chars: int | None = None) -> list[Session]:
+    """Sessions from a JSONL file; a bad line raises DataFormatError naming it, as does a turn's text
+    over ``max_chars`` characters (``conversations.check_turn_chars``)."""
     sessions = []
     for where, obj in read_jsonl(path, what="codec training sessions"):
         try:
@@ -129,6 +130,9 @@ def read_sessions(path: str | Path, split: str | None = None) -> list[Session]:
             session = Session(str(obj["id"]), str(obj.get("source", "")), str(obj.get("split", "train")), turns)
         except (KeyError, TypeError, ValueError) as exc:
             raise DataFormatError(f"{where}: not a codec training session ({type(exc).__name__}: {exc})") from exc
+        for i, turn in enumerate(turns):
+            for role, text in turn.items():
+                check_turn_chars(text, max_chars, f'{where}: turn {i} "{role}"')
         if split is None or session.split == split:
             sessions.append(session)
     return sessions

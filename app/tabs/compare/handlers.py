@@ -56,6 +56,17 @@ def notice_html(text: str, kind: str = "info") -> str:
 # -- sending -------------------------------------------------------------------------------------
 
 
+def failed_turn(exc: Exception) -> str:
+    """A failed turn's line for the visitor. A REAError says its ``public`` form (a model server's URL
+    stays out); the whole message, or an unforeseen exception's traceback, goes to the server log."""
+    if isinstance(exc, REAError):
+        if exc.public != str(exc):
+            log.warning("a turn failed: %s", exc)
+        return exc.public
+    log.error("a model call failed", exc_info=exc)
+    return f"The model call failed ({type(exc).__name__}). Nothing was stored; send the message again."
+
+
 def check_message(engine: AppEngine, text: str) -> str:
     """The message to send, or InputError from the library: empty, over REA_MAX_MESSAGE_CHARS or over
     REA_MAX_MESSAGE_TOKENS (counted before any prefill; every column reads the same tokenizer)."""
@@ -79,12 +90,8 @@ def respond_column(
         column.last = strategy.respond(column.session, text, reply=reply, time=sent or now_time())
         column.last_thresholds = (tau_low, tau_high)
         column.error = ""
-    except REAError as exc:
-        column.error = str(exc)
     except Exception as exc:  # a failing model call must not lose the conversation
-        column.error = (
-            f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
-        )
+        column.error = failed_turn(exc)
 
 
 def stream_columns(
@@ -130,12 +137,8 @@ def stream_columns(
                         column.last, column.last_thresholds, finished = item, (tau_low, tau_high), True
             if not finished:
                 column.error = STOPPED
-        except REAError as exc:
-            column.error = str(exc)
         except Exception as exc:  # a failing model call must not lose the conversation
-            column.error = (
-                f"The model call failed ({type(exc).__name__}: {exc}). Nothing was stored; send the message again."
-            )
+            column.error = failed_turn(exc)
         finally:
             partial[side] = None
             changed.set()
@@ -219,7 +222,9 @@ def end_session_column(engine: AppEngine, column: ColumnState) -> str:
     try:
         return strategy.end_session(column.session) or f"{strategy_title(column.strategy)}: session closed."
     except Exception as exc:  # a failing model call must not lose the conversation
-        column.error = f"Closing the session failed ({type(exc).__name__}: {exc}); the conversation is unchanged."
+        log.warning("closing a %s session failed", column.strategy, exc_info=exc)  # a server's URL: the log's
+        reason = exc.public if isinstance(exc, REAError) else type(exc).__name__
+        column.error = f"Closing the session failed ({reason}); the conversation is unchanged."
         return ""
 
 
