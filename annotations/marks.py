@@ -14,12 +14,12 @@ import os
 from datetime import datetime
 from typing import IO, Any
 
-from sqlalchemy import delete, func, inspect, select
+from sqlalchemy import LargeBinary, cast, delete, func, inspect, literal, select
 from sqlalchemy.orm import Session
 
 from .contexts import load_contexts, parse_turns, store_context
 from .db import reading, retrying, writing
-from .models import RetrievalFailureMark
+from .models import MarkContext, RetrievalFailureMark
 
 ANONYMOUS = "anonymous"
 KEY_FIELDS = ("annotator", "conversation_id", "query_turn", "exchange_turn")
@@ -47,6 +47,19 @@ class MarkQuotaError(ValueError):
         self.annotator, self.held, self.limit = annotator, held, limit
 
 
+class MarkBytesQuotaError(MarkQuotaError):
+    """A mark would take an annotator's marks past the bytes allowed (``stored_bytes``); nothing was written.
+    ``held`` is the bytes they would hold with it."""
+
+    def __init__(self, annotator: str, held: int, limit: int):
+        ValueError.__init__(
+            self,
+            f"{annotator!r} would hold {held / 2**20:.3g} MB of marks with this one, over the most one "
+            f"annotator may store ({limit / 2**20:.3g} MB)",
+        )
+        self.annotator, self.held, self.limit = annotator, held, limit
+
+
 def _validated(fields: dict[str, Any]) -> dict[str, Any]:
     """Check field names up front so a typo fails loudly instead of being dropped."""
     unknown = sorted(set(fields) - SETTABLE_FIELDS)
@@ -70,7 +83,9 @@ def _find_by_key(session: Session, values: dict[str, Any]) -> RetrievalFailureMa
     return session.scalars(select(RetrievalFailureMark).where(*conditions)).one_or_none()
 
 
-def add_failure_mark(session: Session, *, max_marks: int | None = None, **fields: Any) -> RetrievalFailureMark:
+def add_failure_mark(
+    session: Session, *, max_marks: int | None = None, max_bytes: int | None = None, **fields: Any
+) -> RetrievalFailureMark:
     """Record that HCR omitted an exchange a query needed, once per key.
 
     Marking the same (annotator, conversation_id, query_turn, exchange_turn)
@@ -83,6 +98,9 @@ def add_failure_mark(session: Session, *, max_marks: int | None = None, **fields
         session: An open session; committed (or rolled back) here.
         max_marks: The most marks one annotator may hold (None: no limit); an update of
             one of them is always allowed, since it adds no row.
+        max_bytes: The most bytes one annotator's marks may hold (``stored_bytes``; None: no
+            limit), checked after the write in the same transaction; a write that leaves them
+            over it and holding more than before is rolled back.
         **fields: Column values. Required: conversation_id, query_turn,
             exchange_turn, query_text, exchange_user, exchange_reply,
             tau_low, tau_high, source. Optional: annotator (None or blank
@@ -94,6 +112,7 @@ def add_failure_mark(session: Session, *, max_marks: int | None = None, **fields
     Raises:
         TypeError: A field is unknown or a required one is missing, or the context is not a list.
         MarkQuotaError: The annotator holds ``max_marks`` marks already; nothing was saved.
+        MarkBytesQuotaError: The mark would take the annotator past ``max_bytes``; nothing was saved.
         StoreError: The database is locked or unreachable; nothing was saved.
     """
     values = _validated(fields)
@@ -109,6 +128,7 @@ def add_failure_mark(session: Session, *, max_marks: int | None = None, **fields
                 held = count_failure_marks(session, values["annotator"])
                 if held >= max_marks:
                     raise MarkQuotaError(values["annotator"], held, max_marks)
+            before = stored_bytes(session, values["annotator"]) if max_bytes is not None else 0
             if turns is not None:
                 values["context_sha256"] = store_context(session, turns)
             if mark is None:
@@ -118,6 +138,10 @@ def add_failure_mark(session: Session, *, max_marks: int | None = None, **fields
                 for name, value in values.items():
                     setattr(mark, name, value)
             session.flush()
+            if max_bytes is not None:
+                after = stored_bytes(session, values["annotator"])
+                if after > max_bytes and after > before:  # writing() rolls the mark and its context back
+                    raise MarkBytesQuotaError(values["annotator"], after, max_bytes)
             return _with_contexts(session, [mark])[0]
 
     return retrying(write)
@@ -129,6 +153,39 @@ def count_failure_marks(session: Session, annotator: str) -> int:
     return session.execute(query).scalar_one()
 
 
+def _octets(session: Session, column):
+    """The UTF-8 bytes of a text column, in the session's SQL dialect."""
+    if session.get_bind().dialect.name == "postgresql":
+        return func.octet_length(column)
+    return func.length(cast(column, LargeBinary))  # SQLite: a BLOB's length is its bytes
+
+
+MARK_TEXTS = ("conversation_id", "query_text", "exchange_user", "exchange_reply", "note", "source")
+
+
+def stored_bytes(session: Session, annotator: str) -> int:
+    """The bytes ``annotator``'s marks hold (inside the caller's transaction): their texts, plus each
+    distinct turn of their contexts once (a context shares its rows with the contexts that extend it,
+    ``annotations.contexts``), so marks on one conversation count its turns once.
+
+    Why bytes and not rows: one mark keeps its conversation up to the query, megabytes for a long one.
+    """
+    mine = RetrievalFailureMark.annotator == annotator
+    texts = sum(
+        (func.coalesce(_octets(session, getattr(RetrievalFailureMark, name)), 0) for name in MARK_TEXTS), literal(0)
+    )
+    own = session.execute(select(func.coalesce(func.sum(texts), 0)).where(mine)).scalar_one()
+    table = MarkContext.__table__
+    size = _octets(session, table.c.turn).label("size")
+    heads = select(table.c.sha256, table.c.parent, size).where(
+        table.c.sha256.in_(select(RetrievalFailureMark.context_sha256).where(mine))
+    )
+    walk = heads.cte("owned_contexts", recursive=True)
+    walk = walk.union(select(table.c.sha256, table.c.parent, size).join(walk, table.c.sha256 == walk.c.parent))
+    contexts = session.execute(select(func.coalesce(func.sum(walk.c.size), 0))).scalar_one()
+    return int(own) + int(contexts)
+
+
 def _with_contexts(session: Session, marks: list[RetrievalFailureMark]) -> list[RetrievalFailureMark]:
     """Fill each mark's ``context`` from the shared contexts table (one recursive query)."""
     texts = load_contexts(session, {m.context_sha256 for m in marks if m.context_sha256})
@@ -137,8 +194,11 @@ def _with_contexts(session: Session, marks: list[RetrievalFailureMark]) -> list[
     return marks
 
 
-def list_failure_marks(session: Session, conversation_id: str | None = None) -> list[RetrievalFailureMark]:
-    """Return marks newest first, optionally for one conversation.
+def list_failure_marks(
+    session: Session, conversation_id: str | None = None, *, annotator: str | None = None
+) -> list[RetrievalFailureMark]:
+    """Return marks newest first, optionally for one conversation and of one annotator (None: everyone's,
+    for an adjudicator or the CLI).
 
     Raises:
         StoreError: The database is locked or unreachable.
@@ -148,6 +208,8 @@ def list_failure_marks(session: Session, conversation_id: str | None = None) -> 
     )
     if conversation_id is not None:
         query = query.where(RetrievalFailureMark.conversation_id == conversation_id)
+    if annotator is not None:
+        query = query.where(RetrievalFailureMark.annotator == annotator)
     with reading(session):
         return _with_contexts(session, list(session.scalars(query)))
 
@@ -199,10 +261,15 @@ def marks_as_conversations(marks: list[RetrievalFailureMark]) -> list[dict]:
 
 
 def export_failure_marks_jsonl(
-    session: Session, path_or_file: str | os.PathLike[str] | IO[str], *, raw: bool = False
+    session: Session,
+    path_or_file: str | os.PathLike[str] | IO[str],
+    *,
+    raw: bool = False,
+    annotator: str | None = None,
 ) -> int:
-    """Write all marks as conversation JSONL with ``needed`` turns (``marks_as_conversations``), the
-    input of ``rea eval retrieval``; with ``raw=True``, every mark's columns, oldest first.
+    """Write the marks (of ``annotator`` only, if given; None: everyone's) as conversation JSONL with
+    ``needed`` turns (``marks_as_conversations``), the input of ``rea eval retrieval``; with
+    ``raw=True``, every mark's columns, oldest first.
 
     Rows are read before the file is opened, so a database error leaves no
     partial file behind.
@@ -210,6 +277,8 @@ def export_failure_marks_jsonl(
     Args:
         session: An open session.
         path_or_file: A path to (over)write, or an open text file.
+        raw: Every mark's columns instead of conversations.
+        annotator: Only this annotator's marks (the app's owner filter); None: everyone's.
 
     Returns:
         The number of lines written (conversations, or marks with ``raw``).
@@ -217,8 +286,11 @@ def export_failure_marks_jsonl(
     Raises:
         StoreError: The database is locked or unreachable.
     """
+    query = select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)
+    if annotator is not None:
+        query = query.where(RetrievalFailureMark.annotator == annotator)
     with reading(session):
-        marks = list(session.scalars(select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)))
+        marks = list(session.scalars(query))
         _with_contexts(session, marks)
     rows = [mark_to_dict(mark) for mark in marks] if raw else marks_as_conversations(marks)
     lines = [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]

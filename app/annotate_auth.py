@@ -184,6 +184,31 @@ def mark_author(request: gr.Request | None, profile: gr.OAuthProfile | None) -> 
     return None if sign_in_configured() else "anonymous"
 
 
+@dataclass(frozen=True)
+class MarksReader:
+    """Whose Inspect marks a visitor lists, exports and re-checks: their own, or everyone's for an adjudicator."""
+
+    name: str  # the signed-in name ("anonymous" where no sign-in is configured)
+    everyone: bool  # an adjudicator now: every annotator's marks
+
+    @property
+    def owner(self) -> str | None:
+        """The store's annotator filter: None for everyone's."""
+        return None if self.everyone else self.name
+
+
+def marks_reader(request: gr.Request | None, profile: gr.OAuthProfile | None) -> MarksReader | None:
+    """The caller as a reader of marks, or None (refused: a signed-in deployment without a login).
+
+    Why per owner: marks carry whole conversations and notes; annotators see their own, and the
+    role comes from the current configuration on every call, as for every other write."""
+    name = mark_author(request, profile)
+    if name is None:
+        return None
+    who = identity(request, profile)
+    return MarksReader(name, everyone=who is not None and who.role == "adjudicator")
+
+
 def require_adjudicator(who: Identity | None) -> Identity:
     """The caller, if the server's current configuration makes them an adjudicator.
 

@@ -50,3 +50,22 @@ def storable(text: str, limit: int | None = None) -> str:
     """Text as the database can keep it: NUL characters removed (PostgreSQL refuses them), cut to ``limit``."""
     text = (text or "").replace("\x00", "")
     return text if limit is None else text[:limit]
+
+
+class TextRefused(REAError):
+    """Typed text the database cannot keep (a lone surrogate); the message says which, nothing was stored."""
+
+
+def storable_note(note: str, error: type[REAError] = TextRefused) -> str:
+    """A typed note (a label's, a mark's) as stored: ``storable`` (NULs removed, cut to ``NOTE_MAX_CHARS``),
+    then the text check every other input meets (``rea_core.validation.check_text``).
+
+    Why: a lone surrogate has no UTF-8 form, so the database driver fails on it with a traceback;
+    here it is one line the visitor can act on.
+
+    Raises:
+        error: The note holds a lone surrogate; nothing may be stored.
+    """
+    from rea_core.validation import check_text
+
+    return check_text(storable(note, NOTE_MAX_CHARS), "the note", error=error)

@@ -60,3 +60,30 @@ def app_url(models, tmp_path_factory):
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     yield f"http://127.0.0.1:{port}/"
     demo.close()
+
+
+@pytest.fixture()
+def signed_in_engine(models, tmp_path, monkeypatch):
+    """The app's engine with sign-in from an accounts file: alice and bob annotate, carol adjudicates
+    (the file's role column). A test may change its settings before ``signed_in_app`` serves it."""
+    from app.state import AppEngine
+
+    accounts = tmp_path / "accounts.txt"
+    accounts.write_text("alice:pw-alice\nbob:pw-bob\ncarol:pw-carol:adjudicator\n")
+    for name in ("REA_AUTH", "REA_ADJUDICATORS", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REA_AUTH_FILE", str(accounts))
+    return AppEngine(models=models, database_url=f"sqlite:///{tmp_path / 'app.db'}")
+
+
+@pytest.fixture()
+def signed_in_app(signed_in_engine, tmp_path):
+    """The real app (``signed_in_engine``) with sign-in, on a free loopback port: (url, accounts file)."""
+    from app.main import launch
+
+    port = _free_port()
+    demo = launch(signed_in_engine, host="127.0.0.1", port=port, block=False, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/", tmp_path / "accounts.txt"
+    finally:
+        demo.close()

@@ -18,7 +18,7 @@ from rea_core.recognizer import GLOBAL, LABELS, LANG_CUE, OTHER, REVOKE, WORD_CL
 
 from ...annotate_auth import Identity
 from ...state import AppEngine
-from ...store_guard import NOTE_MAX_CHARS, StoreUnavailable, guard, storable
+from ...store_guard import StoreUnavailable, guard, storable_note
 
 KEY_LABELS = {str(key): label for key, label in enumerate(LABELS, 1)}  # keys 1-3
 
@@ -157,9 +157,11 @@ def next_view(
 
 
 def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str = "") -> str:
-    """Save a label (or "skip") for the shown item; raises LabelNotSaved when the database refuses."""
+    """Save a label (or "skip") for the shown item; raises LabelNotSaved when the database refuses,
+    ``store_guard.TextRefused`` (nothing saved) for a note the database cannot keep."""
     from annotations import store_items
 
+    note = storable_note(note) if value != "skip" else ""  # a skip stores no note
     seconds = round(time.monotonic() - shown.shown_at, 2)
 
     def run():
@@ -174,7 +176,7 @@ def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str 
                     value,
                     seconds=seconds,
                     shown_score=shown.score,
-                    note=storable(note, NOTE_MAX_CHARS),
+                    note=note,
                 )
 
     guard(run, "skip not saved" if value == "skip" else "label not saved", LabelNotSaved)

@@ -75,6 +75,8 @@ def build_annotate_tab(engine: AppEngine):
         except ah.LabelNotSaved as exc:  # the item stays on screen: press again to retry
             gr.Warning("The label was NOT saved: the database is locked or down.")
             return {status: f"**Try again:** {exc}"}
+        except REAError as exc:  # a note the database cannot keep: the item and the note stay on screen
+            return {status: f"**Not saved:** {exc}"}
         try:
             new_state, html, prog = ah.next_view(engine, who, mode=queue or "default")
         except REAError as exc:

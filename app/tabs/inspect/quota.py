@@ -1,7 +1,8 @@
 """The per-browser-session quota on Inspect's marks (``Limits.marks_per_session``).
 
 Why here and not in the store: the database knows who marked, not from which browser session.
-The per-user quota (``Limits.marks_per_user``) is the store's (``add_failure_mark(max_marks=...)``).
+The per-user quotas (``Limits.marks_per_user``, ``Limits.marks_mb_per_user``) are the store's
+(``add_failure_mark(max_marks=..., max_bytes=...)``).
 Together they bound what one visitor can write: without sign-in every visitor is "anonymous", so
 the per-user quota caps all anonymous marks, and the per-session one keeps a single browser from
 taking all of it.
@@ -64,8 +65,18 @@ class SessionMarks:
             raise
 
 
-def user_quota_message(annotator: str, held: int) -> str:
-    """The visitor's line for the per-user quota (``annotations.marks.MarkQuotaError``)."""
+def user_quota_message(annotator: str, held: int, *, limit_mb: float | None = None, in_bytes: bool = False) -> str:
+    """The visitor's line for a per-user quota (``annotations.marks.MarkQuotaError``): the marks count
+    (``REA_MARKS_PER_USER``), or with ``in_bytes`` the bytes the marks would hold against ``limit_mb``
+    (``REA_MARKS_MB_PER_USER``)."""
+    if in_bytes:
+        size, most = f"{held / 2**20:.3g} MB of marks", f"{limit_mb:g} MB, REA_MARKS_MB_PER_USER"
+        if annotator == "anonymous":
+            return (
+                f"with this mark, visitors who are not signed in would hold {size} together, over the most "
+                f"allowed ({most}); nothing was saved"
+            )
+        return f"with this mark you would hold {size}, over the most one user may store ({most}); nothing was saved"
     if annotator == "anonymous":
         return (
             f"visitors who are not signed in have stored {held} marks together, the most allowed "
