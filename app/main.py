@@ -22,7 +22,7 @@ from .tabs.compare.layout import build_compare_tab
 from .tabs.inspect.layout import build_inspect_tab
 from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
-from .tempfiles import exit_on_sigterm, sweep_interval
+from .tempfiles import exit_on_sigterm, gradio_cache_folder, sweep_interval
 from .thresholds import wire_thresholds
 from .user_sessions import UserBoundSessions
 
@@ -162,6 +162,7 @@ def launch(engine: AppEngine, *, host: str | None = None, port: int = 7860, bloc
     if block:  # a serving process: SIGTERM exits through atexit, which removes the download folders
         exit_on_sigterm()
     apply_recognizer_at_startup(engine)
+    gradio_cache_folder()  # before the Blocks exist: they read GRADIO_TEMP_DIR when built
     demo = build_demo(engine)
     demo.queue(default_concurrency_limit=engine.concurrency, max_size=engine.limits.queue_size)
     kwargs.setdefault("max_file_size", engine.limits.max_upload_bytes)

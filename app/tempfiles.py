@@ -5,7 +5,9 @@ they live in one owner-only (0700) folder per process; each is removed once it i
 ``Limits.temp_file_ttl_s``, checked whenever a new one is made and by a sweeper thread on a timer
 (so an app nobody saves in still clears them), and the folder is removed when the process exits,
 SIGTERM included (``exit_on_sigterm``: Python runs ``atexit`` on a normal exit only). Gradio's own
-copies of served files are aged out by ``delete_cache`` in ``app.main``.
+cache (uploads, copies of served files) goes to a folder of the same kind (``gradio_cache_folder``),
+aged out by ``delete_cache`` in ``app.main`` and removed at exit. A folder a killed process left
+behind (SIGKILL runs nothing) is removed by the next process that starts.
 """
 
 from __future__ import annotations
@@ -18,6 +20,44 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+FOLDER_PREFIX = "rea-studio-"
+
+
+def process_folder(kind: str) -> Path:
+    """A fresh owner-only (0700) folder for this process's ``kind`` of files (``rea-studio-<kind>-<pid>-…``
+    in the temp folder), removed at exit; the same kind's folders of processes that are gone go first."""
+    base = Path(tempfile.gettempdir())
+    for stale in base.glob(f"{FOLDER_PREFIX}{kind}-*"):
+        pid = stale.name.removeprefix(f"{FOLDER_PREFIX}{kind}-").split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)) and stale.is_dir() and stale.stat().st_uid == os.getuid():
+            shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{kind}-{os.getpid()}-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def gradio_cache_folder() -> Path:
+    """Where Gradio keeps uploads and served copies: ``GRADIO_TEMP_DIR`` when it is set (the
+    operator's folder, left as it is), else a ``process_folder`` set as ``GRADIO_TEMP_DIR`` for
+    this process, so nothing a visitor uploaded outlives the server (Gradio's default,
+    ``/tmp/gradio``, is shared by every run and never removed)."""
+    given = os.environ.get("GRADIO_TEMP_DIR")
+    if given:
+        return Path(given)
+    folder = process_folder("gradio")
+    os.environ["GRADIO_TEMP_DIR"] = str(folder)
+    return folder
 
 
 def sweep_interval(ttl_s: float) -> float:
@@ -39,7 +79,7 @@ class Downloads:
     def root(self) -> Path:
         with self._lock:
             if self._root is None:
-                self._root = Path(tempfile.mkdtemp(prefix="rea-studio-downloads-"))  # mode 0700
+                self._root = process_folder("downloads")
                 atexit.register(self.close)
                 # A daemon thread: it never holds the process open, and it dies with it.
                 threading.Thread(target=self._sweep_on_timer, name="rea-downloads-sweeper", daemon=True).start()

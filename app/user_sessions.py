@@ -25,7 +25,6 @@ from .annotate_auth import account_fingerprints, local_sign_in, on_spaces_with_o
 
 # The paths that name a session hash: Gradio's routes under /gradio_api (the app may sit under a root path).
 _PATH_HASH = re.compile(r"^(?P<head>.*/gradio_api/(?:heartbeat|stream)/)(?P<hash>[^/]+)(?P<tail>(?:/[^/]+){3,})?$")
-_BODY_KEY = b'"session_hash"'
 
 
 def bind(session_hash: str, user: str | None, secret: bytes) -> str:
@@ -73,7 +72,7 @@ class UserBoundSessions:
             self.revoke_changed_accounts(gr_app)
         user = _signed_in(gr_app, scope)
         scope = self._bind_path_and_query(scope, user)
-        if scope["method"] == "POST" and _json_body(scope):
+        if scope["method"] == "POST" and _read_as_json(scope):
             receive = await self._bind_body(scope, receive, user)
         return await self.app(scope, receive, send)
 
@@ -96,11 +95,12 @@ class UserBoundSessions:
         match = _PATH_HASH.match(path)
         if match and (scope["method"] == "GET" and ("/heartbeat/" in match["head"] or match["tail"])):
             path = match["head"] + bind(match["hash"], user, self.secret) + (match["tail"] or "")
-        if b"session_hash=" in query:
+        if query:  # parsed as the app parses it: "session%5Fhash=" names the hash as well
             pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
-            query = urlencode(
-                [(k, bind(v, user, self.secret) if k == "session_hash" else v) for k, v in pairs]
-            ).encode("latin-1")
+            if any(k == "session_hash" for k, _ in pairs):
+                query = urlencode(
+                    [(k, bind(v, user, self.secret) if k == "session_hash" else v) for k, v in pairs]
+                ).encode("latin-1")
         if path == scope.get("path") and query == scope.get("query_string", b""):
             return scope
         return {**scope, "path": path, "raw_path": path.encode("utf-8"), "query_string": query}
@@ -115,7 +115,7 @@ class UserBoundSessions:
             chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        if _BODY_KEY in body:
+        if body:  # parsed, not searched: an escaped key ("session\\u005fhash") names the hash too
             try:
                 data = json.loads(body)
             except (ValueError, RecursionError):
@@ -129,8 +129,14 @@ class UserBoundSessions:
         return _replay([{"type": "http.request", "body": body, "more_body": False}], then=receive)
 
 
-def _json_body(scope) -> bool:
-    return any(k == b"content-type" and v.split(b";")[0].strip() == b"application/json" for k, v in scope["headers"])
+def _read_as_json(scope) -> bool:
+    """Whether FastAPI reads this request's body as JSON: with no content type, or one whose type is
+    ``application/json`` or ``application/*+json`` in any letter case, parameters aside."""
+    types = [v for k, v in scope["headers"] if k == b"content-type"]
+    if not types:
+        return True
+    kind = types[0].split(b";")[0].strip().lower()
+    return kind == b"application/json" or (kind.startswith(b"application/") and kind.endswith(b"+json"))
 
 
 def _replay(messages: list[dict], then=None):

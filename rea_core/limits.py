@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from threading import Lock
@@ -93,6 +93,16 @@ class Limits:
         default=100,
         metadata={"env": "REA_MARKS_PER_SESSION", "help": "Inspect marks one browser session may store"},
     )
+    # One mark keeps its conversation up to the query: a question after 1,000 long turns stored 4.8 MB,
+    # so a count alone does not bound the database. Turns shared by one name's marks count once.
+    marks_mb_per_user: float = field(
+        default=100.0,
+        metadata={
+            "env": "REA_MARKS_MB_PER_USER",
+            "help": "MB of Inspect marks one signed-in name may store: their texts and the distinct turns "
+            "of their conversation contexts (without sign-in, all visitors share one name)",
+        },
+    )
     # Checked before any prefill. A CPU prefills this small model at roughly 100-200 tokens a second
     # (1,024 tokens took 9-16 s on the shared 2-core machine; the 8,064-token message of the security
     # review took 105 s), so 1,024 tokens keep one message's own prefill to seconds, and hold several
@@ -121,6 +131,24 @@ class Limits:
             "env": "REA_TRACE_BUDGET_S",
             "help": "seconds of computing an Inspect trace may take (its pauses for chats not counted); "
             "it then ends, and the turns traced so far are shown",
+        },
+    )
+    recheck_budget_s: float = field(
+        default=300.0,
+        metadata={
+            "env": "REA_RECHECK_BUDGET_S",
+            "help": "seconds of computing an Inspect marks re-check may take (its pauses for chats not "
+            "counted); it then ends and says how many marks it covered",
+        },
+    )
+    # "Answer with REA" on a 4 MB LoCoMo file took 72-79 s, most of it embedding the history; a minute
+    # bounds a visitor's wait, and the exchanges embedded before it ran out are kept for the next ask.
+    answer_budget_s: float = field(
+        default=60.0,
+        metadata={
+            "env": "REA_ANSWER_BUDGET_S",
+            "help": "seconds of computing Inspect's \"Answer with REA\" may take: embedding the history "
+            "stops there (what it embedded is kept, so asking again goes on), and the answer is cut",
         },
     )
     temp_file_ttl_s: int = field(
@@ -163,6 +191,10 @@ class Limits:
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
 
+    @property
+    def marks_bytes_per_user(self) -> int:
+        return int(self.marks_mb_per_user * 1024 * 1024)
+
     def check_file_size(self, path) -> None:
         """Refuse a file over ``max_upload_mb`` before reading it (Gradio's own limit covers uploads;
         this covers every other path a file reaches the server by).
@@ -196,6 +228,71 @@ class Limits:
     def table(cls) -> list[tuple[str, str, Any]]:
         """(env var, meaning, default) rows, the source of the README table."""
         return [(f.metadata["env"], f.metadata["help"], f.default) for f in fields(cls)]
+
+
+class BudgetSpent(Exception):
+    """Raised at a step's entry (``WorkBudget.step``) to end the work there: budget spent or Stop pressed."""
+
+    def __init__(self, note: str):
+        super().__init__(note)
+        self.note = note
+
+
+class WorkBudget:
+    """The seconds a piece of server work may compute, counted over its steps.
+
+    Why steps: a model call cannot be cut in the middle of a forward pass, but long work (embedding a
+    1,000-turn upload, re-checking 500 marks) is many short steps, and checking between them bounds it
+    to the budget plus one step. The first step always runs, so work always makes progress. A step
+    may pass a gate first (the chats-first ``ModelGate.background``); its wait there is not counted.
+
+    Example:
+        >>> budget = WorkBudget(60.0, what="the answer", variable="REA_ANSWER_BUDGET_S")
+        >>> with budget.step():
+        ...     pass  # one batch of work
+        >>> budget.left() > 59
+        True
+    """
+
+    def __init__(
+        self,
+        budget_s: float | None,
+        *,
+        what: str,
+        variable: str,
+        gate: Callable[[], Any] | None = None,
+        stop: threading.Event | None = None,
+        on_step: Callable[[int], None] | None = None,
+    ):
+        self.budget_s, self.what, self.variable = budget_s, what, variable
+        self._gate, self._stop, self._on_step = gate, stop, on_step
+        self.busy = 0.0  # seconds computed inside steps
+        self.steps = 0
+
+    def spent_note(self) -> str:
+        return f"{self.what}'s time budget of {self.budget_s:g} s ({self.variable}) ran out"
+
+    def left(self) -> float | None:
+        """Seconds still to spend (None: unbounded); at least a millisecond, so a call given it ends at once."""
+        return None if self.budget_s is None else max(1e-3, self.budget_s - self.busy)
+
+    @contextmanager
+    def step(self) -> Iterator[None]:
+        """One unit of work. Raises ``BudgetSpent`` instead of starting it once Stop is set, or once the
+        budget is spent (after the first step)."""
+        if self._stop is not None and self._stop.is_set():
+            raise BudgetSpent("you pressed Stop")
+        if self.budget_s is not None and self.steps and self.busy >= self.budget_s:
+            raise BudgetSpent(self.spent_note())
+        with self._gate() if self._gate is not None else nullcontext():
+            start = time.perf_counter()
+            try:
+                yield
+            finally:
+                self.busy += time.perf_counter() - start
+        self.steps += 1
+        if self._on_step is not None:
+            self._on_step(self.steps)
 
 
 class DutyCycle:

@@ -41,6 +41,7 @@ def render_answer(answer) -> str:
     f1 = "n/a" if answer.f1 is None else f"{answer.f1:.2f}"
     em = "n/a" if answer.em is None else f"{answer.em:.0f}"
     prediction = "(no answer generated)" if answer.prediction is None else answer.prediction
+    cut = f"<li><b>Time budget:</b> {escape(answer.budget_note)}</li>" if answer.budget_note else ""
     return (
         '<div class="rea-answer">'
         f"<p><b>Question</b> ({escape(answer.category or f'turn {answer.position}')}): {escape(answer.question)}</p>"
@@ -52,7 +53,7 @@ def render_answer(answer) -> str:
         f"{references}"
         f"<li>prompt: {answer.prompt_tokens:,} tokens · {evidence} · "
         f"tau_low {answer.tau_low:.2f}, tau_high {answer.tau_high:.2f} · {answer.seconds:.1f} s</li>"
-        "</ul></div>"
+        f"{cut}</ul></div>"
     )
 
 

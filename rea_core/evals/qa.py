@@ -26,6 +26,7 @@ import string
 import sys
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
@@ -33,15 +34,16 @@ from typing import Callable, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..backends.base import ANSWER_LOGPROBS, KV_REUSE, has
+from ..backends.base import ANSWER_LOGPROBS, KV_REUSE, finish, has
 from ..errors import DataFormatError
+from ..limits import BudgetSpent, WorkBudget
 from ..memory.episodic import EpisodicMemory, exchange_text
 from ..reconstruction import assemble_plan, build_prompt_plan, render_messages
 from ..session import new_session_id
 from ..settings import Settings
 from ..templates import fill, load_template
 from ..types import Decision, PromptPlan, Reason, Resolution, SegmentKind
-from .retrieval import RetrievalCase, exchange_tokens
+from .retrieval import EMBED_STEP, RetrievalCase, exchange_tokens
 
 MAX_NEW_TOKENS = 24  # a short phrase
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}  # LoCoMo's numbering
@@ -706,6 +708,7 @@ class QuestionAnswer:
     evidence: tuple[EvidenceDecision, ...]
     plan: PromptPlan  # REA's prompt for the question, as the model read it (the QA wrapper in the query)
     seconds: float
+    budget_note: str = ""  # what the time budget cut (the answer, or the references); "" when nothing
 
     @property
     def evidence_shown(self) -> float | None:
@@ -728,19 +731,50 @@ def question_label(q) -> str:
     return f"{where or f'turn {q.position}'} · {q.text}"
 
 
-def question_session(strategy, case: RetrievalCase, position: int, session=None):
+def question_session(strategy, case: RetrievalCase, position: int, session=None, *, step=None, cache=None):
     """A ChatSession of ``strategy`` holding exactly the first ``position`` exchanges of ``case`` (with times),
     embedded: ``session`` (an earlier one of this case and strategy) extended or cut back where given, so
-    the questions of one conversation embed its exchanges once."""
+    the questions of one conversation embed its exchanges once.
+
+    ``step`` (``limits.WorkBudget.step``): entered around each batch of ``EMBED_STEP`` exchanges, so a
+    server can end a long embedding between batches; ``cache`` ({case id: session}) holds the session
+    from the start, so the batches embedded before such an end are kept for the next question. Without
+    ``step`` the exchanges are embedded in one batch."""
     if session is None:
         session = strategy.new_session()
+    if cache is not None:
+        cache[case.id] = session
     memory = session.episodes
     if len(memory) > position:
         memory.truncate(position)
-    for i in range(len(memory), position):
-        memory.append(*case.exchanges[i], time=case.time_of(i))
-    memory.ensure_embedded(strategy.embedder)  # in one batch, not exchange by exchange
+    while len(memory) < position or memory.n_embedded < position:
+        with step() if step is not None else nullcontext():
+            start = len(memory)
+            stop = min(position, start + EMBED_STEP) if step is not None else position
+            for i in range(start, stop):
+                memory.append(*case.exchanges[i], time=case.time_of(i))
+            memory.ensure_embedded(strategy.embedder)  # in one batch, not exchange by exchange
     return session
+
+
+def _reference_nlls(strategy, case: RetrievalCase, question, step) -> tuple[float | None, float | None]:
+    """The gold answer's NLL after the question alone (none) and after its evidence alone (oracle; None
+    without evidence), each in one ``step``."""
+    g, runtime = strategy.generator, strategy.runtime
+    count = g.count_tokens
+    with step():
+        bare = none_plan(question.text, count_tokens=count, runtime=runtime)
+        none_nll = _nll(g, render_messages(with_question(bare, question.text, count)), question.answer, None)
+    if not question.needed:
+        return none_nll, None
+    with step():
+        evidence_plan = subset_plan(
+            case, question.position, set(question.needed), question.text, count_tokens=count, runtime=runtime
+        )
+        oracle_nll = _nll(
+            g, render_messages(with_question(evidence_plan, question.text, count)), question.answer, None
+        )
+    return none_nll, oracle_nll
 
 
 def _nll(generator, messages, answer: str, key: str | None) -> float | None:
@@ -759,6 +793,7 @@ def answer_question(
     sessions: dict | None = None,
     max_new_tokens: int = MAX_NEW_TOKENS,
     reference: bool = True,
+    budget: WorkBudget | None = None,
 ) -> QuestionAnswer:
     """``question`` (a ``RetrievalQuery`` of ``case`` with a gold answer) answered from REAStrategy's real
     plan at ``strategy``'s thresholds, as ``rea eval qa``'s rea arm measures it: the gold NLL, a greedy short
@@ -770,8 +805,14 @@ def answer_question(
     (filled here); without it the exchanges before the question are embedded anew. Compressed replies
     are text stand-ins (no latents), as in the qa evaluation and Inspect's trace.
 
+    ``budget`` (a server's): the work runs in its steps (batches of exchanges embedded, the NLL, the
+    answer, the references); the answer is cut at the time left (``budget_note`` says so), and the
+    references are skipped once it is spent.
+
     Raises:
         DataFormatError: the question has no gold answer or lies beyond the case's exchanges.
+        BudgetSpent: the budget ran out while embedding the exchanges before the question (those
+            embedded so far stay in ``sessions``: the next call goes on from them).
     """
     from ..retrieval.trace import text_replies
 
@@ -784,40 +825,46 @@ def answer_question(
     g = strategy.generator
     count = g.count_tokens
     cache = {} if sessions is None else sessions
-    session = cache[case.id] = question_session(strategy, case, question.position, cache.get(case.id))
+    budget_step = budget.step if budget is not None else None
+    step = budget_step or nullcontext
+    session = question_session(strategy, case, question.position, cache.get(case.id), step=budget_step, cache=cache)
     plan, decisions = strategy.build_context(session, question.text)
     plan = with_question(plan, question.text, count)
     messages = render_messages(plan)
     scores_nll = has(g, ANSWER_LOGPROBS)
     note = None if scores_nll else f"not available: '{g.name}' gives no log-probabilities of a given reply"
     key = f"qa-answer:{new_session_id()}" if has(g, KV_REUSE) else None  # NLL, then generation
+    budget_note, nll, reply = "", None, None
     try:
-        nll = _nll(g, messages, question.answer, key) if scores_nll else None
+        with step():
+            nll = _nll(g, messages, question.answer, key) if scores_nll else None
         if scores_nll and nll is None:
             note = f"not scored: the prompt and answer exceed the generator's {g.context_window:,}-token window"
-        reply = None
         if max_new_tokens:
-            reply = g.generate(
-                messages,
-                max_new_tokens=max_new_tokens,
-                max_prompt_tokens=max(1, g.context_window - max_new_tokens),
-                cache_key=key,
-            ).text
+            with step():
+                generation = finish(
+                    g.stream(
+                        messages,
+                        max_new_tokens=max_new_tokens,
+                        max_prompt_tokens=max(1, g.context_window - max_new_tokens),
+                        cache_key=key,
+                        budget_s=budget and budget.left(),
+                    )
+                )
+            reply = generation.text
+            if generation.out_of_time:
+                budget_note = f"the answer was cut: {budget.spent_note()}"
+    except BudgetSpent as spent:
+        budget_note = f"no answer: {spent.note}"
     finally:
         if key is not None:
             g.prefix_cache.drop(key)
     none_nll = oracle_nll = None
-    if reference and scores_nll:
-        runtime = strategy.runtime
-        bare = none_plan(question.text, count_tokens=count, runtime=runtime)
-        none_nll = _nll(g, render_messages(with_question(bare, question.text, count)), question.answer, None)
-        if question.needed:
-            evidence_plan = subset_plan(
-                case, question.position, set(question.needed), question.text, count_tokens=count, runtime=runtime
-            )
-            oracle_nll = _nll(
-                g, render_messages(with_question(evidence_plan, question.text, count)), question.answer, None
-            )
+    if reference and scores_nll and not budget_note:
+        try:
+            none_nll, oracle_nll = _reference_nlls(strategy, case, question, step)
+        except BudgetSpent as spent:
+            budget_note = f"references not scored: {spent.note}"
     by_turn = {d.turn: d for d in decisions}
     evidence = tuple(
         EvidenceDecision(
@@ -853,6 +900,7 @@ def answer_question(
         evidence=evidence,
         plan=plan,
         seconds=time.perf_counter() - t0,
+        budget_note=budget_note,
     )
 
 

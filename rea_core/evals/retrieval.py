@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..conversations import Conversation, parse_conversation, read_jsonl, turn_record
+from ..conversations import Conversation, check_turn_chars, parse_conversation, read_jsonl, turn_record
 from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
 from ..methods.rea.config import REAConfig
@@ -124,11 +125,12 @@ def known_times(times) -> tuple[str | None, ...]:
 # -- loading ---------------------------------------------------------------------------------------
 
 
-def load_needed_jsonl(path: str | Path, *, answers: bool = False) -> list[RetrievalCase]:
+def load_needed_jsonl(path: str | Path, *, answers: bool = False, max_chars: int | None = None) -> list[RetrievalCase]:
     """Conversation JSONL whose turns may carry ``needed``; every error names the file and line.
 
-    With ``answers`` (``rea eval qa``) a turn carrying ``"answer"`` is a query too, ``needed`` optional."""
-    cases = parse_needed_rows(read_jsonl(path), answers=answers)
+    With ``answers`` (``rea eval qa``) a turn carrying ``"answer"`` is a query too, ``needed`` optional.
+    ``max_chars``: the most characters of one turn's text or answer (``check_turn_chars``)."""
+    cases = parse_needed_rows(read_jsonl(path), answers=answers, max_chars=max_chars)
     if not cases:
         what = '"answer"' if answers else '"needed"'
         raise DataFormatError(f"{path}: no turn carries {what}; nothing to evaluate")
@@ -140,16 +142,18 @@ def parse_needed_cases(objects: Sequence[dict], *, where: str) -> list[Retrieval
     return parse_needed_rows([(f"{where}: conversation {i}", obj) for i, obj in enumerate(objects)])
 
 
-def parse_needed_rows(rows, *, answers: bool = False) -> list[RetrievalCase]:
+def parse_needed_rows(rows, *, answers: bool = False, max_chars: int | None = None) -> list[RetrievalCase]:
     cases = []
     for where, obj in rows:
-        conv = parse_conversation(obj, where=where)
+        conv = parse_conversation(obj, where=where, max_chars=max_chars)
         exchanges, queries = [], []
         for i, raw in enumerate(obj["turns"]):
             needed = raw.get("needed")
             answer = raw.get("answer")
             if answer is not None and (not isinstance(answer, str) or not answer.strip()):
-                raise DataFormatError(f'{where}: turn {i} "answer" must be non-empty text, got {answer!r}')
+                raise DataFormatError(f'{where}: turn {i} "answer" must be non-empty text, got {answer!r:.80}')
+            if answer is not None:
+                check_turn_chars(answer, max_chars, f'{where}: turn {i} "answer"')
             if answers and answer is not None and needed is None:
                 queries.append(RetrievalQuery(position=i, text=conv.turns[i].user, needed=(), answer=answer.strip()))
             if needed is not None:
@@ -185,15 +189,21 @@ def parse_needed_rows(rows, *, answers: bool = False) -> list[RetrievalCase]:
     return cases
 
 
+_LOCOMO_SESSION = re.compile(r"session_\d+")
+
+
 def _locomo_text(turn: dict) -> str:
     text = f"{turn['speaker']}: {turn['text']}"
     return text + (f" [shares a photo: {turn['blip_caption']}]" if turn.get("blip_caption") else "")
 
 
-def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
-    """One LoCoMo conversation as exchanges (turn pairs within each session) and its questions."""
+def parse_locomo(data: dict, case_id: str, *, max_chars: int | None = None) -> RetrievalCase:
+    """One LoCoMo conversation as exchanges (turn pairs within each session) and its questions.
+
+    ``max_chars``: the most characters of one turn (as the exchange holds it: speaker, text and
+    photo caption), question or answer (``check_turn_chars``)."""
     if not isinstance(data, dict) or "qa" not in data or "session_1" not in data:
-        raise DataFormatError(f'{case_id}: not a LoCoMo conversation (expected "session_1" and "qa")')
+        raise DataFormatError(f'{case_id}: a LoCoMo conversation needs "session_1" and "qa"')
     exchanges: list[tuple[str, str]] = []
     times: list[str | None] = []
     where: dict[str, int] = {}
@@ -207,6 +217,7 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
         for j, t in enumerate(turns):  # the fields every turn is read by, as text
             if not (isinstance(t, dict) and all(isinstance(t.get(k), str) for k in ("speaker", "dia_id", "text"))):
                 raise DataFormatError(f'{case_id}: {key} turn {j} needs text "speaker", "dia_id" and "text"')
+            check_turn_chars(_locomo_text(t), max_chars, f"{case_id}: {key} turn {j}")
         for i in range(0, len(turns), 2):
             pair = turns[i : i + 2]
             for t in pair:
@@ -214,7 +225,7 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
             exchanges.append((_locomo_text(pair[0]), _locomo_text(pair[1]) if len(pair) > 1 else ""))
             times.append(time)
     queries = []
-    for q in data["qa"]:
+    for n, q in enumerate(data["qa"]):
         if q.get("category") == 5:
             continue
         needed = sorted({where[e] for e in q.get("evidence", []) if e in where})
@@ -226,6 +237,8 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
                     "expected text or a number"
                 )
             answer = None if answer is None else str(answer)
+            for what, text in (("question", str(q["question"])), ("answer", answer or "")):
+                check_turn_chars(text, max_chars, f'{case_id}: the {what} of "qa" {n}')
             queries.append(
                 RetrievalQuery(
                     position=len(exchanges),
@@ -239,9 +252,16 @@ def parse_locomo(data: dict, case_id: str) -> RetrievalCase:
 
 
 def is_locomo(data: object) -> bool:
-    """Whether decoded JSON is LoCoMo: one conversation (keys "qa" and "session_1") or a list of them."""
+    """Whether decoded JSON is meant as LoCoMo: one conversation or a list of them, any of which
+    carries a key only LoCoMo has ("qa", "sample_id", "session_<n>").
+
+    Loose on purpose: a damaged LoCoMo file (a conversation without "qa") is then refused by
+    ``load_locomo`` with what LoCoMo needs, not read as another format and refused in its terms."""
     items = data if isinstance(data, list) else [data]
-    return bool(items) and all(isinstance(x, dict) and "qa" in x and "session_1" in x for x in items)
+    return any(
+        isinstance(x, dict) and ("qa" in x or "sample_id" in x or any(_LOCOMO_SESSION.fullmatch(str(k)) for k in x))
+        for x in items
+    )
 
 
 def case_conversation(
@@ -255,8 +275,11 @@ def case_conversation(
     )
 
 
-def load_locomo(path: str | Path) -> list[RetrievalCase]:
-    """A LoCoMo file (one conversation or the release's list of them) or a folder of such files."""
+def load_locomo(path: str | Path, *, max_chars: int | None = None) -> list[RetrievalCase]:
+    """A LoCoMo file (one conversation or the release's list of them) or a folder of such files.
+
+    Every refusal names the file, says it was read as LoCoMo, and which conversation (its index in
+    the file) broke what; ``max_chars`` caps each turn, question and answer (``parse_locomo``)."""
     path = Path(path)
     files = sorted(path.glob("*.json")) if path.is_dir() else [path]
     if not files:
@@ -272,28 +295,33 @@ def load_locomo(path: str | Path) -> list[RetrievalCase]:
                 else f.stem
             )
             try:
-                cases.append(parse_locomo(item, cid))
+                cases.append(parse_locomo(item, cid, max_chars=max_chars))
             except DataFormatError as exc:
-                raise DataFormatError(f"{f}: conversation {i} is malformed: {exc}") from exc
+                raise DataFormatError(f"{f}: LoCoMo conversation {i}: {exc}") from exc
             except (KeyError, TypeError, AttributeError, ValueError) as exc:  # a field of the wrong shape
                 what = (
                     f"a turn or question lacks {exc.args[0]!r:.40}"
                     if isinstance(exc, KeyError)
                     else "a field of a wrong type"
                 )
-                raise DataFormatError(f"{f}: conversation {i} is malformed ({what})") from exc
+                raise DataFormatError(f"{f}: LoCoMo conversation {i} is malformed ({what})") from exc
     return cases
 
 
-def load_cases(path: str | Path, fmt: str = "jsonl", *, answers: bool = False) -> list[RetrievalCase]:
-    """``answers``: JSONL turns with an ``"answer"`` are queries even without ``"needed"`` (``rea eval qa``)."""
+def load_cases(
+    path: str | Path, fmt: str = "jsonl", *, answers: bool = False, max_chars: int | None = None
+) -> list[RetrievalCase]:
+    """``answers``: JSONL turns with an ``"answer"`` are queries even without ``"needed"`` (``rea eval qa``).
+
+    ``max_chars``: the most characters of one turn, question or answer (the CLI passes
+    ``RuntimeConfig.max_message_chars``, REA_MAX_MESSAGE_CHARS), refused before any model loads."""
     if fmt == "locomo":
-        cases = load_locomo(path)
+        cases = load_locomo(path, max_chars=max_chars)
         if not any(c.queries for c in cases):  # e.g. every "evidence" names no turn: nothing would be measured
             raise DataFormatError(f"{path}: no question whose evidence names a turn; nothing to evaluate")
         return cases
     if fmt == "jsonl":
-        return load_needed_jsonl(path, answers=answers)
+        return load_needed_jsonl(path, answers=answers, max_chars=max_chars)
     raise DataFormatError(f"unknown format {fmt!r}; use jsonl or locomo")
 
 
@@ -441,18 +469,57 @@ def exchange_tokens(case: RetrievalCase, count) -> np.ndarray:
 def rea_records(strategy, case: RetrievalCase) -> list[dict]:
     """Every query of ``case`` through ``strategy``'s own scoring and planning (no generation): the
     session grows exchange by exchange, so each query sees only what came before it."""
+    return list(iter_rea_records(strategy, case))
+
+
+EMBED_STEP = 8  # exchanges embedded in one gated step: well under a second of MiniLM on a CPU
+
+
+def gated_steps(case: RetrievalCase) -> int:
+    """The steps ``iter_rea_records`` enters ``step`` for on ``case``: exchange batches and queries."""
+    steps, stored = 0, 0
+    for q in sorted(case.queries, key=lambda q: q.position):
+        if q.position > stored:
+            steps += -(-(q.position - stored) // EMBED_STEP)  # ceil
+            stored = q.position
+        steps += 1
+    return steps
+
+
+def iter_rea_records(
+    strategy, case: RetrievalCase, *, step: Callable[[], AbstractContextManager] | None = None
+) -> Iterator[dict]:
+    """``rea_records``, each query's record yielded as soon as it is scored.
+
+    ``step()`` is entered around each unit of work (storing and embedding up to ``EMBED_STEP``
+    exchanges, scoring one query; ``gated_steps`` counts them): a server passes its chats-first gate
+    (``limits.ModelGate.background``) so a long history is embedded in short steps a chat can come
+    between, and can stop between them (an exception raised by ``step`` ends the iteration). Without
+    it the history is embedded at the first query, in one batch, as an evaluation run wants.
+    """
+    gate = step or nullcontext
+    embed = step is not None and not getattr(strategy, "latent_scoring", False)
     count = strategy.generator.count_tokens
     cum = np.concatenate([[0], np.cumsum(exchange_tokens(case, count))])  # history tokens before each position
     session = strategy.new_session()
-    records = []
+    if embed:
+        session.episodes.use_unit_mode(strategy.config.scoring.unit_mode)  # as scoring will (no re-embedding)
     for q in sorted(case.queries, key=lambda q: q.position):
-        for i in range(len(session.episodes), q.position):
-            user, reply = case.exchanges[i]
-            session.episodes.append(user, reply, time=case.time_of(i))
-        t0 = time.perf_counter()
-        scores = strategy.score(session, q.text)
-        seconds = time.perf_counter() - t0
-        plan, decisions = strategy.replan(q.text, session.episodes.exchanges, (), scores, strategy.config.thresholds)
+        while len(session.episodes) < q.position:
+            with gate():
+                start = len(session.episodes)
+                for i in range(start, min(q.position, start + EMBED_STEP) if step else q.position):
+                    user, reply = case.exchanges[i]
+                    session.episodes.append(user, reply, time=case.time_of(i))
+                if embed:
+                    session.episodes.ensure_embedded(strategy.embedder)
+        with gate():
+            t0 = time.perf_counter()
+            scores = strategy.score(session, q.text)
+            seconds = time.perf_counter() - t0
+            plan, decisions = strategy.replan(
+                q.text, session.episodes.exchanges, (), scores, strategy.config.thresholds
+            )
         kept = np.array([d.resolution is not Resolution.OMIT for d in decisions], dtype=bool)
         raw = np.array([d.resolution is Resolution.RAW for d in decisions], dtype=bool)
         floor = np.array(
@@ -464,8 +531,7 @@ def rea_records(strategy, case: RetrievalCase) -> list[dict]:
         rec["seconds"] = seconds  # scoring wall time, a query rewrite's model call included
         if strategy.config.query_rewrite and session.last_rewrite is not None:
             rec["rewrite"] = session.last_rewrite.to_dict()
-        records.append(rec)
-    return records
+        yield rec
 
 
 def run_case(policy: str, case: RetrievalCase, models, settings: Settings) -> list[dict]:

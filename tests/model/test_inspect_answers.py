@@ -150,4 +150,38 @@ def test_a_broken_locomo_file_is_one_message_without_folders(engine, tmp_path):
     with pytest.raises(DataFormatError) as caught:
         ih.read_file(engine, bad)
     message = ih.without_folders(str(caught.value), bad)
-    assert message.startswith("broken.json: conversation 0 is malformed") and str(tmp_path) not in message
+    assert message.startswith("broken.json: LoCoMo conversation 0: ") and str(tmp_path) not in message
+
+
+def test_answering_a_long_conversation_stops_at_its_time_budget_and_goes_on_when_asked_again(
+    signed_in_engine, signed_in_app, tmp_path
+):
+    """ "Answer with REA" embeds the history in short steps under REA_ANSWER_BUDGET_S: spent, it says how far
+    it got and keeps that, so asking again goes on from there, and a budget that suffices answers."""
+    url, _ = signed_in_app
+    engine = signed_in_engine
+    turns = []
+    for i in range(20):
+        turns.append({"speaker": "Mel", "dia_id": f"D1:{2 * i + 1}", "text": f"Bed {i} has {i + 3} tomato plants."})
+        turns.append({"speaker": "Jo", "dia_id": f"D1:{2 * i + 2}", "text": f"Noted: bed {i}."})
+    data = {
+        "sample_id": "beds",
+        "speaker_a": "Mel",
+        "speaker_b": "Jo",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": turns,
+        "qa": [{"question": "How many plants are in bed 7?", "answer": "10", "evidence": ["D1:15"], "category": 1}],
+    }
+    path = tmp_path / "locomo-beds.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    alice = Client(url, auth=("alice", "pw-alice"), verbose=False)
+    alice.predict(handle_file(str(path)), api_name="/inspect_upload")
+    engine.settings = engine.settings.with_section("limits", answer_budget_s=1e-6)  # spent by the first step
+    first = alice.predict("beds", 0, 0.5, 0.7, api_name="/answer_question")[NOTE]
+    assert "time budget of 1e-06 s (REA_ANSWER_BUDGET_S) ran out after embedding 8 of the 20 exchanges" in first
+    second = alice.predict("beds", 0, 0.5, 0.7, api_name="/answer_question")[NOTE]
+    assert "after embedding 16 of the 20 exchanges" in second  # went on from the first ask's 8
+    engine.settings = engine.settings.with_section("limits", answer_budget_s=60.0)
+    out = alice.predict("beds", 0, 0.5, 0.7, api_name="/answer_question")
+    assert "Answered question 0 of beds" in out[NOTE]
+    assert "Gold answer:</b> 10" in out[VIEW] and "Time budget" not in out[VIEW]

@@ -35,27 +35,6 @@ def test_two_loads_of_one_file_share_no_kv_cache(models, tmp_path):
     assert again.generation.reused_tokens > 0
 
 
-@pytest.fixture()
-def signed_in_app(models, tmp_path, monkeypatch):
-    """The real app with sign-in from an accounts file, on a free loopback port."""
-    from conftest import _free_port
-
-    from app.main import launch
-    from app.state import AppEngine
-
-    accounts = tmp_path / "accounts.txt"
-    accounts.write_text("alice:pw-alice\nbob:pw-bob\n")
-    monkeypatch.delenv("REA_AUTH", raising=False)
-    monkeypatch.setenv("REA_AUTH_FILE", str(accounts))
-    engine = AppEngine(models=models, database_url=f"sqlite:///{tmp_path / 'app.db'}")
-    port = _free_port()
-    demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
-    try:
-        yield f"http://127.0.0.1:{port}/", accounts
-    finally:
-        demo.close()
-
-
 def test_another_users_session_hash_reaches_nothing_of_theirs(signed_in_app, models, tmp_path):
     url, accounts = signed_in_app
     path = tmp_path / "biscuit.json"
@@ -80,3 +59,57 @@ def test_another_users_session_hash_reaches_nothing_of_theirs(signed_in_app, mod
     with pytest.raises(Exception, match="(?i)401|auth|credentials"):
         alice.predict(0.5, 0.7, api_name="/set_thresholds")
     Client(url, auth=("alice", "new-pw"), verbose=False).predict(0.5, 0.7, api_name="/set_thresholds")
+
+
+def _bound_hashes(raw: str, user: str) -> list[str]:
+    """The hash each running server's middleware gives ``user``'s session ``raw``, as a stream URL
+    would show it to that user (an earlier test's server may still be in memory)."""
+    import gc
+
+    from app.user_sessions import UserBoundSessions, bind
+
+    return [bind(raw, user, o.secret) for o in gc.get_objects() if isinstance(o, UserBoundSessions)]
+
+
+def _queue_call(url: str, who: tuple[str, str], api_name: str, data: list, session: str, content_type) -> str:
+    """One queued call by hand, as a script would send it: join with a body under ``content_type``
+    (None: no header), then read the session's stream through a percent-encoded ``session%5Fhash``."""
+    import httpx
+
+    with httpx.Client(base_url=url, timeout=60) as http:
+        http.post("login", data={"username": who[0], "password": who[1]}).raise_for_status()
+        config = http.get("config").json()
+        (dep,) = [d for d in config["dependencies"] if d.get("api_name") == api_name]
+        kinds = {c["id"]: c["type"] for c in config["components"]}
+        given = iter(data)  # a session's State inputs go as null: the server fills them from the session
+        data = [None if kinds[i] == "state" else next(given) for i in dep["inputs"]]
+        body = {"data": data, "fn_index": dep["id"], "session_hash": session, "event_data": None, "trigger_id": None}
+        headers = {"content-type": content_type} if content_type else {}
+        http.post("gradio_api/queue/join", content=json.dumps(body), headers=headers).raise_for_status()
+        seen = []
+        with http.stream("GET", f"gradio_api/queue/data?session%5Fhash={session}") as stream:
+            for line in stream.iter_lines():
+                seen.append(line)
+                if '"process_completed"' in line:
+                    return "\n".join(seen)
+    return "\n".join(seen)
+
+
+@pytest.mark.parametrize("content_type", ["Application/JSON; charset=utf-8", "application/vnd.gradio+json"])
+def test_session_binding_holds_for_every_body_and_query_spelling(signed_in_app, models, tmp_path, content_type):
+    """Bob holds Alice's session hash (say, off a stream URL of hers) and calls the app by hand with a
+    body FastAPI reads as JSON under another content type, and a percent-encoded query key: he still
+    reaches a fresh session of his own."""
+    url, _ = signed_in_app
+    path = tmp_path / "biscuit.json"
+    saved_file(models, path)
+    alice = Client(url, auth=("alice", "pw-alice"), verbose=False)
+    alice.predict(handle_file(str(path)), 0.5, 0.7, api_name="/load_conversation")
+
+    def alices(bound):
+        return _queue_call(url, ("alice", "pw-alice"), "set_thresholds", [0.5, 0.7], bound, content_type)
+
+    (stolen,) = [bound for bound in _bound_hashes(alice.session_hash, "alice") if "Biscuit" in alices(bound)]
+    # ^ the same call by Alice reaches her chat: the test can tell a leak from a fresh session
+    answer = _queue_call(url, ("bob", "pw-bob"), "set_thresholds", [0.5, 0.7], stolen, content_type)
+    assert "process_completed" in answer and "Biscuit" not in answer

@@ -8,6 +8,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -149,3 +150,52 @@ def test_app_listens_on_loopback_unless_sign_in_is_configured_or_a_host_is_given
     explicit = Settings.from_env({"GRADIO_SERVER_NAME": "0.0.0.0"}).app.host
     assert listen_host(explicit, sign_in=False) == ("0.0.0.0", "set by --host or GRADIO_SERVER_NAME")
     assert listen_host("::1", sign_in=True)[0] == "::1"
+
+
+GRADIO_CHILD = """
+import sys, time
+import gradio as gr
+from app.tempfiles import exit_on_sigterm, gradio_cache_folder
+
+exit_on_sigterm()
+folder = gradio_cache_folder()
+with gr.Blocks() as demo:
+    gr.File()
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), prevent_thread_lock=True, quiet=True)
+print(folder, flush=True)
+time.sleep(60)
+"""
+
+
+def test_gradios_upload_cache_is_this_processes_and_goes_at_exit(tmp_path):
+    """An upload lands in a folder of this process's own (not the shared ``/tmp/gradio``); SIGTERM removes
+    it, and a folder a killed process left behind is removed by the next one."""
+    import httpx
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from conftest import _free_port
+
+    from app.tempfiles import process_folder
+
+    left = Path(tempfile.gettempdir()) / "rea-studio-gradio-999999999-left"  # no such pid: a killed run's
+    left.mkdir(exist_ok=True)
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "GRADIO_ANALYTICS_ENABLED": "False"}
+    env.pop("GRADIO_TEMP_DIR", None)
+    child = subprocess.Popen(
+        [sys.executable, "-c", GRADIO_CHILD, str(port)], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        folder = Path(child.stdout.readline().strip())
+        assert folder.name.startswith(f"rea-studio-gradio-{child.pid}-") and not left.exists()
+        sent = httpx.post(f"http://127.0.0.1:{port}/gradio_api/upload", files={"files": ("notes.txt", b"private")})
+        (stored,) = sent.json()
+        assert Path(stored).resolve().is_relative_to(folder.resolve()) and Path(stored).read_bytes() == b"private"
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=30)
+    finally:
+        child.kill()
+    assert not folder.exists()
+    mine = process_folder("gradio")  # this process's: alive, so a later start leaves it alone
+    process_folder("gradio")
+    assert mine.is_dir()

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from app.session_state import SessionStore
 from app.tabs.results import handlers as rh
 from app.views.results_charts import MAX_SERIES, ResultsFormatError, results_view
 from rea_core.errors import REAError
@@ -110,10 +111,16 @@ def test_malformed_results_say_what_is_wrong(make, message):
 @pytest.mark.parametrize(
     "content, message",
     [
-        (b'{"task": "latency",', "not JSON (Expecting"),
+        (b'{"task": "latency",', "not valid JSON (Expecting"),
         (b"\xff\xfe{}", "not UTF-8 text"),
-        (b"[" * 100_000 + b"]" * 100_000, "not JSON"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested 100000 levels deep"),
+        (b"[" * 900 + b"]" * 900, "nested 900 levels deep"),
         (b" " * (2 * 2**20), "over the limit of 1 MB"),
+        (b'{"task": "latency", "x": NaN}', "NaN or Infinity"),
+        (b'{"task": "latency", "x": 1' + b"9" * 5000 + b"}", "a number too long"),
+        (b'{"task": "latency\\u0000"}', "a NUL character"),
+        (b'{"task": "\\ud800"}', "a lone surrogate"),
+        (b'{"task": "latency", "junk": [' + b"[]," * 200_000 + b"[]]}", "over the limit of 250,000"),
     ],
 )
 def test_unreadable_files_are_refused_without_naming_their_folder(tmp_path, content, message):
@@ -125,15 +132,42 @@ def test_unreadable_files_are_refused_without_naming_their_folder(tmp_path, cont
 
 
 def test_uploads_add_good_runs_and_name_the_bad_file_escaped(tmp_path):
+    store = SessionStore(2**30, ttl_s=900)
     good, bad = tmp_path / "results.json", tmp_path / f"{XSS}.json"
     good.write_text(json.dumps(shipped("latency")), encoding="utf-8")
     bad.write_text(json.dumps({"task": XSS}), encoding="utf-8")
-    runs, status = rh.add_uploads([str(good), str(bad)], [], LIMITS)
-    assert [results_view(r).task for r in runs] == ["latency"]
+    held, status = rh.add_uploads([str(good), str(bad)], None, store, LIMITS)
+    runs, note = rh.drawn_runs(held, store)
+    assert len(runs) == 1 and note == "" and "latency" in runs[0].caption.lower()
+    assert [len(f.data) for f in runs[0].plots()] == [len(f.data) for f in results_view(shipped("latency")).figures]
     assert "Drawn below: results.json" in status and "Cannot draw &lt;img" in status
     assert XSS not in status and str(tmp_path) not in status
-    again, _ = rh.add_uploads([str(good)] * (rh.MAX_SESSION_UPLOADS + 2), runs, LIMITS)
-    assert len(again) == rh.MAX_SESSION_UPLOADS
+    again, _ = rh.add_uploads([str(good)] * (rh.MAX_SESSION_UPLOADS + 2), held, store, LIMITS)
+    assert len(rh.drawn_runs(again, store)[0]) == rh.MAX_SESSION_UPLOADS
+    assert held not in store and len(store) == 1  # the session's earlier runs were replaced, not kept beside
+
+
+def test_a_dropped_in_run_keeps_what_is_drawn_not_the_file(tmp_path):
+    """A results.json padded with unknown keys: the session holds its figures, not the padding."""
+    data = shipped("latency")
+    data["junk"] = ["x" * 100_000 for _ in range(80)]  # 8 MB of keys nothing draws
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    store = SessionStore(2**30, ttl_s=900)
+    held, status = rh.add_uploads([str(path)], None, store, LIMITS)
+    assert "Drawn below" in status and store.total_bytes < 2 * 2**20, store.total_bytes
+
+
+def test_dropped_in_runs_count_under_the_cap_and_a_dropped_session_is_told(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(shipped("latency")), encoding="utf-8")
+    store = SessionStore(80_000, ttl_s=900)  # room for one session's three runs (16 KB each), not two
+    first, _ = rh.add_uploads([str(path)] * 3, None, store, LIMITS)
+    second, _ = rh.add_uploads([str(path)] * 3, None, store, LIMITS)  # another session, over the cap
+    assert store.total_bytes <= 80_000
+    runs, note = rh.drawn_runs(first, store)
+    assert runs == () and "dropped to free memory" in note and "load it again" in note
+    assert len(rh.drawn_runs(second, store)[0]) == 3
 
 
 def test_text_from_a_file_is_escaped_once_in_figures_and_captions():

@@ -129,3 +129,23 @@ def test_session_state_limits_from_the_environment():
     assert Limits().session_state_ttl_s < Limits().temp_file_ttl_s  # traces go sooner than downloads
     with pytest.raises(REAError, match="REA_SESSION_STATE_MB .* must exceed REA_KV_CACHE_MB"):
         Settings.from_env({"REA_SESSION_STATE_MB": "256", "REA_KV_CACHE_MB": "512"})
+
+
+def test_a_file_shaped_to_dodge_a_sample_is_measured_whole():
+    """1,000 turns, the big ones where a 64-item stride (turns 0, 15, 31, ...) does not look: every
+    turn is measured, so the size is at least what the big turns hold."""
+    sampled = {i * 1000 // 64 for i in range(64)}
+    big = [i for i in range(1000) if i not in sampled][:40]
+    turns = [("hi", "x" * 400_000 if i in big else "ok") for i in range(1000)]
+    assert deep_size(turns) >= 40 * 400_000
+
+
+def test_measuring_builds_no_attribute_dicts():
+    """Measuring a trace must not grow it: ``vars(obj)`` would build a dict on every instance it meets."""
+    trace = _trace(60)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    deep_size(trace)
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert grown < deep_size(trace) / 10, f"measuring allocated {grown:,} bytes that stay"

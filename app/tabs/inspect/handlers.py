@@ -10,9 +10,10 @@ from pathlib import Path
 
 from rea_core import REAError
 from rea_core.conversations import turn_record
+from rea_core.limits import BudgetSpent, WorkBudget
 
 from ...state import AppEngine
-from ...store_guard import NOTE_MAX_CHARS, guard, storable
+from ...store_guard import guard, storable, storable_note
 from .quota import MarkQuotaExceeded, user_quota_message
 
 log = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ def mark_needed(
         score=decision.score,
         tau_low=tau_low,
         tau_high=tau_high,
-        note=storable(note, NOTE_MAX_CHARS),
+        note=storable_note(note, MarkError),
         source=source,
         context=json.dumps(context, ensure_ascii=False),
     )
@@ -177,27 +178,34 @@ def mark_needed(
 
 
 def store_mark(engine: AppEngine, session: str | None, **fields) -> None:
-    """Write one mark within both quotas: this browser session's (``session``: its hash; None for a
-    call from inside the server) and the annotator's (``Limits.marks_per_user``, checked in the
-    mark's own transaction). Over either, nothing is written and the message says which.
+    """Write one mark within the quotas: this browser session's (``session``: its hash; None for a
+    call from inside the server) and the annotator's (``Limits.marks_per_user`` marks and
+    ``Limits.marks_mb_per_user`` MB, checked in the mark's own transaction). Over any, nothing is
+    written and the message says which.
 
     Raises:
         MarkQuotaExceeded: Over a quota.
         MarkError: The database is locked or down.
     """
-    from annotations.marks import MarkQuotaError
+    from annotations.marks import MarkBytesQuotaError, MarkQuotaError
 
     key = tuple(fields[name] for name in ("annotator", "conversation_id", "query_turn", "exchange_turn"))
 
     def write():
         with engine.db() as db:
-            return _store().add_failure_mark(db, max_marks=engine.limits.marks_per_user, **fields)
+            limits = engine.limits
+            return _store().add_failure_mark(
+                db, max_marks=limits.marks_per_user, max_bytes=limits.marks_bytes_per_user, **fields
+            )
 
     with engine.session_marks.claim(session, key):
         try:
             guard(write, "mark not saved", MarkError)
         except MarkQuotaError as exc:
-            raise MarkQuotaExceeded(user_quota_message(exc.annotator, exc.held)) from None
+            in_bytes = isinstance(exc, MarkBytesQuotaError)
+            limit_mb = engine.limits.marks_mb_per_user
+            message = user_quota_message(exc.annotator, exc.held, limit_mb=limit_mb, in_bytes=in_bytes)
+            raise MarkQuotaExceeded(message) from None
 
 
 def question_choices(loaded: LoadedFile | None, conversation_id: str | None) -> list[tuple[str, int]]:
@@ -222,8 +230,18 @@ def answer_question(
     if not 0 <= index < len(case.queries):
         raise AnswerError(f"no question {index}; this conversation has questions 0 to {len(case.queries) - 1}")
     strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
+    question = case.queries[index]
+    budget = WorkBudget(engine.limits.answer_budget_s, what="the answer", variable="REA_ANSWER_BUDGET_S")
     with engine.gate.chat():  # a visitor waits for it: a running trace pauses between its turns
-        return answer(strategy, case, case.queries[index], sessions=sessions)  # a short answer (qa.MAX_NEW_TOKENS)
+        try:
+            return answer(strategy, case, question, sessions=sessions, budget=budget)  # a short answer
+        except BudgetSpent as spent:
+            session = sessions.get(case.id)
+            embedded = 0 if session is None else session.episodes.n_embedded
+            raise AnswerError(
+                f"{spent.note} after embedding {embedded:,} of the {question.position:,} exchanges before "
+                "this question; answer it again to go on from there (they are kept for this session)"
+            ) from None
 
 
 def question_mark_id(case, question) -> str:
@@ -279,14 +297,16 @@ def mark_question_needed(
         score=evidence.score,
         tau_low=answer.tau_low,
         tau_high=answer.tau_high,
-        note=storable(note, NOTE_MAX_CHARS),
+        note=storable_note(note, MarkError),
         source=loaded.source,
         context=json.dumps(context, ensure_ascii=False),
     )
     return f"Marked: the question needed omitted evidence exchange {exchange_turn} of {conversation_id}."
 
 
-def marks_rows(engine: AppEngine) -> list[list]:
+def marks_rows(engine: AppEngine, *, owner: str | None = None) -> list[list]:
+    """The marks table: ``owner``'s marks (``annotate_auth.marks_reader``), every annotator's for None."""
+
     def read():
         with engine.db() as session:
             return [
@@ -299,47 +319,90 @@ def marks_rows(engine: AppEngine) -> list[list]:
                     None if m.score is None else round(m.score, 3),
                     m.note,
                 ]
-                for m in _store().list_failure_marks(session)
+                for m in _store().list_failure_marks(session, annotator=owner)
             ]
 
     return guard(read, "marks not loaded", MarkError)
 
 
-def export_marks(engine: AppEngine, folder: str) -> str:
+def export_marks(engine: AppEngine, folder: str, *, owner: str | None = None) -> str:
+    """The marks of ``owner`` (None: every annotator's) as ``rea eval retrieval`` cases, in ``folder``."""
     path = Path(folder) / "retrieval-failure-marks.jsonl"
 
     def write():
         with engine.db() as session:
-            _store().export_failure_marks_jsonl(session, path)
+            _store().export_failure_marks_jsonl(session, path, annotator=owner)
 
     guard(write, "marks not exported", MarkError)
     return str(path)
 
 
-def recheck_marks(engine: AppEngine, tau_low: float, tau_high: float) -> str:
-    """Re-run REA's current policy (these thresholds) on every stored mark: how many it now keeps."""
-    from rea_core.evals.retrieval import parse_needed_cases, rea_records
+NO_MARKS = (
+    "No marks with a stored conversation yet: trace a conversation and mark an omitted exchange that was needed."
+)
+
+
+def recheck_marks(
+    engine: AppEngine,
+    tau_low: float,
+    tau_high: float,
+    *,
+    owner: str | None,
+    on_progress=None,
+    stop=None,
+) -> str:
+    """Re-run REA's current policy (these thresholds) on ``owner``'s stored marks (None: every
+    annotator's, for an adjudicator) and say how many it now keeps (``evals.recheck``).
+
+    It is background work: each step waits while a chat runs (``engine.gate.background``), its
+    computing is paced to ``Limits.trace_share`` of the wall time and held to
+    ``Limits.recheck_budget_s``, and ``stop`` (a ``threading.Event``) ends it between steps; an early
+    end says why and how many marks it covered. ``on_progress(done, total)``: steps, for a progress bar.
+    """
+    from rea_core.evals.recheck import recheck_cases
+    from rea_core.evals.retrieval import parse_needed_cases
+    from rea_core.limits import DutyCycle
 
     def read():
         with engine.db() as session:
             marks = _store()
-            return marks.marks_as_conversations(marks.list_failure_marks(session))
+            return marks.marks_as_conversations(marks.list_failure_marks(session, annotator=owner))
 
     conversations = guard(read, "marks not loaded", MarkError)
     cases = parse_needed_cases(conversations, where="stored marks")
     if not cases:
-        return (
-            "No marks with a stored conversation yet: "
-            "trace a conversation and mark an omitted exchange that was needed."
-        )
+        return NO_MARKS
     strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
-    records = [r for case in cases for r in rea_records(strategy, case)]
+    pace = DutyCycle(engine.limits.trace_share)  # leaves the CPU to chats, as a trace does
+
+    def progressed(done: int, total: int) -> None:
+        if on_progress is not None:
+            on_progress(done, total)
+        pace()
+
+    result = recheck_cases(
+        strategy,
+        cases,
+        step_gate=engine.gate.background,  # each step waits while a chat runs: chats first
+        on_progress=progressed,
+        budget_s=engine.limits.recheck_budget_s,
+        stop=stop,
+    )
+    return recheck_summary(result, strategy.config.scorer, tau_low, tau_high)
+
+
+def recheck_summary(result, scorer: str, tau_low: float, tau_high: float) -> str:
+    """A re-check (``evals.recheck.Recheck``) in one Markdown paragraph, saying why it ended early."""
+    records = result.records
+    covered = f"covered **{result.marks} of {result.total_marks}** marks"
+    if not records:
+        return f"**Stopped:** {result.note}; it {covered}."
     fixed = sum(r["all_kept"] for r in records)
-    cfg = strategy.config
-    return (
-        f"Current policy ({cfg.scorer} scorer, tau_low {tau_low:.2f}, "
+    summary = (
+        f"Current policy ({scorer} scorer, tau_low {tau_low:.2f}, "
         f"tau_high {tau_high:.2f}) keeps every needed exchange for "
         f"**{fixed} of {len(records)}** marked queries "
         f"({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
         f"keeping {sum(r['kept_share'] for r in records) / len(records):.0%} of their history on average."
     )
+    return summary if not result.note else f"**Stopped:** {result.note}; it {covered}. {summary}"

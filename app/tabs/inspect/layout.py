@@ -3,6 +3,7 @@ exchange score heatmap and the decisions, and mark omitted exchanges an answer n
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
@@ -54,6 +55,7 @@ class InspectUI:
     marks: gr.Dataframe
     export: gr.Button
     recheck: gr.Button
+    recheck_stop: gr.Button  # ends a running re-check between its steps
     exported: gr.File
     recheck_result: gr.Markdown
     answers_note: gr.Markdown  # the Answers panel: what it holds, or why not
@@ -145,6 +147,7 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: D
     with gr.Row():
         export = gr.Button("Export marks (JSONL)")
         recheck = gr.Button("Re-check marks with the current policy", elem_id="inspect-recheck")
+        recheck_stop = gr.Button("Stop re-check", variant="stop", elem_id="inspect-recheck-stop")
         exported = gr.File(label="marks", visible=False)
     recheck_result = gr.Markdown(elem_id="inspect-recheck-result")
     return InspectUI(
@@ -165,6 +168,7 @@ def lay_out(engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, moved: D
         marks=marks,
         export=export,
         recheck=recheck,
+        recheck_stop=recheck_stop,
         exported=exported,
         recheck_result=recheck_result,
         answers_note=answers_note,
@@ -225,18 +229,18 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             loaded = ih.read_file(engine, path)
             handle = store.put(loaded, what=f"the file {path.name}")
         except StateDropped as exc:
-            return cleared(f"**Cannot load {path.name}:** {exc}.")
-        except REAError as exc:
-            return cleared(f"**Cannot load {path.name}:** {ih.without_folders(str(exc), path)}")
+            return cleared(f"**Cannot load {escape(path.name)}:** {escape(str(exc))}.")
+        except REAError as exc:  # the message quotes the file (ids, names): escaped as all user text
+            return cleared(f"**Cannot load {escape(path.name)}:** {escape(ih.without_folders(str(exc), path))}")
         ids = [c.id for c in loaded.conversations]
         asked = sum(len(c.queries) for c in loaded.questions.values())
         note = f" {asked} question(s) with a gold answer (see Answers)." if asked else ""
         if loaded.note:
-            note += f" Answers: {ih.without_folders(loaded.note, path)}"
+            note += f" Answers: {escape(ih.without_folders(loaded.note, path))}"
         return {
             ui.conversations: handle,
             ui.conversation: gr.Dropdown(choices=ids, value=ids[0]),
-            ui.status: f"{len(ids)} conversation(s) in {path.name}.{note}",
+            ui.status: f"{len(ids)} conversation(s) in {escape(path.name)}.{note}",
             **cleared_trace(),
             **questions_of(loaded, ids[0]),
         }
@@ -247,11 +251,11 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         try:
             loaded = store.get(file)
         except StateDropped as exc:
-            return {ui.status: f"**{exc}.**"}
+            return {ui.status: f"**{escape(str(exc))}.**"}
         source, convs = loaded.source, loaded.conversations
         found = [c for c in convs if c.id == conv_id]
         if not found:
-            return {ui.status: f"No conversation {str(conv_id)[:80]!r} in {source}."}
+            return {ui.status: f"No conversation {escape(repr(str(conv_id)[:80]))} in {escape(source)}."}
         (conv,) = found
         try:
             pace = DutyCycle(engine.limits.trace_share)  # a long trace leaves CPU to the chats
@@ -268,13 +272,14 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
                 budget_s=engine.limits.trace_budget_s,
             )
         except REAError as exc:
-            return {ui.status: f"**Trace failed:** {exc}"}
+            return {ui.status: f"**Trace failed:** {escape(exc.public)}"}
         try:
             traced = store.put((source, result), what=f"the trace of {conv_id}", replaces=old_trace)
         except StateDropped as exc:
-            return {ui.status: f"**Trace not kept:** {exc}.", ui.trace: None}
+            return {ui.status: f"**Trace not kept:** {escape(str(exc))}.", ui.trace: None}
         last = len(result.turns) - 1
         done = f"Traced {len(result.turns)} turns of {conv_id}" if not result.note else f"Stopped: {result.note}"
+        done = escape(done)  # the id is the file's text (a Markdown component renders HTML)
         return {
             ui.trace: traced,
             ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
@@ -326,7 +331,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         try:
             loaded = store.get(file) if file else None
         except StateDropped as exc:
-            return {ui.answers_note: f"**{exc}.**"}
+            return {ui.answers_note: f"**{escape(str(exc))}.**"}
         return questions_of(loaded, conv_id, old_sessions)
 
     answers = [ui.question, ui.answers_note, ui.sessions, ui.answer, ui.answer_view, ui.evidence, ui.answer_prompt]
@@ -345,7 +350,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         try:
             _, result = store.get(traced)
         except StateDropped as exc:
-            return {ui.status: f"**{exc}.**"}
+            return {ui.status: f"**{escape(str(exc))}.**"}
         return turn_views(index, result, lo, hi)
 
     def thresholds_moved(index, traced, lo, hi):
@@ -354,7 +359,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         try:
             _, result = store.get(traced)
         except StateDropped as exc:
-            return {ui.status: f"**{exc}.**"}
+            return {ui.status: f"**{escape(str(exc))}.**"}
         lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")  # ordered in the browser already
         return decided(max(0, min(int(index), len(result.turns) - 1)), result, lo, hi)
 
@@ -427,33 +432,58 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
             )
         except REAError as exc:
             return {ui.status: f"**Not saved:** {exc}"}
-        return {ui.status: message, ui.marks: ih.marks_rows(engine)}
+        return {ui.status: message, ui.marks: visible_marks(engine, request, profile)}
+
+    def list_marks(request: gr.Request, profile: gr.OAuthProfile | None) -> list[list]:
+        return visible_marks(engine, request, profile)
 
     def export_marks(request: gr.Request, profile: gr.OAuthProfile | None):
-        if auth.mark_author(request, profile) is None:
+        reader = auth.marks_reader(request, profile)
+        if reader is None:
             gr.Warning("Sign in to export marks.")
             return gr.File(visible=False)
         try:
-            path = ih.export_marks(engine, engine.downloads.new_dir("rea-marks-"))
+            path = ih.export_marks(engine, engine.downloads.new_dir("rea-marks-"), owner=reader.owner)
         except REAError as exc:
             gr.Warning(str(exc))
             return gr.File(visible=False)
         return gr.File(value=path, visible=True)
 
-    def recheck_marks(lo, hi):
+    rechecks: dict[str, threading.Event] = {}  # browser session -> the stop flag of its running re-check
+    rechecks_lock = threading.Lock()
+
+    def recheck_marks(lo, hi, request: gr.Request, profile: gr.OAuthProfile | None, progress=gr.Progress()):
+        reader = auth.marks_reader(request, profile)
+        if reader is None:
+            return "**Not re-checked:** sign in to re-check marks (it re-checks your own marks)."
+        stop, key = threading.Event(), request.session_hash or ""
+        with rechecks_lock:
+            rechecks[key] = stop
         try:
-            return ih.recheck_marks(engine, lo, hi)
+            return ih.recheck_marks(
+                engine,
+                lo,
+                hi,
+                owner=reader.owner,
+                on_progress=lambda done, total: progress((done, total), desc="re-checking", unit="steps"),
+                stop=stop,
+            )
         except REAError as exc:
             return f"**Re-check failed:** {exc}"
+        finally:
+            with rechecks_lock:
+                if rechecks.get(key) is stop:
+                    del rechecks[key]
 
-    def list_marks(request: gr.Request, profile: gr.OAuthProfile | None):
-        if auth.mark_author(request, profile) is None:
-            return []  # annotators' names and notes are for signed-in people
-        try:
-            return ih.marks_rows(engine)
-        except REAError as exc:
-            gr.Warning(str(exc))
-            return []
+    def stop_recheck(request: gr.Request):
+        """Set this session's stop flag: the re-check ends before its next step (a cancelled event's
+        thread would otherwise run on), and says what it covered."""
+        with rechecks_lock:
+            stop = rechecks.get(request.session_hash or "")
+        if stop is None:
+            return gr.skip()
+        stop.set()
+        return "Stopping the re-check…"
 
     ui.mark.click(
         add_mark,
@@ -462,15 +492,35 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
         api_name="mark_needed",
     )
     ui.export.click(export_marks, outputs=[ui.exported], api_name="export_marks")
-    ui.recheck.click(
+    rechecking = ui.recheck.click(
         recheck_marks,
         inputs=[ui.tau_low, ui.tau_high],
         outputs=[ui.recheck_result],
-        concurrency_id="model",
-        concurrency_limit=engine.concurrency,
+        concurrency_id="trace",
+        concurrency_limit=1,
         api_name="recheck_marks",
+    )  # background work beside (not in) the chat queue, one at a time with traces
+    ui.recheck_stop.click(
+        stop_recheck,
+        outputs=[ui.recheck_result],
+        cancels=[rechecking],
+        concurrency_limit=None,
+        api_name="stop_recheck",
     )
     return list_marks
+
+
+def visible_marks(engine: AppEngine, request: gr.Request, profile: gr.OAuthProfile | None) -> list[list]:
+    """The marks table for this caller: their own marks, every annotator's for an adjudicator
+    (``annotate_auth.marks_reader``); none without a login where sign-in is configured."""
+    reader = auth.marks_reader(request, profile)
+    if reader is None:
+        return []  # annotators' names and notes are for signed-in people
+    try:
+        return ih.marks_rows(engine, owner=reader.owner)
+    except REAError as exc:
+        gr.Warning(str(exc))
+        return []
 
 
 def shown_answer(ui: InspectUI, answer) -> dict:
@@ -501,15 +551,18 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
             return {ui.answers_note: "Load a file with questions and pick one first."}
         lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
         sessions = store.get_or(cache, {})  # a cache: dropped, it is rebuilt
+        answer = failed = None
         try:
             loaded = store.get(file)
             answer = ih.answer_question(engine, loaded, conv_id, int(index), lo, hi, sessions)
         except REAError as exc:
-            return {ui.answers_note: f"**Not answered:** {escape(str(exc))}"}
-        try:
+            failed = f"**Not answered:** {escape(exc.public)}"  # no model server URL
+        try:  # kept even when the answer ran out of time: the exchanges it embedded are reused
             cache = store.update(cache, sessions) if cache in store else store.put(sessions, what="the answers cache")
         except StateDropped:
             cache = None  # larger than the cap leaves: answered, not kept
+        if failed:
+            return {ui.answers_note: failed, ui.sessions: cache}
         return {
             ui.answers_note: f"Answered question {int(index)} of {escape(str(conv_id))}.",
             ui.sessions: cache,
@@ -531,7 +584,7 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
             )
         except REAError as exc:
             return {ui.answers_note: f"**Not saved:** {escape(str(exc))}"}
-        return {ui.answers_note: escape(message), ui.marks: ih.marks_rows(engine)}
+        return {ui.answers_note: escape(message), ui.marks: visible_marks(engine, request, profile)}
 
     ui.ask.click(
         ask,

@@ -6,22 +6,47 @@ Figures come from ``app.views.results_charts``; nothing here draws or recomputes
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+import plotly.io as pio
+
 from rea_core import REAError
 from rea_core.limits import Limits
+from rea_core.validation import parse_json
 
+from ...session_state import SessionStore, StateDropped
 from ...views.results_charts import ResultsFormatError, ResultsView, results_view
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "results"
 TASK_ORDER = ("adherence", "ablations", "latency", "retrieval")  # the case in the order a visitor reads it
 MAX_SESSION_UPLOADS = 6  # dropped-in runs kept per browser session; the oldest goes first
+# A 20,000-point latency file (results_charts.MAX_POINTS) holds about 220,000 values; past this a file
+# is padding, refused before it is decoded (9 MB of ``{}, `` decodes to 200 MB of objects).
+MAX_RESULT_VALUES = 250_000
+
+
+@dataclass(frozen=True)
+class DrawnRun:
+    """What a session keeps of a dropped-in run: what the page draws (its caption, escaped, and its
+    figures as plotly JSON), not the file, whose unknown keys may hold anything."""
+
+    caption: str
+    figures: tuple[str, ...]
+
+    @classmethod
+    def of(cls, view: ResultsView) -> "DrawnRun":
+        return cls(caption_html(view, uploaded=True), tuple(pio.to_json(fig, validate=False) for fig in view.figures))
+
+    def plots(self) -> list:
+        return [pio.from_json(fig, skip_invalid=True) for fig in self.figures]
 
 
 def read_json(path: str | Path, limits: Limits) -> object:
-    """A results file's decoded JSON; raises ``REAError`` with a message that names no folder."""
+    """A results file's decoded JSON, through the one loader discipline (``rea_core.validation``):
+    size, values, depth, numbers, NUL and surrogates checked before anything is kept; raises
+    ``ResultsFormatError`` with a message that names no folder."""
     path = Path(path)
     limits.check_file_size(path)
     try:
@@ -31,11 +56,9 @@ def read_json(path: str | Path, limits: Limits) -> object:
     except OSError as exc:
         raise ResultsFormatError(f"cannot be read ({exc.strerror})") from exc
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsFormatError(f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
-    except RecursionError as exc:
-        raise ResultsFormatError("not JSON this page reads (nested too deeply)") from exc
+        return parse_json(text, where="", max_values=MAX_RESULT_VALUES, error=ResultsFormatError)
+    except ResultsFormatError as exc:  # the page names the file already: drop parse_json's empty "where: "
+        raise ResultsFormatError(str(exc).removeprefix(": ")) from None
 
 
 def read_results(path: str | Path, limits: Limits) -> ResultsView:
@@ -60,25 +83,36 @@ def shipped_results(limits: Limits, folder: Path = SHIPPED_DIR) -> list[tuple[st
     return sorted(found, key=order)
 
 
-def add_uploads(files, session_runs: list[dict], limits: Limits) -> tuple[list[dict], str]:
-    """Add dropped-in results.json files to this session's runs; returns (runs, escaped status HTML).
+def add_uploads(files, held, store: SessionStore, limits: Limits):
+    """Draw dropped-in results.json files for this session; returns (handle, escaped status HTML).
 
-    Runs are kept as their checked JSON (session state stays plain data); ``results_view`` draws
-    them. A file that cannot be drawn leaves the list as it was and says why, by the file's name.
+    ``held`` is the session's handle to its ``DrawnRun``s (None at first). They live in ``store``,
+    under the server's cap over all sessions, at most ``MAX_SESSION_UPLOADS`` of them, the oldest
+    going first. A file that cannot be drawn leaves the runs as they were and says why, by its name.
     """
     if not files:
-        return session_runs, ""
-    runs, notes = list(session_runs or []), []
+        return held, ""
+    runs, notes = list(store.get_or(held, ())), []
     for f in files if isinstance(files, list) else [files]:
         path = Path(f if isinstance(f, str) else f.name)
         try:
-            data = read_json(path, limits)
-            results_view(data)
-            runs.append(data)
+            runs.append(DrawnRun.of(read_results(path, limits)))
             notes.append(f'<div class="rea-results-ok">Drawn below: {escape(path.name)}.</div>')
         except REAError as exc:
             notes.append(broken_html(path.name, str(exc)))
-    return runs[-MAX_SESSION_UPLOADS:], "".join(notes)
+    try:
+        held = store.put(tuple(runs[-MAX_SESSION_UPLOADS:]), what="your dropped-in results", replaces=held)
+    except StateDropped as exc:
+        return None, "".join(notes) + broken_html("these runs", str(exc))
+    return held, "".join(notes)
+
+
+def drawn_runs(held, store: SessionStore) -> tuple[tuple[DrawnRun, ...], str]:
+    """The session's dropped-in runs, and a note (escaped HTML) when the server let them go."""
+    try:
+        return (store.get(held), "") if held is not None else ((), "")
+    except StateDropped as exc:
+        return (), broken_html("your dropped-in results", str(exc))
 
 
 def caption_html(view: ResultsView, *, uploaded: bool = False) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ...state import AppEngine
-from ...views.results_charts import DRAWN, ResultsView, results_view
+from ...views.results_charts import DRAWN, ResultsView
 from . import handlers as rh
 
 INTRO = (
@@ -18,10 +18,11 @@ INTRO = (
 )
 
 
-def _draw(view: ResultsView, *, uploaded: bool = False) -> None:
-    gr.HTML(rh.caption_html(view, uploaded=uploaded))
+def _draw(caption: str, figures) -> None:
+    """A run: its caption (escaped HTML) above its figures, side by side."""
+    gr.HTML(caption)
     with gr.Row(equal_height=True):
-        for fig in view.figures:
+        for fig in figures:
             gr.Plot(fig, show_label=False, elem_classes=["rea-results-plot"])
 
 
@@ -33,7 +34,7 @@ def build_results_tab(engine: AppEngine) -> None:
         gr.Markdown("No results are shipped with this copy of the app.", elem_id="results-none")
     for name, view in shipped:
         if isinstance(view, ResultsView):
-            _draw(view)
+            _draw(rh.caption_html(view), view.figures)
         else:
             gr.HTML(rh.broken_html(f"{name}/results.json", view))
     with gr.Group(elem_id="results-drop"):
@@ -45,16 +46,21 @@ def build_results_tab(engine: AppEngine) -> None:
             label="results.json", file_types=[".json"], file_count="multiple", elem_id="results-upload", height=120
         )
     status = gr.HTML(elem_id="results-upload-status")
-    uploaded = gr.State([])
+    # A handle into engine.session_state (the server's one memory cap), never the runs themselves.
+    store = engine.session_state
+    uploaded = gr.State(None, time_to_live=engine.limits.session_state_ttl_s, delete_callback=store.release)
 
     @gr.render(inputs=[uploaded])
-    def draw_uploaded(runs):
-        for data in runs:
-            _draw(results_view(data), uploaded=True)
+    def draw_uploaded(held):
+        runs, note = rh.drawn_runs(held, store)
+        if note:
+            gr.HTML(note)
+        for run in runs:
+            _draw(run.caption, run.plots())
 
-    def on_upload(files, runs):
-        runs, message = rh.add_uploads(files, runs, engine.limits)
-        return runs, message, None  # the drop zone empties, ready for the next file
+    def on_upload(files, held):
+        held, message = rh.add_uploads(files, held, store, engine.limits)
+        return held, message, None  # the drop zone empties, ready for the next file
 
     upload.upload(
         on_upload,
