@@ -18,59 +18,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import statistics
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import numpy as np  # noqa: E402
+from chat_beside import WORDS, CountingGate, free_port, replies, summary  # noqa: E402
 from gradio_client import Client, handle_file  # noqa: E402
 
 from app.main import launch  # noqa: E402
 from app.state import AppEngine  # noqa: E402
 from rea_core import Settings, load_models  # noqa: E402
-from rea_core.limits import ModelGate  # noqa: E402
-
-WORDS = (
-    "garden river mountain bread coffee piano volcano marathon chess tax knitting sailing migration roman "
-    "orbit harvest lantern copper meadow harbor violin glacier pepper saddle thunder canyon willow ember"
-).split()
-QUESTIONS = [
-    "Name a color of the sea.",
-    "What is two plus two?",
-    "Give me a word for happy.",
-    "Which animal says moo?",
-]
-
-
-class CountingGate(ModelGate):
-    """The app's gate, counting the trace turns it lets through; ``wait=False`` lets every turn through at
-    once (the trace paced by ``REA_TRACE_SHARE`` alone, as before the gate), for comparison."""
-
-    def __init__(self, wait: bool = True):
-        super().__init__()
-        self.wait, self.turns = wait, 0
-
-    @contextmanager
-    def background(self):
-        if not self.wait:
-            self.turns += 1
-            yield 0.0
-            return
-        with super().background() as waited:
-            self.turns += 1
-            yield waited
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def text_of(rng: np.random.Generator, chars: int) -> str:
@@ -91,17 +52,6 @@ def trace_file(turns: int, chars: int) -> str:
     return path
 
 
-def replies(url: str, n: int) -> list[float]:
-    """``n`` short messages from one fresh session, one after another; each one's seconds."""
-    client, latencies = Client(url, verbose=False), []
-    for i in range(n):
-        start = time.perf_counter()
-        client.predict(QUESTIONS[i % len(QUESTIONS)], api_name="/accept_message")
-        client.predict(0.2, 0.36, api_name="/generate_replies")
-        latencies.append(time.perf_counter() - start)
-    return latencies
-
-
 def tracer(url: str, path: str, result: dict) -> None:
     try:
         client = Client(url, verbose=False)
@@ -112,13 +62,6 @@ def tracer(url: str, path: str, result: dict) -> None:
         result["status"] = next((o for o in out if isinstance(o, str) and ("Traced" in o or "Stopped" in o)), "")
     except Exception as exc:  # reported at the end
         result["error"] = f"{type(exc).__name__}: {exc}"
-
-
-def summary(name: str, latencies: list[float]) -> str:
-    return (
-        f"{name}: {len(latencies)} replies, p50 {statistics.median(latencies):.2f} s, "
-        f"p95 {np.percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s"
-    )
 
 
 def main() -> None:
@@ -143,8 +86,9 @@ def main() -> None:
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     url = f"http://127.0.0.1:{port}/"
     try:
-        replies(url, 2)  # warm-up: first calls load lazy parts
-        alone = replies(url, args.replies)
+        chatter = Client(url, verbose=False)
+        replies(chatter, 2)  # warm-up: first calls load lazy parts
+        alone = replies(chatter, args.replies)
         print(summary("without a trace", alone), flush=True)
         path = trace_file(args.trace_turns, args.turn_chars)
         size = os.path.getsize(path) / 2**20
@@ -154,11 +98,11 @@ def main() -> None:
         while "started" not in traced and "error" not in traced:
             time.sleep(0.2)
         time.sleep(args.warmup_s)
-        before = gate.turns
-        beside = replies(url, args.replies)
+        before = gate.steps
+        beside = replies(chatter, args.replies)
         print(summary("beside the trace", beside), flush=True)
         print(
-            f"trace turns started: {before} before the replies, {gate.turns - before} during them "
+            f"trace turns started: {before} before the replies, {gate.steps - before} during them "
             f"({'gate on' if gate.wait else 'no gate: pacing only'})"
         )
         ratio = np.percentile(beside, 95) / np.percentile(alone, 95)

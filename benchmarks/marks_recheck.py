@@ -20,55 +20,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import numpy as np  # noqa: E402
+from chat_beside import WORDS, CountingGate, free_port, replies, summary  # noqa: E402
 from gradio_client import Client  # noqa: E402
 
 from annotations import add_failure_mark  # noqa: E402
 from app.main import launch  # noqa: E402
 from app.state import AppEngine  # noqa: E402
 from rea_core import Settings, load_models  # noqa: E402
-from rea_core.limits import ModelGate  # noqa: E402
-
-WORDS = (
-    "garden river mountain bread coffee piano volcano marathon chess tax knitting sailing migration roman "
-    "orbit harvest lantern copper meadow harbor violin glacier pepper saddle thunder canyon willow ember"
-).split()
-QUESTIONS = [
-    "Name a color of the sea.",
-    "What is two plus two?",
-    "Give me a word for happy.",
-    "Which animal says moo?",
-]
-
-
-class CountingGate(ModelGate):
-    """The app's gate, counting the background steps (re-check steps) it lets through."""
-
-    def __init__(self):
-        super().__init__()
-        self.steps = 0
-
-    @contextmanager
-    def background(self):
-        with super().background() as waited:
-            self.steps += 1
-            yield waited
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def conversation(seed: int, turns: int, chars: int) -> list[dict]:
@@ -111,17 +78,6 @@ def store_marks(engine: AppEngine, annotator: str, marks: int, conversations: in
     return queries
 
 
-def replies(chatter: Client, n: int) -> list[float]:
-    """``n`` short messages in the chatter's session, one after another; each one's seconds."""
-    latencies = []
-    for i in range(n):
-        start = time.perf_counter()
-        chatter.predict(QUESTIONS[i % len(QUESTIONS)], api_name="/accept_message")
-        chatter.predict(0.2, 0.36, api_name="/generate_replies")
-        latencies.append(time.perf_counter() - start)
-    return latencies
-
-
 def rechecker(marker: Client, result: dict) -> None:
     try:
         job = marker.submit(0.2, 0.36, api_name="/recheck_marks")
@@ -130,13 +86,6 @@ def rechecker(marker: Client, result: dict) -> None:
         result["seconds"] = time.perf_counter() - result["started"]
     except Exception as exc:  # reported at the end
         result["error"] = f"{type(exc).__name__}: {exc}"
-
-
-def summary(name: str, latencies: list[float]) -> str:
-    return (
-        f"{name}: {len(latencies)} replies, p50 {statistics.median(latencies):.2f} s, "
-        f"p95 {np.percentile(latencies, 95):.2f} s, max {max(latencies):.2f} s"
-    )
 
 
 def main() -> None:
