@@ -147,7 +147,7 @@ class Limits:
         default=60.0,
         metadata={
             "env": "REA_ANSWER_BUDGET_S",
-            "help": "seconds of computing Inspect's \"Answer with REA\" may take: embedding the history "
+            "help": 'seconds of computing Inspect\'s "Answer with REA" may take: embedding the history '
             "stops there (what it embedded is kept, so asking again goes on), and the answer is cut",
         },
     )
