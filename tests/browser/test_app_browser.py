@@ -3,6 +3,7 @@
 import json
 import os
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -155,11 +156,16 @@ def test_results_tab_draws_shipped_runs_with_their_commands_and_says_why_an_uplo
         )
     drawn = page.locator(plots).count()
     page.set_input_files(upload, files=[str(shipped[0])])  # a good file is drawn below, for this session
-    page.wait_for_function(
+    drawn_js = (
         f"document.querySelectorAll('.rea-results-caption').length === {len(shipped) + 1} && "
-        f"document.querySelectorAll({plots!r}).length > {drawn}",
-        timeout=30_000,
+        f"document.querySelectorAll({plots!r}).length > {drawn}"
     )
+    # Polled from here: Playwright's in-page wait_for_function missed this redraw's end (it timed out
+    # while the same check, evaluated from here, was true within a second).
+    deadline = time.monotonic() + 30
+    while not page.evaluate(drawn_js):
+        assert time.monotonic() < deadline, "the dropped-in run was not drawn within 30 s"
+        time.sleep(0.25)
     assert "dropped in this session" in page.locator(".rea-results-caption").last.inner_text()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "results-tab.png"), full_page=True)
