@@ -141,19 +141,6 @@ def test_results_tab_draws_shipped_runs_with_their_commands_and_says_why_an_uplo
     status = page.inner_text("#results-upload-status")
     assert f'Cannot draw results.json: results of task "{XSS}" are not drawn here' in status  # shown as text
     assert "/tmp" not in status and page.locator("#results-upload-status img").count() == 0
-    # Files that once killed the session's event stream or every later upload: refused, one line each.
-    for content, says in (
-        (b'{"task": "\\ud800"}', "a lone surrogate"),
-        (b"[" * 900 + b"]" * 900, "nested 900 levels deep"),
-        (b'{"task": "latency", "x": NaN}', "NaN or Infinity"),
-        (b'{"task": "latency", "x": 1' + b"9" * 5000 + b"}", "a number too long"),
-    ):
-        page.set_input_files(
-            upload, files=[{"name": "results.json", "mimeType": "application/json", "buffer": content}]
-        )
-        page.wait_for_function(
-            f"document.querySelector('#results-upload-status').innerText.includes({says!r})", timeout=30_000
-        )
     drawn = page.locator(plots).count()
     page.set_input_files(upload, files=[str(shipped[0])])  # a good file is drawn below, for this session
     drawn_js = (
@@ -167,6 +154,20 @@ def test_results_tab_draws_shipped_runs_with_their_commands_and_says_why_an_uplo
         assert time.monotonic() < deadline, "the dropped-in run was not drawn within 30 s"
         time.sleep(0.25)
     assert "dropped in this session" in page.locator(".rea-results-caption").last.inner_text()
+    # Files that once killed the session's event stream or every later upload: refused, one line
+    # each, and each later upload is still answered.
+    for content, says in (
+        (b'{"task": "\\ud800"}', "a lone surrogate"),
+        (b"[" * 900 + b"]" * 900, "nested 900 levels deep"),
+        (b'{"task": "latency", "x": NaN}', "NaN or Infinity"),
+        (b'{"task": "latency", "x": 1' + b"9" * 5000 + b"}", "a number too long"),
+    ):
+        page.set_input_files(
+            upload, files=[{"name": "results.json", "mimeType": "application/json", "buffer": content}]
+        )
+        page.wait_for_function(
+            f"document.querySelector('#results-upload-status').innerText.includes({says!r})", timeout=30_000
+        )
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "results-tab.png"), full_page=True)
 
