@@ -43,7 +43,7 @@ from ..session import new_session_id
 from ..settings import Settings
 from ..templates import fill, load_template
 from ..types import Decision, PromptPlan, Reason, Resolution, SegmentKind
-from .retrieval import EMBED_STEP, RetrievalCase, exchange_tokens
+from .retrieval import RetrievalCase, exchange_tokens, store_exchanges
 
 MAX_NEW_TOKENS = 24  # a short phrase
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}  # LoCoMo's numbering
@@ -744,16 +744,9 @@ def question_session(strategy, case: RetrievalCase, position: int, session=None,
         session = strategy.new_session()
     if cache is not None:
         cache[case.id] = session
-    memory = session.episodes
-    if len(memory) > position:
-        memory.truncate(position)
-    while len(memory) < position or memory.n_embedded < position:
-        with step() if step is not None else nullcontext():
-            start = len(memory)
-            stop = min(position, start + EMBED_STEP) if step is not None else position
-            for i in range(start, stop):
-                memory.append(*case.exchanges[i], time=case.time_of(i))
-            memory.ensure_embedded(strategy.embedder)  # in one batch, not exchange by exchange
+    if len(session.episodes) > position:
+        session.episodes.truncate(position)
+    store_exchanges(strategy, case, session, position, step=step)
     return session
 
 

@@ -486,6 +486,20 @@ def gated_steps(case: RetrievalCase) -> int:
     return steps
 
 
+def store_exchanges(strategy, case: RetrievalCase, session, position: int, *, step=None, embed: bool = True) -> None:
+    """Store ``case``'s exchanges in ``session`` up to ``position`` (with times), embedding them when
+    ``embed``: in batches of ``EMBED_STEP``, each inside ``step()``, where a step is given (a server
+    can end the work between batches, and what was stored stays), else in one batch."""
+    memory = session.episodes
+    while len(memory) < position or (embed and memory.n_embedded < position):
+        with step() if step is not None else nullcontext():
+            start = len(memory)
+            for i in range(start, min(position, start + EMBED_STEP) if step is not None else position):
+                memory.append(*case.exchanges[i], time=case.time_of(i))
+            if embed:
+                memory.ensure_embedded(strategy.embedder)
+
+
 def iter_rea_records(
     strategy, case: RetrievalCase, *, step: Callable[[], AbstractContextManager] | None = None
 ) -> Iterator[dict]:
@@ -505,14 +519,7 @@ def iter_rea_records(
     if embed:
         session.episodes.use_unit_mode(strategy.config.scoring.unit_mode)  # as scoring will (no re-embedding)
     for q in sorted(case.queries, key=lambda q: q.position):
-        while len(session.episodes) < q.position:
-            with gate():
-                start = len(session.episodes)
-                for i in range(start, min(q.position, start + EMBED_STEP) if step else q.position):
-                    user, reply = case.exchanges[i]
-                    session.episodes.append(user, reply, time=case.time_of(i))
-                if embed:
-                    session.episodes.ensure_embedded(strategy.embedder)
+        store_exchanges(strategy, case, session, q.position, step=step, embed=embed)
         with gate():
             t0 = time.perf_counter()
             scores = strategy.score(session, q.text)
