@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,8 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+from chat_beside import free_port  # noqa: E402  (this folder is on the path of a script run from it)
 
 WORDS = "the garden plants water light soil seeds roots leaves summer rain basil tomato pepper weeds".split()
 
@@ -151,12 +152,6 @@ class Sampler(threading.Thread):
         while self.running:
             self.peak = max(self.peak, rss_mb(self.pid))
             time.sleep(0.05)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_cap(cap_mb: float, paths: list[Path], sessions: int, parallel: int, mode: str, drops: int) -> dict:
