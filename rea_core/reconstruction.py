@@ -1,8 +1,9 @@
 """Prompt assembly for every strategy (REA paper, section 3.5): build and render a ``PromptPlan``.
 
 A plan is: system message, Instructional Memory prefix (verbatim), memory blocks (SeCom's units,
-COMEDY's compressive memory), the stored exchanges in turn order at their resolution, then the
-current query. Every strategy builds its plan with ``assemble_plan`` from the segment builders
+COMEDY's compressive memory), the stored exchanges at their resolution (in turn order, or REA's
+kept older exchanges in the order ``prompt_layout`` gives them for prefix reuse), then the current
+query. Every strategy builds its plan with ``assemble_plan`` from the segment builders
 here, and ``render_messages`` is the one rendering to chat messages (the app's Table-13 view reads
 the same segments). Omitted exchanges stay in the plan with zero tokens so views can show what was
 left out. Pure functions: the tokenizer comes in as a ``count_tokens`` callable. Segment token
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from .memory.episodic import Exchange
+from .prompt_layout import Placement, anchored_order
 from .templates import fill, load_template
 from .text import extract_relevant, text_compress
 from .timestamps import prompt_time
@@ -170,6 +172,7 @@ def build_prompt_plan(
     im_placement: str = "system",
     use_latents: bool = False,
     show_time: bool = False,
+    anchor: Sequence[Placement] | None = None,
 ) -> PromptPlan:
     """REA's hybrid plan (vanilla's with every exchange raw and no IM). ``decisions`` pairs one-to-one
     with ``exchanges``.
@@ -178,6 +181,8 @@ def build_prompt_plan(
     otherwise, and for exchanges not compressed yet, the reply is text-compressed: its sentences
     nearest the query (``extractive``) or its first words, within ``text_compress_words``.
     With ``show_time`` each kept exchange that has a time is read with it (``user_as_read``).
+    With an ``anchor`` (the previous prompt's ``prompt_layout.stable_placements``) the kept exchanges
+    before the window are laid out for prefix reuse (``prompt_layout.anchored_order``); None: turn order.
     """
     segments = exchange_segments(
         exchanges,
@@ -189,6 +194,8 @@ def build_prompt_plan(
         use_latents=use_latents,
         show_time=show_time,
     )
+    if anchor is not None:
+        segments = anchored_order(segments, anchor)
     return assemble_plan(
         query=query,
         count_tokens=count_tokens,
@@ -215,6 +222,12 @@ def plan_length(plan: PromptPlan) -> int:
 def render_messages(plan: PromptPlan) -> list[dict]:
     """Chat messages for text generation: the leading system, IM and memory blocks as the system
     message, then the turns; an IM block placed after the exchanges is restated in the query's message."""
+    return [message for message, _ in rendered_sources(plan)]
+
+
+def rendered_sources(plan: PromptPlan) -> list[tuple[dict, tuple[Segment, ...]]]:
+    """``render_messages(plan)``, each message with the plan segments it was made of (what a view or
+    the prefix-reuse note names when two prompts part at that message)."""
     lead = 0
     while lead < len(plan.segments) and plan.segments[lead].kind in (
         SegmentKind.SYSTEM,
@@ -222,23 +235,24 @@ def render_messages(plan: PromptPlan) -> list[dict]:
         SegmentKind.MEMORY,
     ):
         lead += 1
-    system = "\n\n".join(
-        s.text for s in plan.segments[:lead] if s.kind is not SegmentKind.MEMORY or s.resolution is not Resolution.OMIT
+    shown = tuple(
+        s for s in plan.segments[:lead] if s.kind is not SegmentKind.MEMORY or s.resolution is not Resolution.OMIT
     )
-    messages = [{"role": "system", "content": system}] if system else []
-    reminder = ""
+    system = "\n\n".join(s.text for s in shown)
+    out = [({"role": "system", "content": system}, shown)] if system else []
+    reminder: tuple[str, tuple[Segment, ...]] = ("", ())
     for seg in plan.segments[lead:]:
         if seg.kind is SegmentKind.EXCHANGE and seg.resolution is not Resolution.OMIT:
             reply = LATENT_REPLY if seg.reply_form is ReplyForm.LATENT else seg.reply
-            messages += [
-                {"role": "user", "content": user_as_read(seg.user, seg.time)},
-                {"role": "assistant", "content": reply},
+            out += [
+                ({"role": "user", "content": user_as_read(seg.user, seg.time)}, (seg,)),
+                ({"role": "assistant", "content": reply}, (seg,)),
             ]
         elif seg.kind is SegmentKind.INSTRUCTIONS:
-            reminder = seg.text + "\n\n"
+            reminder = (seg.text + "\n\n", (seg,))
         elif seg.kind is SegmentKind.QUERY:
-            messages.append({"role": "user", "content": reminder + seg.text})
-    return messages
+            out.append(({"role": "user", "content": reminder[0] + seg.text}, (*reminder[1], seg)))
+    return out
 
 
 def latent_turns(plan: PromptPlan) -> list[int]:

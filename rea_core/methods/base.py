@@ -134,8 +134,17 @@ class Strategy(ABC):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """The prompt plan for ``query`` and one decision per stored exchange."""
 
-    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
-        """After answering: keep the finished exchange, with when the user sent it (``time``, stored form)."""
+    def store(
+        self,
+        session: ChatSession,
+        user_text: str,
+        reply: str,
+        *,
+        time: str | None = None,
+        plan: PromptPlan | None = None,
+    ) -> None:
+        """After answering: keep the finished exchange, with when the user sent it (``time``, stored form).
+        ``plan``: the prompt the turn was answered from (REA lays out the next one after it)."""
         session.episodes.append(user_text, reply, time=time)
 
     def redecide(
@@ -294,7 +303,7 @@ class Strategy(ABC):
                 truncated = max(0, full - self.max_prompt_tokens)
                 answer, prompt_tokens, new_tokens = reply, full - truncated, 0
             t3 = perf_counter()
-            self.store(session, text, answer, time=stamp)
+            self.store(session, text, answer, time=stamp, plan=plan)
             t4 = perf_counter()
         except BaseException:
             session.instructions.restore(im_before)  # a failed or stopped turn changes nothing

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..conversations import Conversation
 from ..memory.episodic import Exchange
+from ..prompt_layout import stable_placements
 from ..types import Decision, PromptPlan, Recognition, Resolution
 
 
@@ -131,7 +132,8 @@ def redecide_turn(
     """Turn ``index`` of ``trace`` decided again at other thresholds from its recorded scores: no model
     call, so a view can follow live sliders (the app's Inspect tab).
 
-    ``strategy`` is the REA strategy that traced (its window and referent rules apply again). Where the
+    ``strategy`` is the REA strategy that traced (its window and referent rules apply again; its layout
+    after the traced prompt of the turn before, as the session read it). Where the
     decisions come out as traced, the traced plan and decisions are returned unchanged; otherwise the
     plan shows compressed replies as text, as a trace of given replies does.
     """
@@ -142,7 +144,8 @@ def redecide_turn(
         Exchange(turn=t.turn, user=t.user, reply=t.reply, time=t.time) for t in trace.turns[: len(turn.decisions)]
     ]
     scores = np.array([d.score for d in turn.decisions], dtype=np.float64)
+    anchor = stable_placements(trace.turns[index - 1].plan) if index else ()  # the prompt the turn came after
     plan, decisions = text_replies(strategy).replan(
-        turn.plan.query, exchanges, turn.instructions, scores, (tau_low, tau_high)
+        turn.plan.query, exchanges, turn.instructions, scores, (tau_low, tau_high), anchor=anchor
     )
     return (turn.plan, turn.decisions) if decisions == turn.decisions else (plan, decisions)

@@ -99,7 +99,15 @@ class ComedyStrategy(Strategy):
         state["session_start"] = end + 1
         return state
 
-    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+    def store(
+        self,
+        session: ChatSession,
+        user_text: str,
+        reply: str,
+        *,
+        time: str | None = None,
+        plan: PromptPlan | None = None,
+    ) -> None:
         super().store(session, user_text, reply, time=time)
         state = self.state(session)
         if session.n_turns - state["session_start"] >= self.config.session_turns:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from ...compression.optimize import OptimizeConfig
 from ...errors import check_choice
+from ...prompt_layout import LAYOUTS
 from ...retrieval.hcr import validate_thresholds
 from ...retrieval.hcr_scores import HCRScoring
 from ...types import Resolution
@@ -172,6 +173,14 @@ class REAConfig:
             "help": "working memory: exchanges before the raw window kept at least compressed",
         },
     )
+    layout: str = field(
+        default="anchored",
+        metadata={
+            "env": "REA_LAYOUT",
+            "help": "order of the kept exchanges before the window: `anchored` (those kept as in the previous "
+            "prompt first, in its order: a longer prefix for KV reuse) or `chronological` (turn order, the paper)",
+        },
+    )
     reply_form: str = field(
         default="auto",
         metadata={
@@ -220,6 +229,7 @@ class REAConfig:
         check_choice("im_placement", self.im_placement, IM_PLACEMENTS)
         check_choice("text_compression", self.text_compression, TEXT_COMPRESSIONS)
         check_choice("reply_form", self.reply_form, REPLY_FORMS)
+        check_choice("layout", self.layout, LAYOUTS)
         check_choice("codec_mode", self.codec_mode, CODEC_MODES)
         check_choice("recognizer_stage2", self.recognizer_stage2, RECOGNIZER_STAGE2)
         weights = (self.dense_weight, self.neighbor_weight, self.follow_up_decay, self.follow_up_prior)

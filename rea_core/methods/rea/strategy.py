@@ -21,6 +21,7 @@ from ...compression.forms import LATENT, FormChoice, choose_form
 from ...compression.optimize import OptimizeWriter
 from ...memory.episodic import EpisodicMemory, Exchange
 from ...memory.instructional import InstructionalMemory
+from ...prompt_layout import Placement, stable_placements
 from ...recognizer import GLOBAL, PROHIBITION, REVOKE, Recognizer, build_recognizer, is_replacement
 from ...reconstruction import (
     TEMPLATE_TOKENS_PER_MESSAGE,
@@ -238,8 +239,11 @@ class REAStrategy(Strategy):
         instructions: Sequence[str],
         scores: np.ndarray,
         thresholds: tuple[float, float],
+        *,
+        anchor: Sequence[Placement] = (),
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
-        """Decisions and plan from already computed ``scores`` at ``thresholds`` (tau_low, tau_high): no model call."""
+        """Decisions and plan from already computed ``scores`` at ``thresholds`` (tau_low, tau_high): no model call.
+        ``anchor``: the previous prompt's kept older exchanges, which the layout keeps first (``prompt_layout``)."""
         turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
             tau_low, tau_high = thresholds
@@ -260,6 +264,7 @@ class REAStrategy(Strategy):
             use_latents=self.uses_latents,
             show_time=self.runtime.show_time,
         )
+        forms["anchor"] = tuple(anchor) if self.config.layout == "anchored" else None
         plan = self._plan(exchanges, decisions, instructions, forms)
         excess = plan_length(plan) - self.max_prompt_tokens
         if excess > 0:  # over the window: demote the lowest-scored exchanges rather than lose IM
@@ -269,7 +274,10 @@ class REAStrategy(Strategy):
                 if resolution is Resolution.OMIT:
                     return 0
                 segment = exchange_segment(
-                    exchanges[i], Decision(turn=turns[i], score=None, resolution=resolution), count, **forms
+                    exchanges[i],
+                    Decision(turn=turns[i], score=None, resolution=resolution),
+                    count,
+                    **{k: v for k, v in forms.items() if k != "anchor"},
                 )
                 return segment.tokens + 2 * TEMPLATE_TOKENS_PER_MESSAGE
 
@@ -292,8 +300,30 @@ class REAStrategy(Strategy):
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
         scores = self.score(session, query)
         return self.replan(
-            query, session.episodes.exchanges, session.instructions.texts(), scores, self.config.thresholds
+            query,
+            session.episodes.exchanges,
+            session.instructions.texts(),
+            scores,
+            self.config.thresholds,
+            anchor=self.anchor(session),
         )
+
+    @staticmethod
+    def anchor(session: ChatSession) -> tuple[Placement, ...]:
+        """The kept older exchanges of the latest turn's prompt, in its order (none before a first turn)."""
+        return tuple(Placement.from_list(item) for item in session.memory.get("layout", ()))
+
+    def memory_problem(self, memory: dict, n_turns: int) -> str | None:
+        layout = memory.get("layout", [])
+        if not isinstance(layout, list) or len(layout) > n_turns:
+            return f'"layout" must be a list of at most {n_turns} placements'
+        try:
+            turns = [Placement.from_list(item).turn for item in layout]
+        except (TypeError, ValueError) as exc:
+            return f'"layout" holds a placement that is not [turn, resolution, reply form]: {exc}'
+        if any(t >= n_turns for t in turns) or len(set(turns)) != len(turns):
+            return f'"layout" must name distinct turns below {n_turns}'
+        return None
 
     def redecide(
         self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float
@@ -301,11 +331,31 @@ class REAStrategy(Strategy):
         """Re-decide the latest turn under other thresholds from its cached scores (live sliders)."""
         scores = np.array([d.score for d in last.decisions], dtype=np.float64)
         earlier = session.episodes.exchanges[: len(last.decisions)]
-        return self.replan(last.plan.query, earlier, session.instructions.texts(), scores, (tau_low, tau_high))
+        undo = session.memory.get("undo") or {}
+        before = undo.get("state", {}) if undo.get("turn") == last.turn else session.memory  # the anchor it used
+        return self.replan(
+            last.plan.query,
+            earlier,
+            session.instructions.texts(),
+            scores,
+            (tau_low, tau_high),
+            anchor=self.anchor(ChatSession(strategy=self.name, memory=before)),
+        )
 
-    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+    def store(
+        self,
+        session: ChatSession,
+        user_text: str,
+        reply: str,
+        *,
+        time: str | None = None,
+        plan: PromptPlan | None = None,
+    ) -> None:
         # embedded once, here
         exchange = session.episodes.append(user_text, reply, embedder=self.embedder, time=time)
+        if plan is not None:  # the next prompt is laid out after this one
+            layout = [p.to_list() for p in stable_placements(plan)]
+            self.commit_memory(session, exchange.turn, {**session.memory, "layout": layout})
         if self.uses_latents or self.latent_scoring:
             worker, writer = self.codec.background(), self.latent_writer
             worker.submit(exchange, writer, with_user=self.latent_scoring)  # after the reply, off its path

@@ -144,7 +144,15 @@ class SeComStrategy(Strategy):
             state["notes"] = (state["notes"] + [result.note])[-MAX_NOTES:]
         return state
 
-    def store(self, session: ChatSession, user_text: str, reply: str, *, time: str | None = None) -> None:
+    def store(
+        self,
+        session: ChatSession,
+        user_text: str,
+        reply: str,
+        *,
+        time: str | None = None,
+        plan: PromptPlan | None = None,
+    ) -> None:
         super().store(session, user_text, reply, time=time)
         state = self.state(session)
         if session.n_turns - state["open_from"] >= self.config.segment_window:

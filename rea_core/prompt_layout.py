@@ -1,0 +1,93 @@
+"""The order of a prompt's kept exchanges, for KV prefix reuse. Pure functions of plans.
+
+A server (or the in-process prefix cache) reuses the longest common prefix of two consecutive
+prompts, so what survives from one turn to the next should come first and in the same order. REA's
+prompt is: system, Instructional Memory, the kept older exchanges, the working-memory window
+(``Reason.RECENT``), the query. In turn order (the paper's), an older exchange that a new query
+brings back lands before the ones kept all along and cuts the shared prefix there.
+
+The ``anchored`` layout orders the older kept exchanges by how long they have been in the prompt:
+those placed exactly as in the previous turn's prompt (same turn, resolution and reply form) keep
+that prompt's order, first; the others follow in turn order. The window and the query stay last, in
+turn order: the latest exchanges are what a follow-up reads next to the query. Only the order
+changes; what is kept, and in which form, is HCR's decision alone.
+
+The window slides by one exchange per turn: its oldest exchange turns compressed (or leaves) in
+place, so everything after it is read again whatever the order. ``first_change`` names where two
+consecutive prompts part, which is what the stats line says about reuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from .types import PromptPlan, Reason, ReplyForm, Resolution, Segment, SegmentKind
+
+LAYOUTS = ("anchored", "chronological")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How one exchange sits in a prompt: which turn, at which resolution, in which reply form."""
+
+    turn: int
+    resolution: Resolution
+    reply_form: ReplyForm | None
+
+    @classmethod
+    def of(cls, segment: Segment) -> "Placement":
+        return cls(segment.turn, segment.resolution, segment.reply_form)
+
+    def to_list(self) -> list:
+        return [self.turn, self.resolution.value, self.reply_form.value if self.reply_form else None]
+
+    @classmethod
+    def from_list(cls, item) -> "Placement":
+        """From ``to_list``. Raises ValueError (or TypeError) when ``item`` is not one."""
+        turn, resolution, form = item
+        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 0:
+            raise ValueError(f"a turn must be a whole number >= 0, got {turn!r}")
+        return cls(turn, Resolution(resolution), None if form is None else ReplyForm(form))
+
+
+def is_kept_exchange(segment: Segment) -> bool:
+    return segment.kind is SegmentKind.EXCHANGE and segment.resolution is not Resolution.OMIT
+
+
+def in_window(segment: Segment) -> bool:
+    """One of the working-memory window's latest exchanges: laid out last, in turn order."""
+    return segment.reason is Reason.RECENT
+
+
+def stable_placements(plan: PromptPlan) -> tuple[Placement, ...]:
+    """The kept exchanges before the window, in the order ``plan`` renders them: the next turn's anchor."""
+    return tuple(Placement.of(s) for s in plan.segments if is_kept_exchange(s) and not in_window(s))
+
+
+def anchored_order(segments: Sequence[Segment], anchor: Sequence[Placement]) -> list[Segment]:
+    """``segments`` (one per exchange, in turn order) reordered: each kept exchange before the window
+    takes the place of one, those placed as in ``anchor`` first and in its order, then the rest in
+    turn order. Omitted exchanges and the window keep their positions."""
+    stable = [i for i, s in enumerate(segments) if is_kept_exchange(s) and not in_window(s)]
+    rank = {p: r for r, p in enumerate(anchor)}
+    order = sorted(stable, key=lambda i: (0, rank[p]) if (p := Placement.of(segments[i])) in rank else (1, i))
+    out = list(segments)
+    for slot, source in zip(stable, order):
+        out[slot] = segments[source]
+    return out
+
+
+def message_label(segments: Sequence[Segment]) -> str:
+    """What one rendered message stands for, in words, from the plan segments it was made of
+    (``reconstruction.rendered_sources``): "the system prompt and Instructional Memory", "exchange 7
+    (raw)", "the query"."""
+    kinds = [s.kind for s in segments]
+    if SegmentKind.QUERY in kinds:
+        return "the query"
+    if SegmentKind.EXCHANGE in kinds:
+        seg = segments[0]
+        form = "latent" if seg.reply_form is ReplyForm.LATENT else seg.resolution.value
+        return f"exchange {seg.turn} ({form})"
+    names = {SegmentKind.SYSTEM: "system prompt", SegmentKind.INSTRUCTIONS: "Instructional Memory"}
+    return "the " + " and ".join(dict.fromkeys(names.get(k, "memory") for k in kinds))
