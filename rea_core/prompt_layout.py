@@ -91,3 +91,74 @@ def message_label(segments: Sequence[Segment]) -> str:
         return f"exchange {seg.turn} ({form})"
     names = {SegmentKind.SYSTEM: "system prompt", SegmentKind.INSTRUCTIONS: "Instructional Memory"}
     return "the " + " and ".join(dict.fromkeys(names.get(k, "memory") for k in kinds))
+
+
+@dataclass(frozen=True)
+class PromptPrint:
+    """The prompt a model last read and its reply, as one (hash, label) per message: enough to say
+    where the next prompt parts from it, without keeping any text."""
+
+    messages: tuple[tuple[int, str], ...]
+
+    @classmethod
+    def of(cls, plan: PromptPlan, reply: str) -> "PromptPrint":
+        from .reconstruction import rendered_sources
+
+        read = [(_digest(m), message_label(blocks)) for m, blocks in rendered_sources(plan)]
+        return cls((*read, (_digest({"role": "assistant", "content": reply}), "the reply")))
+
+
+def _digest(message: dict) -> int:
+    return hash((message["role"], message["content"]))
+
+
+def reuse_note(previous: PromptPrint | None, plan: PromptPlan) -> str:
+    """Where ``plan``'s prompt parts from the previous prompt and reply (``previous``), in words: what a
+    KV prefix cache can reuse is what comes before; everything after is read anew. "" before a first
+    generated turn."""
+    from .reconstruction import rendered_sources
+
+    if previous is None:
+        return ""
+    current = [(_digest(m), message_label(blocks)) for m, blocks in rendered_sources(plan)]
+    old = previous.messages
+    i = 0
+    while i < min(len(old), len(current)) and old[i][0] == current[i][0]:
+        i += 1
+    anew = _summarize(label for _, label in current[i:])
+    if i == len(old):
+        return f"the previous prompt and reply are shared whole; read anew: {anew}"
+    why = _why(old[i][1], current[i][1] if i < len(current) else "", old, current)
+    return f"first change: {why}; read anew: {anew}"
+
+
+def _turn(label: str) -> int | None:
+    return int(label.split()[1]) if label.startswith("exchange ") else None
+
+
+def _why(old: str, new: str, previous: Sequence[tuple[int, str]], current: Sequence[tuple[int, str]]) -> str:
+    if old.startswith("the system") or old.startswith("the Instructional") or old.startswith("the memory"):
+        return f"{old[4:]} changed"
+    now = {label for _, label in current}
+    if _turn(old) is not None:
+        turn = _turn(old)
+        same_turn = [label for label in now if _turn(label) == turn]
+        if not same_turn:
+            return f"{old} left the prompt"
+        if old not in same_turn:
+            return f"{old} is now {same_turn[0].split('(')[1].rstrip(')')}"
+    if _turn(new) is not None and new not in {label for _, label in previous}:
+        return f"{new} came in (retrieved for this message)"
+    if old in ("the query", "the reply"):
+        return f"{new or 'nothing'} stands where the last message was (the window moved)"
+    return f"{new or 'the prompt'} is in another place"
+
+
+def _summarize(labels) -> str:
+    """'3 exchanges and the query' from message labels (two per exchange)."""
+    labels = list(dict.fromkeys(labels))
+    exchanges = sum(_turn(label) is not None for label in labels)
+    parts = [label for label in labels if _turn(label) is None]
+    if exchanges:
+        parts.insert(0, f"{exchanges} exchange{'s' if exchanges != 1 else ''}")
+    return " and ".join(parts) if parts else "nothing"

@@ -259,6 +259,7 @@ class TurnResult:
     generated: bool  # False when a given reply was stored instead (replay)
     timings: Timings = field(default_factory=Timings)
     generation: Generation | None = None  # the model call's own figures (TTFT, KV reuse); None in replay
+    reuse_note: str = ""  # where the prompt parts from the one the model read before (``prompt_layout.reuse_note``)
 
     @property
     def scores(self) -> list[float]:

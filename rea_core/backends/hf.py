@@ -20,7 +20,7 @@ from ..types import Generation
 from . import instruct_adapter, packaged
 from .base import ANSWER_LOGPROBS, CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
 from .decoding import DEFAULT_DECODING, Decoding, next_token
-from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix
+from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix, reuse_pays
 
 log = logging.getLogger(__name__)
 
@@ -346,7 +346,10 @@ class HFGenerator:
             note = "the cached KV came from other weights (adapter): full prefill"
         else:
             reused = min(common_prefix(entry.items, items), n - 1)  # the last position is fed again for its logits
-            if reused == 0:
+            if reused and not reuse_pays(reused, n, self.device.type):
+                note = f"{reused} tok in common, too few to pay here: a full prefill is faster than a continuation"
+                reused = 0
+            elif reused == 0:
                 note = (
                     f"window slid ({truncated} oldest tokens dropped), no common prefix: full prefill"
                     if truncated

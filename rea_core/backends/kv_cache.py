@@ -20,6 +20,18 @@ from dataclasses import dataclass
 from typing import Hashable, Sequence
 
 
+def reuse_pays(reused: int, prompt: int, device: str) -> bool:
+    """Whether prefilling ``prompt - reused`` positions on top of ``reused`` cached ones beats a full
+    prefill of ``prompt``. On a CPU the continuation takes attention's masked path (a query block
+    after cached keys cannot use the causal kernel) and costs more per new token, the more so the
+    longer the prompt: measured on 2 cores (``benchmarks/prefill_reuse.py``, BENCHMARKS.md "Prompt
+    reuse"), the break-even share was about 0.1 at 2,000 tokens and 0.27 at 4,000, so a small shared
+    prefix (a system prompt) made a cached reply slower than an uncached one. Elsewhere: always."""
+    if reused <= 0:
+        return False
+    return device != "cpu" or reused >= min(0.35, prompt / 15000) * prompt
+
+
 def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     """Length of the longest common prefix of two item sequences."""
     n = min(len(a), len(b))

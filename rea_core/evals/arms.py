@@ -123,6 +123,16 @@ ABLATIONS: dict[str, Arm] = {
         ),
         Arm("rea-cached", "REA with per-session KV prefix reuse", _rea_with(runtime={"kv_reuse": True})),
         Arm(
+            "rea-chronological",
+            "REA with its kept exchanges in turn order (the paper's), not laid out for prefix reuse",
+            _rea_with(layout="chronological"),
+        ),
+        Arm(
+            "rea-chronological-cached",
+            "REA in turn order with per-session KV prefix reuse",
+            _rea_with(layout="chronological", runtime={"kv_reuse": True}),
+        ),
+        Arm(
             "rea-first-release",
             "REA with the first release's HCR (MiniLM units, 0.5/0.7, no follow-up awareness or recency)",
             _rea_with(

@@ -56,12 +56,17 @@ def run_conversation(strategy, conv: Conversation, every: int) -> list[dict]:
 def last_turns_ratio(
     records_by_arm: dict[str, list[dict]], numerator: str, denominator: str, share: float = 0.25
 ) -> float | None:
-    """Mean latency ratio numerator/denominator over the last ``share`` of the generated turns."""
+    """Mean latency ratio numerator/denominator over the generated turns in the last ``share`` of the
+    conversation's turns (with every 8th of 40 generated: turns 31 and 39), or the last generated turn
+    when none falls there."""
 
     def mean_tail(records):
         gen = [r for r in records if r["generated"]]
-        tail = gen[-max(1, int(len(gen) * share)) :]
-        return sum(r["latency_s"] for r in tail) / len(tail) if tail else None
+        if not gen:
+            return None
+        start = (max(r["turn"] for r in records) + 1) * (1 - share)
+        tail = [r for r in gen if r["turn"] >= start] or gen[-1:]
+        return sum(r["latency_s"] for r in tail) / len(tail)
 
     a, b = mean_tail(records_by_arm.get(numerator, [])), mean_tail(records_by_arm.get(denominator, []))
     return a / b if a and b else None

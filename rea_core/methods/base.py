@@ -17,6 +17,7 @@ from ..backends.base import Embedder, Generator, require
 from ..errors import DataFormatError, InputError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
+from ..prompt_layout import PromptPrint, reuse_note
 from ..reconstruction import render_messages
 from ..runtime import RuntimeConfig
 from ..session import ChatSession
@@ -24,6 +25,9 @@ from ..text import validate_message
 from ..timestamps import parse_time
 from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
 from ..validation import is_whole
+
+# session.scratch key: the prompt the model last read (``prompt_layout.PromptPrint``), per session, never saved
+PROMPT_PRINT = "prompt_print"
 
 
 class Strategy(ABC):
@@ -211,6 +215,7 @@ class Strategy(ABC):
             session.memory = dict(undo["state"])
         if session.log and session.log[-1].get("turn") == turn:
             session.log.pop()
+        session.scratch.pop(PROMPT_PRINT, None)  # the model read that turn's prompt; the next one parts from it anyway
         return user_text
 
     def check_message(self, text: object, *, generating: bool = True) -> str:
@@ -276,7 +281,9 @@ class Strategy(ABC):
             plan, decisions = self.build_context(session, text)
             messages = render_messages(plan)
             t2 = perf_counter()
+            reuse = ""
             if reply is None:
+                reuse = reuse_note(session.scratch.get(PROMPT_PRINT), plan)
                 with closing(
                     self.stream_reply(session, plan, messages)
                 ) as stream:  # closed (decoding stopped) if this turn is
@@ -305,6 +312,8 @@ class Strategy(ABC):
             t3 = perf_counter()
             self.store(session, text, answer, time=stamp, plan=plan)
             t4 = perf_counter()
+            if reply is None:  # what the model's KV now holds: the next turn says where it parts from it
+                session.scratch[PROMPT_PRINT] = PromptPrint.of(plan, answer)
         except BaseException:
             session.instructions.restore(im_before)  # a failed or stopped turn changes nothing
             session.episodes.truncate(turns_before)
@@ -323,6 +332,7 @@ class Strategy(ABC):
             generated=reply is None,
             timings=Timings(recognize_s=t1 - t0, retrieve_s=t2 - t1, generate_s=t3 - t2, store_s=t4 - t3),
             generation=gen,
+            reuse_note=reuse,
         )
         session.log.append(turn_summary(result))
         yield result
@@ -349,6 +359,8 @@ def turn_summary(result: TurnResult) -> dict:
         summary["cache_bytes"] = gen.cache_bytes
         if gen.cache_note:
             summary["cache_note"] = gen.cache_note
+        if result.reuse_note:
+            summary["reuse_note"] = result.reuse_note
         if gen.out_of_time:  # kept, as a reply cut by max_new_tokens is, and marked
             summary["out_of_time"] = True
         if gen.cut_at_tokens:
@@ -378,6 +390,8 @@ def stats_text(entry: dict) -> str:
         )
     if entry.get("cache_note"):
         parts.append(entry["cache_note"])
+    if entry.get("reuse_note"):
+        parts.append(entry["reuse_note"])
     if entry.get("out_of_time"):
         parts.append("cut at the reply's time budget (REA_REPLY_BUDGET_S)")
     if not entry.get("generated", True):
