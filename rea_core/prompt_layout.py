@@ -101,10 +101,9 @@ class PromptPrint:
     messages: tuple[tuple[int, str], ...]
 
     @classmethod
-    def of(cls, plan: PromptPlan, reply: str) -> "PromptPrint":
-        from .reconstruction import rendered_sources
-
-        read = [(_digest(m), message_label(blocks)) for m, blocks in rendered_sources(plan)]
+    def of(cls, sources: Sequence[tuple[dict, Sequence[Segment]]], reply: str) -> "PromptPrint":
+        """From the prompt's messages with their blocks (``reconstruction.rendered_sources``) and the reply."""
+        read = [(_digest(m), message_label(blocks)) for m, blocks in sources]
         return cls((*read, (_digest({"role": "assistant", "content": reply}), "the reply")))
 
 
@@ -112,15 +111,13 @@ def _digest(message: dict) -> int:
     return hash((message["role"], message["content"]))
 
 
-def reuse_note(previous: PromptPrint | None, plan: PromptPlan) -> str:
-    """Where ``plan``'s prompt parts from the previous prompt and reply (``previous``), in words: what a
-    KV prefix cache can reuse is what comes before; everything after is read anew. "" before a first
-    generated turn."""
-    from .reconstruction import rendered_sources
-
+def reuse_note(previous: PromptPrint | None, sources: Sequence[tuple[dict, Sequence[Segment]]]) -> str:
+    """Where a prompt (its ``reconstruction.rendered_sources``) parts from the previous prompt and reply
+    (``previous``), in words: what a KV prefix cache can reuse is what comes before; everything after
+    is read anew. "" before a first generated turn."""
     if previous is None:
         return ""
-    current = [(_digest(m), message_label(blocks)) for m, blocks in rendered_sources(plan)]
+    current = [(_digest(m), message_label(blocks)) for m, blocks in sources]
     old = previous.messages
     i = 0
     while i < min(len(old), len(current)) and old[i][0] == current[i][0]:

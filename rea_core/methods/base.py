@@ -18,7 +18,7 @@ from ..errors import DataFormatError, InputError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
 from ..prompt_layout import PromptPrint, reuse_note
-from ..reconstruction import render_messages
+from ..reconstruction import render_messages, rendered_sources
 from ..runtime import RuntimeConfig
 from ..session import ChatSession
 from ..text import validate_message
@@ -283,7 +283,7 @@ class Strategy(ABC):
             t2 = perf_counter()
             reuse = ""
             if reply is None:
-                reuse = reuse_note(session.scratch.get(PROMPT_PRINT), plan)
+                reuse = reuse_note(session.scratch.get(PROMPT_PRINT), rendered_sources(plan))
                 with closing(
                     self.stream_reply(session, plan, messages)
                 ) as stream:  # closed (decoding stopped) if this turn is
@@ -313,7 +313,7 @@ class Strategy(ABC):
             self.store(session, text, answer, time=stamp, plan=plan)
             t4 = perf_counter()
             if reply is None:  # what the model's KV now holds: the next turn says where it parts from it
-                session.scratch[PROMPT_PRINT] = PromptPrint.of(plan, answer)
+                session.scratch[PROMPT_PRINT] = PromptPrint.of(rendered_sources(plan), answer)
         except BaseException:
             session.instructions.restore(im_before)  # a failed or stopped turn changes nothing
             session.episodes.truncate(turns_before)
