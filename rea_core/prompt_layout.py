@@ -101,24 +101,26 @@ class PromptPrint:
     messages: tuple[tuple[int, str], ...]
 
     @classmethod
-    def of(cls, sources: Sequence[tuple[dict, Sequence[Segment]]], reply: str) -> "PromptPrint":
-        """From the prompt's messages with their blocks (``reconstruction.rendered_sources``) and the reply."""
-        read = [(_digest(m), message_label(blocks)) for m, blocks in sources]
-        return cls((*read, (_digest({"role": "assistant", "content": reply}), "the reply")))
+    def of(cls, sources: Sequence[tuple[dict, Sequence[Segment]]]) -> "PromptPrint":
+        """From the prompt's messages with their blocks (``reconstruction.rendered_sources``)."""
+        return cls(tuple((_digest(m), message_label(blocks)) for m, blocks in sources))
+
+    def followed_by(self, reply: str) -> "PromptPrint":
+        """This prompt and the reply the model gave to it: what its KV cache then holds."""
+        return PromptPrint((*self.messages, (_digest({"role": "assistant", "content": reply}), "the reply")))
 
 
 def _digest(message: dict) -> int:
     return hash((message["role"], message["content"]))
 
 
-def reuse_note(previous: PromptPrint | None, sources: Sequence[tuple[dict, Sequence[Segment]]]) -> str:
-    """Where a prompt (its ``reconstruction.rendered_sources``) parts from the previous prompt and reply
-    (``previous``), in words: what a KV prefix cache can reuse is what comes before; everything after
-    is read anew. "" before a first generated turn."""
+def reuse_note(previous: PromptPrint | None, prompt: PromptPrint) -> str:
+    """Where ``prompt`` parts from the previous prompt and reply (``previous``), in words: what a KV
+    prefix cache can reuse is what comes before; everything after is read anew. "" before a first
+    generated turn."""
     if previous is None:
         return ""
-    current = [(_digest(m), message_label(blocks)) for m, blocks in sources]
-    old = previous.messages
+    current, old = prompt.messages, previous.messages
     i = 0
     while i < min(len(old), len(current)) and old[i][0] == current[i][0]:
         i += 1
@@ -134,7 +136,7 @@ def _turn(label: str) -> int | None:
 
 
 def _why(old: str, new: str, previous: Sequence[tuple[int, str]], current: Sequence[tuple[int, str]]) -> str:
-    if old.startswith("the system") or old.startswith("the Instructional") or old.startswith("the memory"):
+    if _turn(old) is None and old not in ("the query", "the reply"):  # the system message's blocks
         return f"{old[4:]} changed"
     now = {label for _, label in current}
     if _turn(old) is not None:

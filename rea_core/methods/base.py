@@ -18,7 +18,7 @@ from ..errors import DataFormatError, InputError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
 from ..prompt_layout import PromptPrint, reuse_note
-from ..reconstruction import render_messages, rendered_sources
+from ..reconstruction import rendered_sources
 from ..runtime import RuntimeConfig
 from ..session import ChatSession
 from ..text import validate_message
@@ -279,11 +279,13 @@ class Strategy(ABC):
             recognition = self.update_instructions(session, text)
             t1 = perf_counter()
             plan, decisions = self.build_context(session, text)
-            messages = render_messages(plan)
+            sources = rendered_sources(plan)
+            messages = [message for message, _ in sources]
             t2 = perf_counter()
             reuse = ""
             if reply is None:
-                reuse = reuse_note(session.scratch.get(PROMPT_PRINT), rendered_sources(plan))
+                read = PromptPrint.of(sources)
+                reuse = reuse_note(session.scratch.get(PROMPT_PRINT), read)
                 with closing(
                     self.stream_reply(session, plan, messages)
                 ) as stream:  # closed (decoding stopped) if this turn is
@@ -313,7 +315,7 @@ class Strategy(ABC):
             self.store(session, text, answer, time=stamp, plan=plan)
             t4 = perf_counter()
             if reply is None:  # what the model's KV now holds: the next turn says where it parts from it
-                session.scratch[PROMPT_PRINT] = PromptPrint.of(rendered_sources(plan), answer)
+                session.scratch[PROMPT_PRINT] = read.followed_by(answer)
         except BaseException:
             session.instructions.restore(im_before)  # a failed or stopped turn changes nothing
             session.episodes.truncate(turns_before)

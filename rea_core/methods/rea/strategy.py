@@ -264,8 +264,8 @@ class REAStrategy(Strategy):
             use_latents=self.uses_latents,
             show_time=self.runtime.show_time,
         )
-        forms["anchor"] = tuple(anchor) if self.config.layout == "anchored" else None
-        plan = self._plan(exchanges, decisions, instructions, forms)
+        layout = tuple(anchor) if self.config.layout == "anchored" else None
+        plan = self._plan(exchanges, decisions, instructions, forms, layout)
         excess = plan_length(plan) - self.max_prompt_tokens
         if excess > 0:  # over the window: demote the lowest-scored exchanges rather than lose IM
             count = self.generator.count_tokens
@@ -277,16 +277,17 @@ class REAStrategy(Strategy):
                     exchanges[i],
                     Decision(turn=turns[i], score=None, resolution=resolution),
                     count,
-                    **{k: v for k, v in forms.items() if k != "anchor"},
+                    **forms,
                 )
                 return segment.tokens + 2 * TEMPLATE_TOKENS_PER_MESSAGE
 
             decisions, _ = fit_budget(decisions, cost, excess)
-            plan = self._plan(exchanges, decisions, instructions, forms)
+            plan = self._plan(exchanges, decisions, instructions, forms, layout)
         return plan, decisions
 
-    def _plan(self, exchanges, decisions, instructions, forms: dict) -> PromptPlan:
+    def _plan(self, exchanges, decisions, instructions, forms: dict, anchor) -> PromptPlan:
         return build_prompt_plan(
+            anchor=anchor,
             exchanges=exchanges,
             decisions=decisions,
             instructions=instructions if self.config.use_im else (),
@@ -305,13 +306,14 @@ class REAStrategy(Strategy):
             session.instructions.texts(),
             scores,
             self.config.thresholds,
-            anchor=self.anchor(session),
+            anchor=self.anchor(session.memory),
         )
 
     @staticmethod
-    def anchor(session: ChatSession) -> tuple[Placement, ...]:
-        """The kept older exchanges of the latest turn's prompt, in its order (none before a first turn)."""
-        return tuple(Placement.from_list(item) for item in session.memory.get("layout", ()))
+    def anchor(memory: dict) -> tuple[Placement, ...]:
+        """From REA's session ``memory``: the kept older exchanges of the latest turn's prompt, in its
+        order (none before a first turn)."""
+        return tuple(Placement.from_list(item) for item in memory.get("layout", ()))
 
     def memory_problem(self, memory: dict, n_turns: int) -> str | None:
         layout = memory.get("layout", [])
@@ -339,7 +341,7 @@ class REAStrategy(Strategy):
             session.instructions.texts(),
             scores,
             (tau_low, tau_high),
-            anchor=self.anchor(ChatSession(strategy=self.name, memory=before)),
+            anchor=self.anchor(before),
         )
 
     def store(
