@@ -2,18 +2,15 @@
 adjudicator trains a candidate recognizer that goes into use only when chosen, and puts the
 packaged one back; an annotator sees no adjudicator button, and Review counts a new label at once."""
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from rea_core import RuntimeConfig, Settings
 from rea_core.settings import AnnotationSettings
+from tests.browser.conftest import sign_in, wait_text
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("REA_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -63,35 +60,10 @@ def studio(models, tmp_path_factory):
 
 def _sign_in(browser, url: str, name: str):
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.goto(url)
-    page.fill("input[type=text]", name)
-    page.fill("input[type=password]", f"pw-{name}")
-    page.keyboard.press("Enter")
+    sign_in(page, url, name)
     page.get_by_role("tab", name="Review").click(timeout=60_000)
     page.wait_for_selector("#review-stats :text('labeled')", timeout=60_000)
     return page
-
-
-def _wait_text(page, selector: str, text: str, timeout: int = 60_000) -> None:
-    page.wait_for_function(
-        "([s, t]) => document.querySelector(s) && document.querySelector(s).innerText.includes(t)",
-        arg=[selector, text],
-        timeout=timeout,
-    )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}")
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        yield b
-        b.close()
 
 
 def test_label_three_items_with_keys_and_undo_one(studio, browser):
@@ -99,10 +71,7 @@ def test_label_three_items_with_keys_and_undo_one(studio, browser):
 
     url, Session, _ = studio
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
-    page.goto(url)
-    page.fill("input[type=text]", "alice")
-    page.fill("input[type=password]", "pw-alice")
-    page.keyboard.press("Enter")
+    sign_in(page, url, "alice")
     page.get_by_role("tab", name="Annotate").click(timeout=60_000)
     page.wait_for_selector("#annotate-text", timeout=60_000)
     assert "earlier <b>turn</b>" in page.inner_text("#annotate-item")  # user text is escaped, shown literally
@@ -153,7 +122,7 @@ def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chos
 
     page = _sign_in(browser, url, "alice")
     page.click("#review-train")
-    _wait_text(page, "#review-status", "not in use")
+    wait_text(page, "#review-status", "not in use")
     assert recognizer.trained is packaged and active() is None  # every chat still runs the packaged one
     with Session() as s:
         n_final = sr.agreement_stats(s).n_final
@@ -164,22 +133,22 @@ def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chos
     assert "packaged (in use)" in page.inner_text("#review-comparison")  # beside the one in use, same items
 
     page.click("#review-use")
-    _wait_text(page, "#review-confirm", "in use for every chat")
+    wait_text(page, "#review-confirm", "in use for every chat")
     assert recognizer.trained is packaged  # asking is not choosing
     page.click("#review-use-confirm")
-    _wait_text(page, "#review-status", "Recognizer in use: version")
+    wait_text(page, "#review-status", "Recognizer in use: version")
     version = active()
     assert version is not None and recognizer.trained is not packaged
 
     page.click("#review-version input")
     page.get_by_role("option", name=re.compile(r"^packaged")).click()
-    _wait_text(page, "#review-version-note", "packaged:")
+    wait_text(page, "#review-version-note", "packaged:")
     page.wait_for_timeout(1000)  # it used to snap back to the version in use within a second
     assert page.input_value("#review-version input").startswith("packaged")
     page.click("#review-use")
-    _wait_text(page, "#review-confirm", "Put packaged in use")
+    wait_text(page, "#review-confirm", "Put packaged in use")
     page.click("#review-use-confirm")
-    _wait_text(page, "#review-status", "Recognizer in use: packaged")
+    wait_text(page, "#review-status", "Recognizer in use: packaged")
     assert active() is None and recognizer.trained is packaged
     page.close()
 
@@ -187,7 +156,7 @@ def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chos
 def test_an_annotator_sees_no_adjudicator_buttons_and_review_counts_a_new_label_at_once(studio, browser):
     url, _, _ = studio
     page = _sign_in(browser, url, "bob")
-    _wait_text(page, "#review-role", "for adjudicators")
+    wait_text(page, "#review-role", "for adjudicators")
     for button in ("#review-train", "#review-adjudicate", "#review-use", "#review-use-confirm"):
         assert not page.is_visible(button), button
     assert "REA_" not in page.inner_text("body")
@@ -196,7 +165,7 @@ def test_an_annotator_sees_no_adjudicator_buttons_and_review_counts_a_new_label_
     page.get_by_role("tab", name="Annotate").click()
     page.wait_for_selector("#annotate-text", timeout=60_000)
     page.click("#annotate-task")
-    _wait_text(page, "#annotate-status", "Saved")
+    wait_text(page, "#annotate-status", "Saved")
     page.get_by_role("tab", name="Review").click()
-    _wait_text(page, "#review-stats", f"{before + 1} labeled")  # no Refresh pressed
+    wait_text(page, "#review-stats", f"{before + 1} labeled")  # no Refresh pressed
     page.close()

@@ -1,7 +1,6 @@
 """A real Chromium (Debian's, through Playwright) against the launched app."""
 
 import json
-import os
 import threading
 import time
 from contextlib import contextmanager
@@ -11,25 +10,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("REA_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 XSS = "<img src=x onerror=alert(1)>"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            f"Chromium not found at {CHROMIUM}: install Debian's chromium (scripts/test.sh does) or set REA_CHROMIUM"
-        )
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        yield b
-        b.close()
 
 
 @pytest.fixture()
