@@ -1,6 +1,7 @@
-"""Who is signed in, for the annotation studio. Identity comes from the login only: Gradio's
-auth locally (``REA_AUTH`` or ``REA_AUTH_FILE``) or Hugging Face OAuth on a Space, never from a
-text box; roles come from the server's configuration (``REA_ADJUDICATORS``).
+"""Who is signed in, for the annotation studio. Identity comes from a verified login only: a local
+account (``REA_AUTH`` or ``REA_AUTH_FILE``) checked by ``app.user_sessions`` when the Annotate or
+Review tab's sign-in panel posts it, or Hugging Face OAuth on a Space; never from a text box alone.
+Roles come from the server's configuration (``REA_ADJUDICATORS``). The demo tabs need no login.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def local_sign_in() -> bool:
 
 
 def check_password(username: str, password: str) -> bool:
-    """Gradio's ``auth=`` callable: the accounts as they are at this sign-in, compared in constant time.
+    """Whether this is a current local account: the accounts as they are at this sign-in, compared in constant time.
     An unreadable or malformed file lets no one in (said in the server log), never the last good one."""
     try:
         accounts = local_accounts()
@@ -130,8 +131,8 @@ def account_fingerprints() -> dict[str, str]:
     return {name: ",".join(sorted(digests)) for name, digests in prints.items()}
 
 
-def gradio_auth() -> Callable[[str, str], bool] | None:
-    """The ``auth=`` value for ``launch()``: ``check_password`` when local accounts are configured, else None.
+def password_check() -> Callable[[str, str], bool] | None:
+    """``check_password`` when local accounts are configured, else None; checked once at ``launch()``.
 
     Raises:
         AuthConfigError: The accounts cannot be read at startup (``rea app`` stops with one line).
@@ -223,9 +224,8 @@ def require_adjudicator(who: Identity | None) -> Identity:
     return who
 
 
+# What a visitor reads on Annotate and Review where no sign-in is configured: no setting names (the
+# README's annotation studio section tells whoever runs the studio how to add accounts).
 NOT_CONFIGURED = (
-    "**Sign-in is not enabled, so labels cannot be saved.** Locally, start the app with accounts: "
-    "`REA_AUTH='alice:secret1,bob:secret2' REA_ADJUDICATORS=alice rea app` (or `REA_AUTH_FILE` with lines "
-    "`name:password[:role]`). On a Hugging Face Space, add `hf_oauth: true` to the README front matter and "
-    "sign in with the button."
+    "Labeling needs an account on this studio; this one has none set up, so you can look but not save labels."
 )

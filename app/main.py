@@ -15,7 +15,7 @@ from starlette.middleware import Middleware
 from rea_core import Settings
 from rea_core.methods.rea.config import default_thresholds
 
-from .annotate_auth import gradio_auth, sign_in_configured
+from .annotate_auth import password_check, sign_in_configured
 from .state import REPO_ROOT, AppEngine
 from .tabs.annotate.layout import build_annotate_tab
 from .tabs.compare.layout import build_compare_tab
@@ -23,7 +23,7 @@ from .tabs.inspect.layout import build_inspect_tab
 from .tabs.results.layout import build_results_tab
 from .tabs.review.layout import build_review_tab
 from .tempfiles import exit_on_sigterm, gradio_cache_folder, sweep_interval
-from .thresholds import wire_thresholds
+from .thresholds import threshold_panel, wire_thresholds
 from .user_sessions import UserBoundSessions
 
 logger = logging.getLogger(__name__)
@@ -37,7 +37,8 @@ LEGEND = """<p class="rea-legend">Role-aware Heuristic Episodic Attention: globa
 <span class="rea-key rea-compressed">compressed</span> or <span class="rea-key rea-omitted">omitted</span> by
 <b>Heuristic Context Retrieval</b>; the latest exchanges stay in a \
 <span class="rea-key rea-recent">recent</span> working-memory
-window whatever their score. tau_low and tau_high below are HCR's thresholds.</p>"""
+window whatever their score. The two memory thresholds (the paper's τ_low and τ_high) are set in the panel below
+the chats.</p>"""
 
 
 def codec_line(engine: AppEngine) -> str:
@@ -73,11 +74,12 @@ def hcr_line(cfg) -> str:
     """The HCR scorer in use, what its score means and its calibrated thresholds."""
     lo, hi = default_thresholds(cfg.scorer)
     return (
-        f"HCR scorer: **{cfg.scorer}** ({cfg.score_label}) · calibrated defaults tau_low {lo:.2f}, tau_high {hi:.2f}"
+        f"HCR scorer: **{cfg.scorer}** ({cfg.score_label}) · calibrated thresholds: leave out below {lo:.2f}, "
+        f"send whole from {hi:.2f}"
         f" · working memory: up to the latest {cfg.recent_raw} "
         f"exchange(s) raw within {cfg.recent_raw_tokens} tokens, the"
         f" {cfg.recent_compressed} before them at least compressed · the {cfg.referent_top_k} "
-        "best-scored exchange(s) below tau_low kept compressed as likely referents"
+        "best-scored exchange(s) below the lower threshold kept compressed as likely referents"
     )
 
 
@@ -96,18 +98,13 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 elem_id="backbone",
             )
             gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
-        with gr.Row():
-            tau_low = gr.Slider(0, 1, value=cfg.tau_low, step=0.01, label="tau_low: omit below", elem_id="tau-low")
-            tau_high = gr.Slider(
-                0, 1, value=cfg.tau_high, step=0.01, label="tau_high: raw at or above", elem_id="tau-high"
-            )
-        tau_note = gr.Markdown(elem_id="tau-note")
-        moved = wire_thresholds(tau_low, tau_high, tau_note)  # the tabs re-decide after it (.then)
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             with gr.Tab("Compare", id="compare"):
-                init_compare, compare_outputs = build_compare_tab(engine, tau_low, tau_high, tau_note, moved)
+                init_compare, compare_outputs, tau_low, tau_high = build_compare_tab(engine)
             with gr.Tab("Inspect", id="inspect"):
-                list_marks, marks_outputs = build_inspect_tab(engine, tau_low, tau_high, moved)
+                inspect_low, inspect_high, inspect_note = threshold_panel(cfg.tau_low, cfg.tau_high, prefix="inspect-")
+                moved = wire_thresholds(inspect_low, inspect_high, inspect_note)  # Inspect re-decides after it
+                list_marks, marks_outputs = build_inspect_tab(engine, inspect_low, inspect_high, moved)
             with gr.Tab("Annotate", id="annotate"):
                 init_annotate, annotate_outputs = build_annotate_tab(engine)
             with gr.Tab("Review", id="review") as review_tab:
@@ -119,7 +116,27 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
         demo.load(list_marks, outputs=marks_outputs, **ui_only)
         demo.load(init_annotate, outputs=annotate_outputs, **ui_only)
         review_tab.select(init_review, outputs=review_outputs, **ui_only)  # shown fresh each time, after new labels
+
+        def review_if_opened(request: gr.Request, profile: gr.OAuthProfile | None):
+            return init_review(request, profile) if opened(request) == "review" else gr.skip()
+
+        # A link may name the tab to open (?tab=review): signing in and out comes back to its tab.
+        demo.load(opened_tab, outputs=tabs, **ui_only).then(review_if_opened, outputs=review_outputs, **ui_only)
     return demo
+
+
+TAB_IDS = ("compare", "inspect", "annotate", "review", "results")
+
+
+def opened(request: gr.Request | None) -> str | None:
+    """The tab the page's address names (``?tab=annotate``), if it names one."""
+    tab = request.query_params.get("tab") if request is not None else None
+    return tab if tab in TAB_IDS else None
+
+
+def opened_tab(request: gr.Request):
+    tab = opened(request)
+    return gr.Tabs(selected=tab) if tab else gr.skip()
 
 
 def apply_recognizer_at_startup(engine: AppEngine) -> str:
@@ -166,10 +183,14 @@ def launch(engine: AppEngine, *, host: str | None = None, port: int = 7860, bloc
     demo = build_demo(engine)
     demo.queue(default_concurrency_limit=engine.concurrency, max_size=engine.limits.queue_size)
     kwargs.setdefault("max_file_size", engine.limits.max_upload_bytes)
-    kwargs.setdefault("auth", gradio_auth())  # REA_AUTH / REA_AUTH_FILE, read at each sign-in: the Annotate tab
-    # With sign-in on, a browser session is its user's alone, and removed accounts are signed out (app.user_sessions).
+    if "auth" in kwargs:  # Gradio's auth would put the public demo behind a login page
+        raise TypeError("launch() takes no auth: accounts come from REA_AUTH or REA_AUTH_FILE")
+    # Local accounts sign in on the Annotate and Review tabs; with sign-in on, a browser session is its
+    # user's alone, and removed accounts are signed out (app.user_sessions). Read once here: a malformed
+    # accounts file stops the start with one line.
+    local = password_check() is not None
     app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
-    app_kwargs["middleware"] = [*app_kwargs.get("middleware", ()), Middleware(UserBoundSessions)]
+    app_kwargs["middleware"] = [*app_kwargs.get("middleware", ()), Middleware(UserBoundSessions, local=local)]
     demo.launch(
         server_name=host,
         server_port=port,

@@ -1,4 +1,5 @@
-"""The shared tau_low / tau_high sliders: kept ordered in the browser, then each tab re-decides its views.
+"""The "Memory thresholds" panel (REA's tau_low / tau_high as two sliders): kept ordered in the browser,
+then the tab that holds it re-decides its views. Compare and Inspect each hold one panel of their own.
 
 A drag sends ``input`` for every value it passes and ``release`` when let go; arrow keys and typing
 send ``input``; the reset button sends ``release``. One browser-side step orders the pair on each of
@@ -13,15 +14,23 @@ from __future__ import annotations
 
 import gradio as gr
 
-NOTE = "tau_low cannot exceed tau_high."
+NOTE = "the lower threshold cannot exceed the upper one."
+LOW_LABEL = "lower: leave out below"
+HIGH_LABEL = "upper: send whole from"
+EXPLAIN = (
+    "REA scores every past turn against the new message, from 0 (unrelated) to 1 (on the same point). "
+    "A turn scoring at least the upper threshold is sent whole, one between the two is shortened, one below "
+    "the lower threshold is left out; the latest turns are sent whatever their score."
+)
 
 # (tau_low, tau_high, note, last ordered pair "lo,hi") -> the same, ordered. The slider that moved
 # (it differs from the last pair) pushes the other; the note stays until the pair changes again.
 ORDER_JS = f"""(lo, hi, note, last) => {{
   const keep = {{__type__: "update"}};
   const [plo, phi] = String(last || "").split(",").map(Number);
-  if (lo > hi && lo !== plo) return [keep, lo, `tau_high raised to ${{lo.toFixed(2)}}: {NOTE}`, `${{lo}},${{lo}}`];
-  if (lo > hi) return [hi, keep, `tau_low lowered to ${{hi.toFixed(2)}}: {NOTE}`, `${{hi}},${{hi}}`];
+  if (lo > hi && lo !== plo)
+    return [keep, lo, `Upper threshold raised to ${{lo.toFixed(2)}}: {NOTE}`, `${{lo}},${{lo}}`];
+  if (lo > hi) return [hi, keep, `Lower threshold lowered to ${{hi.toFixed(2)}}: {NOTE}`, `${{hi}},${{hi}}`];
   return [keep, keep, lo === plo && hi === phi ? keep : "", `${{lo}},${{hi}}`];
 }}"""
 
@@ -31,8 +40,8 @@ def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[flo
     if tau_low <= tau_high:
         return tau_low, tau_high, ""
     if moved == "low":
-        return tau_low, tau_low, f"tau_high raised to {tau_low:.2f}: {NOTE}"
-    return tau_high, tau_high, f"tau_low lowered to {tau_high:.2f}: {NOTE}"
+        return tau_low, tau_low, f"Upper threshold raised to {tau_low:.2f}: {NOTE}"
+    return tau_high, tau_high, f"Lower threshold lowered to {tau_high:.2f}: {NOTE}"
 
 
 def wire_thresholds(tau_low: gr.Slider, tau_high: gr.Slider, note: gr.Markdown):
@@ -49,3 +58,17 @@ def wire_thresholds(tau_low: gr.Slider, tau_high: gr.Slider, note: gr.Markdown):
         queue=False,
         show_progress="hidden",
     )
+
+
+def threshold_panel(tau_low: float, tau_high: float, *, prefix: str = "") -> tuple[gr.Slider, gr.Slider, gr.Markdown]:
+    """A labelled "Memory thresholds" panel, laid out where it is called: one plain sentence, the two
+    sliders and the note a crossing move leaves. Element ids ``{prefix}tau-low``, ``{prefix}tau-high``."""
+    with gr.Group(elem_id=f"{prefix}thresholds", elem_classes="rea-thresholds"):
+        gr.HTML(f'<div class="rea-thresholds-head"><b>Memory thresholds</b> <span>{EXPLAIN}</span></div>')
+        with gr.Row():
+            low = gr.Slider(0, 1, value=tau_low, step=0.01, label=LOW_LABEL, elem_id=f"{prefix}tau-low", min_width=160)
+            high = gr.Slider(
+                0, 1, value=tau_high, step=0.01, label=HIGH_LABEL, elem_id=f"{prefix}tau-high", min_width=160
+            )
+        note = gr.Markdown(elem_id=f"{prefix}tau-note")
+    return low, high, note

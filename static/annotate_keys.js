@@ -12,3 +12,16 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
   button.click();
 });
+
+// The short guideline links to the full one, which sits in a closed accordion: open it and scroll to it.
+document.addEventListener("click", (event) => {
+  const link = event.target.closest && event.target.closest('a[href="#annotate-full-guideline"]');
+  if (!link) return;
+  event.preventDefault();
+  event.stopPropagation();
+  const box = document.getElementById("annotate-full-guideline");
+  if (!box) return;
+  const header = box.querySelector("button.label-wrap, .label-wrap");
+  if (header && !header.classList.contains("open")) header.click();
+  box.scrollIntoView({ behavior: "smooth", block: "start" });
+}, true);

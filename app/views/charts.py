@@ -88,42 +88,106 @@ def retrieval_chart(
             fillcolor=WINDOW_COLOR,
             opacity=0.08,
             line_width=0,
-            annotation_text="recent (working memory)",
+            annotation_text="latest",
             annotation_position="top right",
         )
-    lines = ((tau_low, "tau_low", "bottom left"), (tau_high, "tau_high", "top left"))  # apart when equal
-    for value, name, where in lines if score_label else ():
+    for value, name, where in _threshold_labels(tau_low, tau_high) if score_label else ():
+        label = f"{name} {value:.2f}"
         fig.add_hline(
             y=value,
             line_dash="dash",
             line_color="#555",
-            annotation_text=f"{name} {value:.2f}",
+            annotation=dict(text=label, bgcolor="rgba(255,255,255,0.85)", font=dict(size=11)),
             annotation_position=where,
         )
-    kind = "HCR scores" if score_label else "Retrieval scores"
-    title = f"{kind} for: {_short(query, 60)}" if query else kind
-    scale = _short(score_label) if score_label else "the strategy's own ranking: no thresholds"
-    if decisions and not scored:
-        n = {r: sum(d.resolution is r for d in decisions) for r in Resolution}
-        title = (
-            f"No retrieval scores: this strategy does not score exchanges ({n[Resolution.RAW]} raw, "
-            f"{n[Resolution.COMPRESSED]} compressed, {n[Resolution.OMIT]} omitted)"
-        )
+    if not scored:
+        return empty_chart(_empty_reason(decisions, exchanges, thresholded))
+    title = "How REA scored each past turn" if score_label else "Its own ranking of past turns"
+    # At most 36 characters a line (48 for the small one): a 390 px phone's chart is about 300 px wide.
+    lines = [title] + (_wrap(f"for: {' '.join(query.split())}", 36)[:2] if query else [])
+    scale = "<br>".join(_wrap(_short(score_label, 120), 48)) if score_label else "its own ranking: no thresholds"
     fig.update_layout(
-        # the score's definition on a second title line: as the y-axis title it was cut off
-        title=dict(text=f"{title}<br><sup>{scale}</sup>" if scored else title, x=0, xanchor="left", xref="paper"),
-        xaxis_title="exchange (turn)",
-        yaxis_title="HCR score" if score_label else "retrieval score",
-        yaxis_range=[min(0.0, *(d.score for d in scored)) if scored else 0, 1.05],
+        title=dict(
+            text="<br>".join(escape(line, quote=False) for line in lines) + f"<br><sup>{scale}</sup>",  # escaped
+            x=0.02,
+            xanchor="left",
+            xref="container",  # from the chart's left edge, not the plot's: the y axis' margin is not lost
+            font=dict(size=14),
+        ),
+        xaxis_title="past turn",
+        yaxis_title="score",
+        yaxis_range=[min(0.0, *(d.score for d in scored)), 1.05],
         barmode="overlay",
-        height=380,
-        margin=dict(l=60, r=40, t=70, b=90),
+        height=400,
+        margin=dict(l=50, r=20, t=40 + 20 * len(lines) + 10 * scale.count("<br>"), b=90),
         modebar_orientation="v",  # down the right edge, clear of the title
         showlegend=True,
         legend=dict(orientation="h", y=-0.22, yanchor="top"),
     )
     shown = len(decisions) or len(exchanges)  # the exchanges scored for the query, not the one it then made
-    fig.update_xaxes(tickmode="linear", dtick=max(1, shown // 20), range=[-0.5, max(shown, 1) - 0.5])
+    fig.update_xaxes(tickmode="linear", dtick=max(1, shown // 12), range=[-0.5, max(shown, 1) - 0.5])
+    return fig
+
+
+def _threshold_labels(tau_low: float, tau_high: float) -> tuple[tuple[float, str, str], ...]:
+    """Where each threshold line is labelled: the lower one on the left, the upper one on the right, each
+    above its line unless the line is near the top (then below), so no label meets the axis' ticks."""
+    return (
+        (tau_low, "leave out below", "bottom left" if tau_low > 0.9 else "top left"),
+        (tau_high, "whole from", "bottom right" if tau_high > 0.9 else "top right"),
+    )
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters (a word longer than that is cut), the last one
+    ending in "…" when text was left over: plotly titles do not wrap themselves."""
+    lines, line = [], ""
+    for word in text.split():
+        word = word if len(word) <= width else word[: width - 1] + "…"
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + ([line] if line else [])
+
+
+def _empty_reason(decisions: tuple[Decision, ...], exchanges: list[Exchange], thresholded: bool) -> str:
+    """What the empty chart says: when bars will appear, or why this strategy draws none."""
+    if not decisions and not exchanges:
+        return "After your first message, each past turn's score for the newest one appears here as a bar."
+    if not decisions:
+        return "Bars appear from the second message on: the first has no past turn to score."
+    n = {r: sum(d.resolution is r for d in decisions) for r in Resolution}
+    return (
+        f"This strategy scores nothing: it sent {n[Resolution.RAW]} past turn(s) whole"
+        + (f", {n[Resolution.COMPRESSED]} shortened" if n[Resolution.COMPRESSED] else "")
+        + (f", left out {n[Resolution.OMIT]}" if n[Resolution.OMIT] else "")
+        + ", by its fixed rule."
+    )
+
+
+def empty_chart(text: str, *, height: int = 120) -> go.Figure:
+    """A chart with nothing to draw yet: no axes, ``text`` (plain, escaped here) wrapped in its middle."""
+    fig = go.Figure()
+    fig.add_annotation(
+        text="<br>".join(escape(line, quote=False) for line in _wrap(text, 46)),
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        font=dict(size=13, color="#555"),
+    )
+    fig.update_layout(
+        height=height,
+        margin=dict(l=10, r=10, t=10, b=10),
+        xaxis_visible=False,
+        yaxis_visible=False,
+        showlegend=False,
+        paper_bgcolor="rgba(0,0,0,0)",
+        plot_bgcolor="rgba(0,0,0,0)",
+    )
     return fig
 
 

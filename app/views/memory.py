@@ -24,8 +24,36 @@ def im_table(memory: InstructionalMemory | None, *, enabled: bool) -> str:
     )
 
 
+def short_stats(entry: dict) -> str:
+    """One turn's stats in a short plain line for under a reply: a cut reply first, then what the model
+    read and how fast it answered, then what became of the past turns (plain text; the caller escapes it)."""
+    d = entry.get("decisions") or {}
+    parts = [f"cut at {entry['cut_at_tokens']} tokens"] if entry.get("cut_at_tokens") else []
+    if entry.get("out_of_time"):
+        parts.append("cut at its time limit")
+    parts.append(f"read {entry.get('prompt_tokens', 0):,} tokens")
+    if entry.get("ttft_s") is not None:
+        parts.append(f"first word {entry['ttft_s']:.1f} s")
+    whole, short, left = d.get("raw", 0), d.get("compressed", 0), d.get("omit", 0)
+    if whole or short or left:
+        kept = [f"{whole} whole"] + ([f"{short} shortened"] if short else []) + ([f"{left} left out"] if left else [])
+        parts.append("past turns: " + ", ".join(kept))
+    if not entry.get("generated", True):
+        parts.append("reply as given")
+    return " · ".join(parts)
+
+
 def stats_line(entry: dict) -> str:
-    """One turn's cost and decisions, from a session log entry (plain text, no user text; the caller escapes it)."""
+    """One turn's cost and decisions in full, from a session log entry: the hover of ``short_stats``
+    (plain text, no user text; the caller escapes it)."""
     from rea_core.methods.base import stats_text
 
     return stats_text(entry)
+
+
+def stats_html(entry: dict) -> str:
+    """A reply's stats as it is shown under it: the short line, the full one on hover (escaped: a loaded
+    file's log is visitor input)."""
+    return (
+        f'<span class="rea-stats" title="{escape(stats_line(entry))}">{escape(short_stats(entry), quote=False)}</span>'
+    )

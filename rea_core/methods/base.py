@@ -218,6 +218,20 @@ class Strategy(ABC):
         session.scratch.pop(PROMPT_PRINT, None)  # the model read that turn's prompt; the next one parts from it anyway
         return user_text
 
+    def retrace_latest(self, session: ChatSession) -> TurnResult | None:
+        """The latest turn planned again with its stored reply (no generation), on a copy of the session
+        as it was before that turn; None without turns. The session itself is unchanged.
+
+        Why: a conversation loaded from a file has no ``TurnResult``; with this one its prompt view,
+        scores and thresholds work on its latest turn, and re-answering it works, as after a typed turn.
+        """
+        if not session.n_turns:
+            return None
+        copy = ChatSession.from_dict(session.to_dict())
+        latest = copy.episodes.exchanges[-1]
+        user_text = self.undo_last_turn(copy)
+        return self.respond(copy, user_text, reply=latest.reply, time=latest.time)
+
     def check_message(self, text: object, *, generating: bool = True) -> str:
         """The message to answer, checked before any model call (the app's Send checks it this way too).
 

@@ -30,11 +30,24 @@ def browser():
 
 
 def sign_in(page, url: str, name: str, password: str | None = None) -> None:
-    """Sign ``name`` in (password ``pw-<name>`` unless given) on a fresh page at ``url``."""
-    page.goto(url)
-    page.fill("input[type=text]", name)
-    page.fill("input[type=password]", password or f"pw-{name}")
-    page.keyboard.press("Enter")
+    """Sign ``name`` in (password ``pw-<name>`` unless given) through the Annotate tab's sign-in panel,
+    on a fresh page at ``url``; returns once the reloaded page's panel names them."""
+    page.goto(f"{url}?tab=annotate")  # the tab a link names opens on load
+    panel = "#annotate-sign-in"
+    page.fill(f"{panel} input[name=username]", name, timeout=60_000)
+    page.fill(f"{panel} input[type=password]", password or f"pw-{name}")
+    page.click(f"{panel} button[type=submit]")
+    page.wait_for_function(
+        """([p, n]) => {
+            const panel = document.querySelector(p);
+            const error = panel && panel.querySelector('.rea-sign-in-error:not([hidden])');
+            return error || (panel && panel.querySelector('.rea-signed-in-name')?.innerText === n);
+        }""",
+        arg=[panel, name],
+        timeout=60_000,
+    )
+    said = page.inner_text(panel)
+    assert f"Signed in as {name}" in said, said
 
 
 def wait_text(page, selector: str, text: str, timeout: int = 60_000) -> None:

@@ -15,8 +15,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def studio(models, tmp_path_factory):
-    """The app with local accounts (Gradio auth; alice adjudicates, bob annotates) on a fresh database
-    with three items to label and the labels of one earlier annotator to train from."""
+    """The app with local accounts (an accounts file; alice adjudicates, bob annotates), signed in on the
+    Annotate tab, on a fresh database with three items to label and the labels of one earlier annotator
+    to train from."""
     from annotations import create_db_engine, session_factory, upgrade
     from annotations import store_items as si
     from annotations.io import ImportRow
@@ -43,16 +44,14 @@ def studio(models, tmp_path_factory):
     # Every eighth validation item (all sources), so measuring a version takes seconds, not a minute.
     app_engine.recognizer_validation = Validation(models.embedder, validation_rows()[::8])
     port = _free_port()
+    accounts = tmp_path_factory.mktemp("accounts") / "accounts.txt"
+    accounts.write_text("alice:pw-alice\nbob:pw-bob\n")
     with pytest.MonkeyPatch.context() as env:
+        for name in ("REA_AUTH", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID"):
+            env.delenv(name, raising=False)
+        env.setenv("REA_AUTH_FILE", str(accounts))
         env.setenv("REA_ADJUDICATORS", "alice")
-        demo = launch(
-            app_engine,
-            host="127.0.0.1",
-            port=port,
-            block=False,
-            quiet=True,
-            auth=[("alice", "pw-alice"), ("bob", "pw-bob")],
-        )
+        demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True)
         yield f"http://127.0.0.1:{port}/", session_factory(engine), app_engine
         demo.close()
     engine.dispose()
@@ -135,6 +134,8 @@ def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chos
     page.click("#review-use")
     wait_text(page, "#review-confirm", "in use for every chat")
     assert recognizer.trained is packaged  # asking is not choosing
+    if page.is_visible("#review-confirm-typed"):  # a candidate worse than the one in use: typed on purpose
+        page.fill("#review-confirm-typed textarea, #review-confirm-typed input", "use worse")
     page.click("#review-use-confirm")
     wait_text(page, "#review-status", "Recognizer in use: version")
     version = active()

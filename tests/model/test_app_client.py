@@ -88,7 +88,7 @@ def test_threshold_move_redecides_without_a_model_call(client):
     assert "rea-omitted" in out[PROMPT0]  # unrelated: omitted at the defaults
     views = client.predict(0.0, 0.0, api_name="/set_thresholds")  # the page orders the sliders before this
     assert texts(views[CHAT0]) == chat_before  # no new reply
-    assert "re-decided at tau_low 0.00, tau_high 0.00" in views[PROMPT0] and "rea-omitted" not in views[PROMPT0]
+    assert "re-decided at the thresholds 0.00 and 0.00" in views[PROMPT0] and "rea-omitted" not in views[PROMPT0]
     assert "recent · working memory · turn 2</span>" in views[PROMPT0]  # the window: the sliders never move it
 
 
@@ -195,7 +195,7 @@ def test_compare_columns_run_comedy_and_secom(client):
 def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, monkeypatch):
     """Issue 14: the role comes from the current configuration on every call, not from the
     database row refreshed when the Annotate tab loads (gradio_client runs no load events)."""
-    from conftest import _free_port
+    from tests.conftest import _free_port
 
     from annotations import store_items as si
     from annotations import store_review as sr

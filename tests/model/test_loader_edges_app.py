@@ -32,7 +32,7 @@ def _refused_port() -> int:
 @pytest.fixture()
 def unreachable_app(models, tmp_path):
     """The real app whose generator is an OpenAI-compatible server at a URL that refuses connections."""
-    from conftest import _free_port
+    from tests.conftest import _free_port
 
     from app.main import launch
     from app.state import AppEngine

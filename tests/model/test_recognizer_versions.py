@@ -79,7 +79,7 @@ def test_a_trained_version_is_a_candidate_until_chosen_and_any_version_comes_bac
         rh.switch(engine, BOB, version_id)
 
 
-def test_annotate_shows_the_stage2_score_of_the_recognizer_in_use(engine, models):
+def test_annotate_shows_the_stage2_score_of_the_recognizer_in_use_once_the_item_is_labeled(engine, models):
     text = "Could you keep things brief?"  # stage 1 defers it: its rule prior is 0.5 for every such input
     assert rule_priors([text]) == [0.5]
     with engine.db() as s:
@@ -88,14 +88,13 @@ def test_annotate_shows_the_stage2_score_of_the_recognizer_in_use(engine, models
     shown, page, _ = ah.next_view(engine, BOB)
     expected = float(engine.strategy("rea").recognizer.trained.p_global([text], models.embedder)[0])
     assert shown.score == pytest.approx(expected) and round(expected, 2) != 0.5
-    assert f"recognizer in use (packaged): stage 1 defers to stage 2 · stage 2 P(global) {expected:.2f}" in page
-    ah.label(engine, BOB, shown, "global")
+    assert "P(global)" not in page  # shown before labeling, it would bias the label
+    said = ah.label(engine, BOB, shown, "global")
+    assert f"recognizer in use (packaged): stage 1 defers to stage 2 · stage 2 P(global) {expected:.2f}" in said
     with engine.db() as s:  # the score the annotator saw is kept with the label
         assert s.execute(text_sql("SELECT shown_score FROM label_events")).scalar_one() == pytest.approx(expected)
     # With no trained stage 2 to ask (an LLM stage 2), the page says n/a, not a number.
-    assert "P(global) n/a" in ah.item_html(
-        store_items.QueueItem(1, text, "s", None, 0.5), ah.Stage2("packaged", "", None)
-    )
+    assert "P(global) n/a" in ah.verdict_words(ah.Stage2("packaged", "", None))
 
 
 def test_annotate_scores_an_item_in_another_language_with_the_multilingual_stage(engine):

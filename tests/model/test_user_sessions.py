@@ -113,3 +113,34 @@ def test_session_binding_holds_for_every_body_and_query_spelling(signed_in_app, 
     # ^ the same call by Alice reaches her chat: the test can tell a leak from a fresh session
     answer = _queue_call(url, ("bob", "pw-bob"), "set_thresholds", [0.5, 0.7], stolen, content_type)
     assert "process_completed" in answer and "Biscuit" not in answer
+
+
+def test_the_sign_in_form_checks_the_password_and_refuses_other_sites(signed_in_app):
+    """The Annotate panel's form as a browser without JavaScript sends it: a wrong password sets no
+    cookie and comes back to the tab saying so; the right one sets Gradio's login cookies, which Gradio
+    resolves to the user; another site's page cannot sign anyone in; signing out ends that login."""
+    import httpx
+
+    url, _ = signed_in_app
+
+    def user(http) -> str | None:
+        return http.get("gradio_api/user").json()
+
+    with httpx.Client(base_url=url, timeout=60) as http:
+        assert http.get("").status_code == 200 and user(http) is None  # the page itself needs no login
+        form = {"username": "alice", "password": "pw-bob", "tab": "review"}
+        wrong = http.post("rea/sign-in", data=form)
+        assert (wrong.status_code, wrong.headers["location"]) == (303, "../?tab=review&sign_in=failed")
+        assert "set-cookie" not in wrong.headers and user(http) is None
+        other_site = http.post(
+            "rea/sign-in", data=form | {"password": "pw-alice"}, headers={"sec-fetch-site": "cross-site"}
+        )
+        assert other_site.status_code == 403 and "set-cookie" not in other_site.headers
+        right = http.post("rea/sign-in", data=form | {"password": "pw-alice"})
+        assert (right.status_code, right.headers["location"]) == (303, "../?tab=review")
+        assert user(http) == "alice"
+        token = dict(http.cookies)
+        out = http.post("rea/sign-out", data={"tab": "annotate"}, headers={"accept": "application/json"})
+        assert out.json() == {"ok": True} and user(http) is None
+    with httpx.Client(base_url=url, timeout=60, cookies=token) as stale:  # the cookie kept: its login is gone
+        assert user(stale) is None

@@ -11,6 +11,7 @@ import pytest
 
 from app.state import AppEngine
 from app.tabs.compare import handlers
+from app.views.memory import stats_line
 from rea_core import RuntimeConfig, Settings, build_strategy
 from rea_core.conversations import Conversation, Turn
 from rea_core.errors import InputError, ServingError
@@ -55,7 +56,7 @@ def test_reply_budget_keeps_the_reply_so_far_or_stores_nothing_before_the_first_
     gen = result.generation
     assert gen.out_of_time and 0 < gen.new_tokens < 400 and time.perf_counter() - started < 2.0 + 5
     assert session.n_turns == 1 and session.log[-1]["out_of_time"] is True
-    assert "cut at the reply's time budget (REA_REPLY_BUDGET_S)" in handlers.stats_line(session.log[-1])
+    assert "cut at the reply's time budget (REA_REPLY_BUDGET_S)" in stats_line(session.log[-1])
 
     rushed = vanilla.with_config(runtime=replace(runtime, reply_budget_s=1e-6))
     with pytest.raises(ServingError, match=r"time budget of 1e-06 s \(REA_REPLY_BUDGET_S\) ran out before its first"):

@@ -167,7 +167,7 @@ def test_retrieval_chart_tells_score_from_rule_and_escapes_hover_text_once():
     # plotly reads hover text as HTML with a few entities: &amp; and &lt; once, quotes left as they are
     assert 'say "hi" &amp; &lt;b&gt;bye&lt;/b&gt;' in hover and "&quot;" not in hover
     assert "kept by rule: likely referent" in hover
-    assert fig.layout.yaxis.title.text == "HCR score" and "hybrid score" in fig.layout.title.text
+    assert fig.layout.yaxis.title.text == "score" and "hybrid score" in fig.layout.title.text
     assert reason_label(Resolution.RAW, Reason.SCORE, thresholded=False) == "kept by retrieval rank"
     assert reason_label(Resolution.OMIT, Reason.FIXED) == "omitted by the strategy's fixed policy"
 
@@ -179,3 +179,45 @@ def test_budget_demotion_is_explained_not_called_a_fixed_policy():
     assert reason_label(Resolution.COMPRESSED, Reason.BUDGET) == "compressed to fit the model's window"
     assert reason_label(Resolution.OMIT, Reason.BUDGET) == "omitted to fit the model's window"
     assert "Instructional Memory" in reason_text(Resolution.OMIT, Reason.BUDGET)
+
+
+def test_a_replys_stats_are_one_short_plain_line_with_the_details_on_hover():
+    from app.views.memory import short_stats, stats_html
+
+    entry = {
+        "prompt_tokens": 1234,
+        "latency_s": 2.5,
+        "ttft_s": 0.42,
+        "decisions": {"raw": 2, "compressed": 1, "omit": 3},
+        "reused_tokens": 46,
+        "cache_bytes": 11 * 2**20,
+        "cache_note": "nothing cached for this session: full prefill",
+        "cut_at_tokens": 128,
+    }
+    short = short_stats(entry)
+    assert short == (
+        "cut at 128 tokens · read 1,234 tokens · first word 0.4 s · past turns: 2 whole, 1 shortened, 3 left out"
+    )
+    assert "KV" not in short and "cache" not in short
+    html = stats_html({**entry, "cache_note": "<b>x</b>"})
+    assert 'title="cut at 128 tokens | prompt 1234 tok' in html and "&lt;b&gt;x&lt;/b&gt;" in html  # hover, escaped
+    vanilla = short_stats({"prompt_tokens": 80, "decisions": {"raw": 4}, "generated": False})
+    assert vanilla == "read 80 tokens · past turns: 4 whole · reply as given"
+    assert short_stats({"prompt_tokens": 20, "decisions": {}}) == "read 20 tokens"  # a first turn
+
+
+def test_an_empty_chart_says_why_and_titles_are_wrapped_not_cut():
+    from app.views.charts import _wrap, empty_chart, retrieval_chart
+
+    fig = retrieval_chart((), [], tau_low=0.2, tau_high=0.36)
+    assert "After your first message" in fig.layout.annotations[0].text and fig.layout.xaxis.visible is False
+    assert all(len(line) <= 20 for line in _wrap("a long sentence that has to be put on several lines", 20))
+    assert _wrap("x" * 50, 10) == ["x" * 9 + "…"]
+    assert "&lt;b&gt;" in empty_chart("<b>").layout.annotations[0].text
+
+
+def test_a_visitor_reads_a_refusal_without_the_setting_behind_it():
+    from app.tabs.compare.handlers import notice_html
+
+    said = notice_html("The message has 90 tokens, over the limit of 50 (REA_MAX_MESSAGE_TOKENS); nothing was sent.")
+    assert "REA_" not in said and "over the limit of 50; nothing was sent." in said

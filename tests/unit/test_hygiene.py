@@ -173,7 +173,7 @@ def test_gradios_upload_cache_is_this_processes_and_goes_at_exit(tmp_path):
     import httpx
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from conftest import _free_port
+    from tests.conftest import _free_port
 
     from app.tempfiles import process_folder
 

@@ -24,7 +24,7 @@ def test_accounts_file_is_read_at_each_sign_in(tmp_path, monkeypatch):
     accounts.write_text("alice:pw-a\nbob:pw-b:adjudicator\n")
     monkeypatch.delenv("REA_AUTH", raising=False)
     monkeypatch.setenv("REA_AUTH_FILE", str(accounts))
-    check = auth.gradio_auth()
+    check = auth.password_check()
     assert check("bob", "pw-b") and not check("bob", "pw-a") and not check("eve", "pw-b")
     before = auth.account_fingerprints()
     accounts.write_text("alice:pw-a\n")  # bob removed, no restart
@@ -34,7 +34,7 @@ def test_accounts_file_is_read_at_each_sign_in(tmp_path, monkeypatch):
     accounts.write_text("alice:pw:admin\n")  # malformed: no one signs in, never the last good accounts
     assert not check("alice", "pw") and auth.account_fingerprints() == {}
     accounts.write_text("")  # configured but empty: sign-in stays on, with no account
-    assert auth.gradio_auth() is check and not check("alice", "new-pw")
+    assert auth.password_check() is check and not check("alice", "new-pw")
 
 
 def test_a_session_hash_is_bound_to_its_user():

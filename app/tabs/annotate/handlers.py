@@ -17,7 +17,7 @@ from rea_core import REAError
 from rea_core.recognizer import GLOBAL, LABELS, LANG_CUE, OTHER, REVOKE, WORD_CLASS_STAGE, rule_stage
 
 from ...annotate_auth import Identity
-from ...state import AppEngine
+from ...state import REPO_ROOT, AppEngine
 from ...store_guard import StoreUnavailable, guard, storable_note
 
 KEY_LABELS = {str(key): label for key, label in enumerate(LABELS, 1)}  # keys 1-3
@@ -33,11 +33,27 @@ class Shown:
 
     item_id: int
     shown_at: float
-    score: float | None  # the stage-2 P(global) the annotator saw, kept with the label
+    score: float | None  # the stage-2 P(global) when the item was shown, kept with the label
+    verdict: str = ""  # the recognizer's verdict in words, shown once the item is labeled: it must not sway the label
+
+
+FULL_GUIDELINE = REPO_ROOT / "docs" / "recognizer_labeling.md"
+FULL_GUIDELINE_ANCHOR = "annotate-full-guideline"  # the accordion that shows it; static/annotate_keys.js opens it
 
 
 def guideline() -> str:
-    return resources.files("annotations").joinpath("guideline.md").read_text(encoding="utf-8")
+    """The short guideline; its mention of the full guideline becomes a link to the accordion that shows it."""
+    text = resources.files("annotations").joinpath("guideline.md").read_text(encoding="utf-8")
+    if full_guideline() is None:
+        return text
+    link = f"[the full labeling guideline](#{FULL_GUIDELINE_ANCHOR})"
+    path = f"`{FULL_GUIDELINE.relative_to(REPO_ROOT).as_posix()}`"
+    return text.replace(path, link) if path in text else f"{text}\n\nSee {link}."
+
+
+def full_guideline() -> str | None:
+    """The full labeling guideline from the repository (None where only the package is installed)."""
+    return FULL_GUIDELINE.read_text(encoding="utf-8") if FULL_GUIDELINE.is_file() else None
 
 
 def sign_in(engine: AppEngine, who: Identity) -> None:
@@ -87,35 +103,59 @@ def stage2_score(engine: AppEngine, text: str) -> Stage2:
     return Stage2(version, STAGE1.get(label, "defers to stage 2"), p)
 
 
-def item_html(item, score: Stage2 | None) -> str:
+NOTHING_LEFT = (
+    "<div class='rea-annotate-item' id='annotate-empty'><p><b>Nothing left to label.</b> "
+    "Thank you! New items arrive with imports.</p></div>"
+)
+
+
+def verdict_words(score: Stage2 | None) -> str:
+    """What the recognizer in use says of an item, in words (shown once the item is labeled)."""
+    if score is None:
+        return "recognizer: n/a"
+    p = "n/a (no trained stage 2)" if score.p_global is None else f"{score.p_global:.2f}"
+    return f"recognizer in use ({score.version}): stage 1 {score.stage1} · stage 2 P(global) {p}"
+
+
+def item_html(item) -> str:
+    """The item to label: its text first and large, its number and source small; no model score, which
+    would sway the label (the score comes with the "Saved" message)."""
     if item is None:
-        return (
-            "<div class='rea-annotate-item' id='annotate-empty'><b>Nothing "
-            "left to label.</b> Thank you! New items arrive with imports.</div>"
-        )
+        return NOTHING_LEFT
     context = (
-        "<details open><summary>conversation context</summary><pre "
+        "<details open class='rea-annotate-context-box'><summary>conversation context</summary><pre "
         f"class='rea-annotate-context'>{html.escape(item.context)}</pre></details>"
         if item.context
         else ""
     )
-    if score is None:
-        verdict = "recognizer: n/a"
-    else:
-        p = "n/a (no trained stage 2)" if score.p_global is None else f"{score.p_global:.2f}"
-        verdict = f"recognizer in use ({score.version}): stage 1 {score.stage1} · stage 2 P(global) {p}"
     return (
-        f"<div class='rea-annotate-item' data-item-id='{item.id}'><div "
-        f"class='rea-annotate-meta'>item {item.id} · source "
-        f"{html.escape(item.source)} · <span class='rea-annotate-score'>{verdict}</span></div>"
+        f"<div class='rea-annotate-item' data-item-id='{item.id}'>"
+        f"<div class='rea-annotate-meta'>item {item.id} · source {html.escape(item.source)}</div>"
         f"<div class='rea-annotate-text' id='annotate-text'>{html.escape(item.text)}</div>{context}</div>"
     )
 
 
-def next_view(
-    engine: AppEngine, who: Identity, item_id: int | None = None, mode: str = "default"
-) -> tuple[Shown | None, str, str]:
-    """(state, item HTML, progress Markdown) for the annotator's next item (or a given one, after undo).
+def queue_empty_html(mode: str, waiting: int) -> str:
+    """A triage queue with nothing left while the default queue still has items: say so, with the count."""
+    items = "item waits" if waiting == 1 else "items wait"
+    return (
+        f"<div class='rea-annotate-item' id='annotate-queue-empty'><p><b>No {html.escape(mode)} items left</b> "
+        f"for you; {waiting} {items} in the default queue.</p></div>"
+    )
+
+
+@dataclass(frozen=True)
+class View:
+    """What the tab shows for the annotator's next item."""
+
+    shown: Shown | None
+    html: str
+    progress: str
+    waiting_in_default: int  # > 0 with no item: the chosen triage queue is empty but the default one is not
+
+
+def queue_view(engine: AppEngine, who: Identity, item_id: int | None = None, mode: str = "default") -> View:
+    """The annotator's next item (or a given one, after undo), its HTML and the progress Markdown.
 
     ``mode`` is a queue mode of ``annotations.triage``: "default", "likely missed" (stage 1
     stopped it, the trained classifier says global) or "likely false alarm" (stored as global,
@@ -143,17 +183,28 @@ def next_view(
         item, p, reason = guard(run, "next item not loaded")
     except ValueError as exc:  # no trained stage 2 to triage with
         raise REAError(str(exc)) from exc
-    score = None if item is None else stage2_score(engine, item.text)
-    shown = None if item is None else Shown(item.id, time.monotonic(), score.p_global)
+    shown = None
+    if item is not None:
+        score = stage2_score(engine, item.text)
+        why = f" · in the {mode} queue because: {reason}" if reason else ""  # the reason quotes a score too
+        shown = Shown(item.id, time.monotonic(), score.p_global, verdict_words(score) + why)
     progress = (
         f"**{html.escape(who.name)}** ({who.role}): {p.mine} labeled, {p.my_left} left in your queue · "
         f"team: {p.team_done} / {p.team_total} labels"
     )
     if mode != "default":
-        progress += f" · queue: **{mode}**" + (
-            f" ({html.escape(reason)})" if reason else " (nothing left in this mode)"
-        )
-    return shown, item_html(item, score), progress
+        progress += f" · queue: **{mode}**"
+    waiting = p.my_left if item is None and item_id is None and mode != triage.DEFAULT else 0
+    page = queue_empty_html(mode, waiting) if waiting else item_html(item)
+    return View(shown, page, progress, waiting)
+
+
+def next_view(
+    engine: AppEngine, who: Identity, item_id: int | None = None, mode: str = "default"
+) -> tuple[Shown | None, str, str]:
+    """(state, item HTML, progress Markdown): ``queue_view`` as a tuple."""
+    v = queue_view(engine, who, item_id, mode)
+    return v.shown, v.html, v.progress
 
 
 def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str = "") -> str:
@@ -180,7 +231,8 @@ def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str 
                 )
 
     guard(run, "skip not saved" if value == "skip" else "label not saved", LabelNotSaved)
-    return f"Saved: item {shown.item_id} → {value} ({seconds:.1f} s)."
+    said = f" The {html.escape(shown.verdict)}." if shown.verdict and value != "skip" else ""  # now that it is labeled
+    return f"Saved: item {shown.item_id} → {value} ({seconds:.1f} s).{said}"
 
 
 def undo(engine: AppEngine, who: Identity):

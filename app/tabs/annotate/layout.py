@@ -11,6 +11,7 @@ from rea_core import REAError
 from ... import annotate_auth as auth
 from ...state import AppEngine
 from ...store_guard import StoreUnavailable
+from ...views.sign_in import sign_in_panel
 from . import handlers as ah
 
 BUTTONS = [("global", "1 · Global"), ("task", "2 · Task"), ("ordinary", "3 · Ordinary"), ("skip", "s · Skip")]
@@ -19,11 +20,14 @@ BUTTONS = [("global", "1 · Global"), ("task", "2 · Task"), ("ordinary", "3 · 
 def build_annotate_tab(engine: AppEngine):
     """Lay out the tab and wire it; returns (on_load, outputs) for ``demo.load``."""
     shown = gr.State(None)  # ah.Shown: the item on screen and when it was shown, server side only
-    if auth.on_spaces_with_oauth():
-        gr.LoginButton()
-    who_md = gr.Markdown(elem_id="annotate-who")
-    with gr.Accordion("Guideline", open=False):
-        gr.Markdown(ah.guideline())
+    sign_in_panel("annotate")  # who is signed in, or the form; the login, never a field, names the annotator
+    who_md = gr.Markdown(elem_id="annotate-who")  # the not-signed-in text
+    with gr.Accordion("Guideline", open=False, elem_id="annotate-guideline-box"):
+        gr.Markdown(ah.guideline(), elem_id="annotate-guideline")
+        full = ah.full_guideline()
+        if full is not None:  # the short guideline links here (static/annotate_keys.js opens it)
+            with gr.Accordion("Full labeling guideline", open=False, elem_id=ah.FULL_GUIDELINE_ANCHOR):
+                gr.Markdown(full, elem_id="annotate-full-guideline-text")
     mode = gr.Radio(
         ["default", "likely missed", "likely false alarm"],
         value="default",
@@ -33,6 +37,7 @@ def build_annotate_tab(engine: AppEngine):
         elem_id="annotate-mode",
     )
     item = gr.HTML(elem_id="annotate-item")
+    to_default = gr.Button("Go to the default queue", visible=False, elem_id="annotate-to-default")
     with gr.Row():
         buttons = {
             value: gr.Button(text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary")
@@ -42,26 +47,36 @@ def build_annotate_tab(engine: AppEngine):
     note = gr.Textbox(label="note (optional, saved with the label)", elem_id="annotate-note")
     status = gr.Markdown(elem_id="annotate-status")
     progress = gr.Markdown(elem_id="annotate-progress")
-    outputs = [shown, item, progress, status, who_md]
+    outputs = [shown, item, progress, status, who_md, to_default]
+
+    def shown_view(v: ah.View) -> dict:
+        """The outputs a queue view fills; the switch button only where a triage queue ran dry."""
+        label = f"Go to the default queue ({v.waiting_in_default} left)"
+        return {
+            shown: v.shown,
+            item: v.html,
+            progress: v.progress,
+            to_default: gr.Button(label, visible=v.waiting_in_default > 0),
+        }
 
     def refused(message: str):
-        return {status: message, who_md: auth.NOT_CONFIGURED if not auth.sign_in_configured() else message}
+        if not auth.sign_in_configured():
+            return {status: "", who_md: auth.NOT_CONFIGURED}
+        return {status: message, who_md: ""}
 
     def on_load(request: gr.Request, profile: gr.OAuthProfile | None):
         who = auth.identity(request, profile)
         if who is None:
-            return {shown: None, item: "", progress: "", **refused("Sign in to label.")}
+            return {shown: None, item: "", progress: "", **refused("")}  # the panel asks to sign in
         try:
             ah.sign_in(engine, who)
-            state, html, prog = ah.next_view(engine, who)
+            v = ah.queue_view(engine, who)
         except StoreUnavailable as exc:
-            return {status: f"**Database error:** {exc}", who_md: f"Signed in as **{who.name}**."}
+            return {status: f"**Database error:** {exc}", who_md: ""}
         return {
-            shown: state,
-            item: html,
-            progress: prog,
+            **shown_view(v),
             status: "",
-            who_md: f"Signed in as **{who.name}** ({who.role}).",
+            who_md: "",  # the sign-in panel says who
         }
 
     def act(value: str, state, text: str, queue: str, request: gr.Request, profile: gr.OAuthProfile | None):
@@ -78,10 +93,10 @@ def build_annotate_tab(engine: AppEngine):
         except REAError as exc:  # a note the database cannot keep: the item and the note stay on screen
             return {status: f"**Not saved:** {exc}"}
         try:
-            new_state, html, prog = ah.next_view(engine, who, mode=queue or "default")
+            v = ah.queue_view(engine, who, mode=queue or "default")
         except REAError as exc:
             return {status: f"{message} **Could not load the next item:** {exc}"}
-        return {shown: new_state, item: html, progress: prog, status: message, note: ""}
+        return {**shown_view(v), status: message, note: ""}
 
     def do_undo(request: gr.Request, profile: gr.OAuthProfile | None):
         who = auth.identity(request, profile)
@@ -91,11 +106,11 @@ def build_annotate_tab(engine: AppEngine):
             undone = ah.undo(engine, who)
             if undone is None:
                 return {status: "Nothing to undo."}
-            new_state, html, prog = ah.next_view(engine, who, item_id=undone.item_id)
+            v = ah.queue_view(engine, who, item_id=undone.item_id)
         except StoreUnavailable as exc:
             return {status: f"**Try again:** {exc}"}
         what = f"label {undone.label}" if undone.action == "label" else "skip"
-        return {shown: new_state, item: html, progress: prog, status: f"Undone: {what} on item {undone.item_id}."}
+        return {**shown_view(v), status: f"Undone: {what} on item {undone.item_id}."}
 
     def handler_for(value: str):
         def handler(state, text, queue, request: gr.Request, profile: gr.OAuthProfile | None):
@@ -106,12 +121,16 @@ def build_annotate_tab(engine: AppEngine):
     def change_mode(queue: str, request: gr.Request, profile: gr.OAuthProfile | None):
         who = auth.identity(request, profile)
         if who is None:
-            return refused("Sign in to label.")
+            return refused("Sign in above to label.")
         try:
-            state, html, prog = ah.next_view(engine, who, mode=queue or "default")
+            v = ah.queue_view(engine, who, mode=queue or "default")
         except REAError as exc:
             return {status: f"**Could not load the queue:** {exc}"}
-        return {shown: state, item: html, progress: prog, status: ""}
+        return {**shown_view(v), status: ""}
+
+    def go_default(request: gr.Request, profile: gr.OAuthProfile | None):
+        """The way out of a triage queue that ran dry: the default queue, on the radio too."""
+        return {**change_mode("default", request, profile), mode: "default"}
 
     for value, button in buttons.items():
         button.click(
@@ -130,6 +149,12 @@ def build_annotate_tab(engine: AppEngine):
         concurrency_id="model",
         concurrency_limit=engine.concurrency,
         api_visibility="undocumented",
+    )
+    to_default.click(
+        go_default,
+        outputs=outputs + [mode],
+        api_name="annotate_to_default",
+        api_visibility="private",
     )
     undo_btn.click(
         do_undo, outputs=outputs, api_name="annotate_undo", trigger_mode="once", api_visibility="undocumented"

@@ -4,6 +4,7 @@ annotations store); the UI never compares scores with thresholds or assembles pr
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import weakref
@@ -21,7 +22,7 @@ from rea_core.validation import parse_json, read_text
 from ...session_state import deep_size
 from ...state import AppEngine, ColumnState
 from ...views.charts import retrieval_chart
-from ...views.memory import im_table, stats_line
+from ...views.memory import im_table, stats_html
 from ...views.prompt import render_prompt_view
 
 log = logging.getLogger(__name__)
@@ -45,12 +46,21 @@ def strategy_title(name: str) -> str:
     return STRATEGY_TITLES.get(name, name)
 
 
+_SETTING_NAME = re.compile(r"\s*\(REA_[A-Z0-9_]+\)")
+
+
+def for_visitors(text: str) -> str:
+    """A library message as a visitor reads it: the setting named in parentheses, for whoever runs the
+    server ("(REA_MAX_MESSAGE_CHARS)"), left out; the server log keeps the whole message."""
+    return _SETTING_NAME.sub("", text)
+
+
 def notice_html(text: str, kind: str = "info") -> str:
     """A message shown next to the message box (``kind``: info, progress or error), escaped."""
     if not text:
         return ""
     role = "alert" if kind == "error" else "status"
-    return f'<div class="rea-notice rea-notice-{kind}" role="{role}">{escape(text)}</div>'
+    return f'<div class="rea-notice rea-notice-{kind}" role="{role}">{escape(for_visitors(text))}</div>'
 
 
 # -- sending -------------------------------------------------------------------------------------
@@ -213,6 +223,19 @@ def play_turns(
             return
 
 
+def retrace_loaded(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
+    """A loaded column's latest turn planned again with its reply as saved (no generation), so that its
+    prompt view, chart, the thresholds and Re-answer work on it at once. Compressed replies are shown as
+    text: the copy it is planned on is dropped, so no latent is made for it. A failure is shown in the
+    column; the loaded conversation stays."""
+    strategy = engine.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form="text")
+    try:
+        column.last = strategy.retrace_latest(column.session)
+        column.last_thresholds = (tau_low, tau_high)
+    except Exception as exc:  # the conversation is loaded whatever happens here
+        column.error = f"Loaded, but its latest turn could not be shown: {failed_turn(exc)}"
+
+
 def end_session_column(engine: AppEngine, column: ColumnState) -> str:
     """The explicit "new session" action: the strategy closes its current session (COMEDY runs
     Tasks 1 and 2, SeCom segments its open turns); for strategies without sessions it says so."""
@@ -248,9 +271,7 @@ def chat_messages(column: ColumnState, pending: str | None = None, partial: str 
     log = {entry["turn"]: entry for entry in column.session.log}
     for ex in column.session.episodes.exchanges:
         messages.append({"role": "user", "content": escape(ex.user, quote=False)})
-        stats = (
-            f"\n\n*{escape(stats_line(log[ex.turn]), quote=False)}*" if ex.turn in log else ""
-        )  # a loaded log is visitor input
+        stats = f"\n\n{stats_html(log[ex.turn])}" if ex.turn in log else ""
         messages.append({"role": "assistant", "content": escape(ex.reply, quote=False) + stats})
     if pending:
         messages.append({"role": "user", "content": escape(pending, quote=False)})
@@ -267,7 +288,7 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     """
     strategy = engine.column_strategy(column)
     uses_im = strategy.uses_instructional_memory
-    error = f'<div class="rea-error">⚠ {escape(column.error)}</div>' if column.error else ""
+    error = f'<div class="rea-error">⚠ {escape(for_visitors(column.error))}</div>' if column.error else ""
     last = column.last
     if last is None:
         return (
@@ -279,20 +300,21 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     plan, decisions = last.plan, last.decisions
     if column.last_thresholds != (tau_low, tau_high):  # re-decide only when the thresholds moved
         plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
-    if plan is last.plan:  # exactly what was sent
+    if plan is last.plan:  # exactly what was sent (or, for a loaded turn, what its reply as saved followed)
         source = last.generation.token_source if last.generation else strategy.generator.token_source
+        what = "input of the latest reply" if last.generated else "the latest turn, planned again (its reply as saved)"
         view = render_prompt_view(
             plan,
             prompt_tokens=last.prompt_tokens,
             truncated_tokens=last.truncated_tokens,
-            title=f"{column.strategy}: input of the latest reply",
+            title=f"{column.strategy}: {what}",
             token_source=source,
         )
     else:
         view = render_prompt_view(
             plan,
-            title=f"{column.strategy}: re-decided at tau_low {tau_low:.2f}, "
-            f"tau_high {tau_high:.2f} (press re-answer to send it)",
+            title=f"{column.strategy}: re-decided at the thresholds {tau_low:.2f} and "
+            f"{tau_high:.2f} (press re-answer to send it)",
             token_source=strategy.generator.token_source,
         )
     chart = retrieval_chart(

@@ -115,7 +115,7 @@ class CompareUI:
     save: gr.Button
     load: gr.UploadButton
     saved: gr.File
-    tau_low: gr.Slider  # the thresholds are shared with the other tabs; they live above the tabs
+    tau_low: gr.Slider  # the tab's "Memory thresholds" panel (``thresholds.threshold_panel``)
     tau_high: gr.Slider
     tau_note: gr.Markdown
     moved: Dependency  # a threshold moved (``thresholds.wire_thresholds``), the sliders already ordered
@@ -134,11 +134,10 @@ class CompareUI:
         return [*self.each("chat"), *self.each("prompt"), *self.each("chart"), *self.each("im"), *self.each("error")]
 
 
-def build_compare_tab(
-    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note: gr.Markdown, moved: Dependency
-):
-    """Lay out and wire the tab; returns (init function, its outputs) for the page-load event."""
-    ui = lay_out(engine, tau_low, tau_high, tau_note, moved)
+def build_compare_tab(engine: AppEngine):
+    """Lay out and wire the tab; returns the page-load event's function and outputs, and the tab's two
+    threshold sliders (the function's inputs)."""
+    ui = lay_out(engine)
     wire_sending(ui, engine)
     wire_conversation_actions(ui, engine)
     wire_view_settings(ui, engine)
@@ -149,16 +148,15 @@ def build_compare_tab(
     def init(lo, hi):
         return stored_with_views(ui, engine, ensure_columns(engine, None), lo, hi)
 
-    return init, [ui.columns, *ui.view_outputs]
+    return init, [ui.columns, *ui.view_outputs], ui.tau_low, ui.tau_high
 
 
 # -- layout ----------------------------------------------------------------------------------------
 
 
-def lay_out(
-    engine: AppEngine, tau_low: gr.Slider, tau_high: gr.Slider, tau_note: gr.Markdown, moved: Dependency
-) -> CompareUI:
-    """Create the tab's components (in page order) and return them; no events yet."""
+def lay_out(engine: AppEngine) -> CompareUI:
+    """Create the tab's components (in page order) and return them; no events yet (but the thresholds'
+    ordering in the browser, which the re-decide chains onto)."""
     columns = gr.State(None)
     pending = gr.State(None)
     with gr.Row(elem_id="examples", elem_classes="rea-examples"):
@@ -189,6 +187,8 @@ def lay_out(
         save = gr.Button("Save conversation", size="sm", elem_id="save")
         load = gr.UploadButton("Load conversation", size="sm", file_types=[".json"], elem_id="load")
     saved = gr.File(label="saved conversation", visible=False, elem_id="saved-file")
+    tau_low, tau_high, tau_note = thresholds.threshold_panel(engine.config.tau_low, engine.config.tau_high)
+    moved = thresholds.wire_thresholds(tau_low, tau_high, tau_note)
     with gr.Row():
         strategies = [
             gr.Dropdown(
@@ -747,6 +747,7 @@ def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
             return {ui.columns: columns, ui.notice: handlers.notice_html(f"Not loaded: {exc}", "error")}
         columns = list(ensure_columns(engine, columns))
         for side, column in zip(SIDES, loaded):
+            handlers.retrace_loaded(engine, column, lo, hi)
             columns[side] = column
         return {
             **stored_with_views(ui, engine, columns, lo, hi),
@@ -761,4 +762,5 @@ def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
         inputs=[ui.load, ui.columns, *ui.thresholds],
         outputs=[ui.columns, *ui.each("strategy"), *ui.view_outputs, ui.notice],
         api_name="load_conversation",
+        **model_queue(engine),  # its latest turn is planned again: embeddings and the recognizer
     )

@@ -25,6 +25,7 @@ NO_VERSIONS = (
     'No studio version yet. "Train a candidate recognizer" makes one from the final labels and shows it beside '
     "the recognizer in use, on the same validation items."
 )
+CONFIRM_WORSE = "use worse"  # what an adjudicator types to put a worse candidate in use
 
 
 def fmt(value: float | None) -> str:
@@ -34,6 +35,35 @@ def fmt(value: float | None) -> str:
 
 def metric(m: dict | None, key: str) -> str:
     return "n/a" if not m else fmt(defined(m, key))
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A metric on which a version does worse than the one in use, on the same validation items."""
+
+    metric: str  # "precision" or "recall"
+    value: float
+    in_use: float
+
+    @property
+    def by(self) -> float:
+        return self.in_use - self.value
+
+    def words(self) -> str:
+        return f"{self.metric} {fmt(self.value)}, {fmt(self.by)} below the one in use ({fmt(self.in_use)})"
+
+
+def drops(chosen: dict | None, current: dict | None) -> list[Drop]:
+    """Precision and recall (on all validation items) where ``chosen`` is below ``current`` by what the page
+    shows (0.001 or more); a metric undefined for either (0/0) is not compared."""
+    if not chosen or not current:
+        return []
+    found = []
+    for key in ("precision", "recall"):
+        a, b = defined(chosen, key), defined(current, key)
+        if a is not None and b is not None and round(b - a, 3) >= 0.001:
+            found.append(Drop(key, a, b))
+    return found
 
 
 def stats_markdown(engine: AppEngine) -> str:
@@ -73,10 +103,13 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
         with engine.db() as session:
             return store_review.disagreements(session, include_adjudicated=True)
 
-    return [
-        [d.item_id, d.text, ", ".join(f"{n}: {lab}" for n, lab in d.labels.items()), d.adjudicated or ""]
-        for d in guard(run, "disagreements not loaded")
-    ]
+    return [[d.item_id, d.text, labels_cell(d.labels, d.adjudicated)] for d in guard(run, "disagreements not loaded")]
+
+
+def labels_cell(labels: dict[str, str], adjudicated: str | None) -> str:
+    """Each annotator's label, then the adjudicated one: one column, so the table fits a phone."""
+    given = ", ".join(f"{n}: {lab}" for n, lab in labels.items())
+    return f"{given} → adjudicated: {adjudicated}" if adjudicated else given
 
 
 def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> str:
@@ -210,6 +243,22 @@ class Comparison:
             f"it adds {added} false alarms and removes {removed}."
         )
 
+    def drops(self) -> list[Drop]:
+        """Where the chosen version is worse than the one in use (none when it is the one in use)."""
+        if self.chosen == self.in_use or not self.chosen_report or not self.in_use_report:
+            return []
+        return drops(self.chosen_report["all"], self.in_use_report["all"])
+
+    def worse_words(self) -> str:
+        """One sentence naming each drop, or "" when the chosen version is not worse."""
+        found = self.drops()
+        if not found:
+            return ""
+        return (
+            f"{name_of(self.chosen).capitalize()} is worse than {name_of(self.in_use)} (in use) on the same "
+            f"validation items: " + "; ".join(d.words() for d in found) + "."
+        )
+
     def table(self) -> str:
         """Markdown: precision and recall of both, on all validation items and per source."""
         a, b = self.chosen_report, self.in_use_report
@@ -240,6 +289,28 @@ def compare(engine: AppEngine, chosen: int, found=None) -> Comparison:
     return Comparison(chosen, current, report(engine, chosen, found), report(engine, current, found), gold)
 
 
+def is_revert(chosen: int, found) -> bool:
+    """Going back (to the packaged version, or to one that was in use before) needs no typed confirmation."""
+    if chosen == PACKAGED:
+        return True
+    info = next((v for v in found if v.id == chosen), None)
+    return info is not None and (info.active or bool(info.metrics.get("was_in_use")))
+
+
+def typed_confirmation_needed(c: Comparison, found) -> bool:
+    """A worse version that was never in use goes live only after the adjudicator types ``CONFIRM_WORSE``."""
+    return bool(c.drops()) and not is_revert(c.chosen, found)
+
+
+def check_confirmation(engine: AppEngine, chosen: int, typed: str) -> None:
+    """Refuse (REAError) to put a worse, never-used version in use unless ``CONFIRM_WORSE`` was typed;
+    checked on the server, so an API call cannot skip it."""
+    found = versions(engine)
+    c = compare(engine, chosen, found)
+    if typed_confirmation_needed(c, found) and " ".join((typed or "").lower().split()) != CONFIRM_WORSE:
+        raise REAError(f'{c.worse_words()} Type "{CONFIRM_WORSE}" to put it in use anyway.')
+
+
 def train(engine: AppEngine, who: Identity) -> tuple[str, int]:
     """Train a candidate from the final labels; it does not go into use. Returns (message, version id)."""
     who = require_adjudicator(who)
@@ -256,11 +327,12 @@ def train(engine: AppEngine, who: Identity) -> tuple[str, int]:
     left_out = (
         f", {m['n_excluded_overlap']} left out because they are validation items" if m["n_excluded_overlap"] else ""
     )
-    headline = compare(engine, version.id).headline()
+    c = compare(engine, version.id)
+    worse = f" **{c.worse_words()}**" if c.drops() else ""
     return (
         f"Trained **version {version.id}**, a candidate: it is **not in use**. It learned from the "
         f"{version.n_labels} final labels ({m['n_train']} to fit, {m['n_heldout']} held out to check it{left_out}). "
-        f'{headline} Choose "Use this version" to put it in use.',
+        f'{c.headline()}{worse} Choose "Use this version" to put it in use.',
         version.id,
     )
 
@@ -273,9 +345,14 @@ def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
 
     target = version_id or None
 
+    leaving = engine.recognizer_version
+
     def run():
         with engine.db() as session:
             store_review.set_active_version(session, target)
+        for used in {leaving, target} - {None}:  # both count as "was in use": going back to them is a revert
+            with engine.db() as session:
+                store_review.add_version_metrics(session, used, was_in_use=True)
 
     try:
         guard(run, "recognizer not switched")

@@ -1,7 +1,8 @@
 """The Review tab: agreement (Cohen's kappa per pair, Fleiss' kappa), label counts, the
 disagreements with an adjudicate action, and "Train recognizer", which makes a candidate version.
 A version (the packaged one included) is shown beside the one in use on the same validation
-items, and goes into use only through "Use this version" and a confirmation (REA paper, D.1-D.3).
+items, and goes into use only through "Use this version" and a confirmation (REA paper, D.1-D.3); a
+version worse than the one in use is shown in red and needs typed words, going back does not.
 Adjudicating, training and choosing are for adjudicators (role from the server's config): other
 people do not see those buttons, and the handlers refuse them anyway.
 """
@@ -16,6 +17,7 @@ from rea_core.recognizer import LABELS
 from ... import annotate_auth as auth
 from ...state import AppEngine
 from ...views.recognizer_charts import confusion, metrics_bars, pr_curves
+from ...views.sign_in import sign_in_panel
 from . import handlers as rh
 
 ANNOTATOR_NOTE = (
@@ -38,13 +40,40 @@ def _version_note(found, chosen: int, provenance: str) -> str:
 
 
 def _charts(c: rh.Comparison | None):
-    """Figures of the chosen version (and the one in use, when another) on the validation items."""
-    if c is None or not c.chosen_report:
+    """Figures of the chosen version (and the one in use, when another) on the validation items; before
+    anything is measured, each says what it will show and when."""
+    if c is None:
         return metrics_bars(None, None, ("", "")), pr_curves(None, None, ("", "")), confusion(None, "")
+    if not c.chosen_report:
+        empty = "No validation set is installed,<br>so versions cannot be measured."
+        return (
+            metrics_bars(None, None, ("", ""), empty),
+            pr_curves(None, None, ("", ""), empty),
+            confusion(None, "", empty),
+        )
     shown = c.chosen_report["all"]
     other = None if c.chosen == c.in_use else c.in_use_report["all"]
     names = (rh.name_of(c.chosen), f"{rh.name_of(c.in_use)} (in use)")
     return metrics_bars(shown, other, names), pr_curves(shown, other, names), confusion(shown, names[0])
+
+
+def _worse_html(c: rh.Comparison | None) -> str:
+    """The chosen version's drops against the one in use, in red; empty when it is not worse."""
+    words = "" if c is None else c.worse_words()
+    return f"<div class='rea-worse' role='alert'>{html.escape(words)}</div>" if words else ""
+
+
+def _confirm_text(c: rh.Comparison, typed: bool) -> str:
+    text = (
+        f"**Put {rh.name_of(c.chosen)} in use for every chat, from its next message on?** "
+        f"{c.headline()} Any version, the packaged one included, can be put back later."
+    )
+    if typed:
+        text += (
+            f"\n\n**{c.worse_words()}** To put it in use anyway, type **{rh.CONFIRM_WORSE}** below, then press "
+            '"Yes, put it in use".'
+        )
+    return text
 
 
 def _choices(found, current: int) -> list[tuple[str, int]]:
@@ -59,6 +88,7 @@ def _choices(found, current: int) -> list[tuple[str, int]]:
 def build_review_tab(engine: AppEngine):
     """Lay out the tab and wire it; returns (on_load, outputs) to run when the tab is shown."""
     pending = gr.State(None)  # the version the confirmation is about, server side
+    sign_in_panel("review")
     with gr.Row():
         refresh = gr.Button("Refresh", elem_id="review-refresh")
         train_btn = gr.Button("Train a candidate recognizer", variant="primary", visible=False, elem_id="review-train")
@@ -68,10 +98,14 @@ def build_review_tab(engine: AppEngine):
     per_source = gr.Markdown(elem_id="review-per-source")
     with gr.Accordion("Disagreements", open=True, visible=False, elem_id="review-adjudication") as adjudication:
         table = gr.Dataframe(
-            headers=["item", "text", "labels", "adjudicated"], interactive=False, elem_id="review-disagreements"
+            headers=["item", "text", "labels"],
+            interactive=False,
+            wrap=True,  # long texts wrap inside their column: the labels column stays on screen
+            column_widths=["18%", "48%", "34%"],  # shares of the table width, which fits the screen
+            elem_id="review-disagreements",
         )
         with gr.Row():
-            item_id = gr.Number(label="item", precision=0, elem_id="review-item")
+            item_id = gr.Number(label="item (click a row above)", precision=0, elem_id="review-item")
             final = gr.Radio(list(LABELS), label="final label", elem_id="review-label")
             adjudicate_btn = gr.Button("Adjudicate", elem_id="review-adjudicate")
     gr.Markdown("### Recognizer versions")
@@ -80,15 +114,21 @@ def build_review_tab(engine: AppEngine):
         use_btn = gr.Button("Use this version…", visible=False, elem_id="review-use")
     with gr.Group(visible=False, elem_id="review-confirm") as confirm_box:
         confirm_md = gr.Markdown(elem_id="review-confirm-text")
+        typed = gr.Textbox(
+            label=f'type "{rh.CONFIRM_WORSE}" to put a worse version in use',
+            visible=False,
+            elem_id="review-confirm-typed",
+        )
         with gr.Row():
             confirm_btn = gr.Button("Yes, put it in use", variant="stop", elem_id="review-use-confirm")
             cancel_btn = gr.Button("Cancel", elem_id="review-use-cancel")
     version_note = gr.Markdown(elem_id="review-version-note")
+    worse = gr.HTML(visible=False, elem_id="review-worse")
     comparison = gr.Markdown(elem_id="review-comparison")
-    with gr.Row():
-        bars = gr.Plot(show_label=False, elem_id="review-metrics")
-        curve = gr.Plot(show_label=False, elem_id="review-pr")
-        matrix = gr.Plot(show_label=False, elem_id="review-confusion")
+    with gr.Row():  # 300 px or more each: on a narrow screen they stack instead of cutting titles off
+        bars = gr.Plot(show_label=False, min_width=300, elem_id="review-metrics")
+        curve = gr.Plot(show_label=False, min_width=300, elem_id="review-pr")
+        matrix = gr.Plot(show_label=False, min_width=300, elem_id="review-confusion")
     outputs = [
         status,
         role_note,
@@ -101,8 +141,10 @@ def build_review_tab(engine: AppEngine):
         use_btn,
         confirm_box,
         confirm_md,
+        typed,
         pending,
         version_note,
+        worse,
         comparison,
         bars,
         curve,
@@ -112,7 +154,7 @@ def build_review_tab(engine: AppEngine):
     def view(request: gr.Request, profile: gr.OAuthProfile | None, selected: int | None = None, message: str = ""):
         who = auth.identity(request, profile)
         if who is None:
-            return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in to review."}
+            return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in above to review."}
         adjudicator = who.role == "adjudicator"
         try:
             found = rh.versions(engine)
@@ -131,8 +173,10 @@ def build_review_tab(engine: AppEngine):
                 version: gr.Dropdown(choices=_choices(found, current), value=chosen),
                 use_btn: gr.Button(visible=adjudicator and chosen != current),
                 confirm_box: gr.Group(visible=False),
+                typed: gr.Textbox(value="", visible=False),
                 pending: None,
                 version_note: _version_note(found, chosen, rh.provenance(engine)),
+                worse: gr.HTML(_worse_html(c), visible=bool(c and c.drops())),
                 comparison: rh.NO_VERSIONS if c is None else c.headline() + "\n\n" + c.table(),
                 bars: b,
                 curve: p,
@@ -172,22 +216,35 @@ def build_review_tab(engine: AppEngine):
             chosen = int(selected or 0)
             if chosen == rh.in_use(engine):
                 return {status: f"{rh.name_of(chosen).capitalize()} is already in use."}
-            c = rh.compare(engine, chosen)
+            found = rh.versions(engine)
+            c = rh.compare(engine, chosen, found)
         except REAError as exc:
             return {status: f"**Refused:** {exc}"}
-        text = (
-            f"**Put {rh.name_of(chosen)} in use for every chat, from its next message on?** "
-            f"{c.headline()} Any version, the packaged one included, can be put back later."
-        )
-        return {confirm_box: gr.Group(visible=True), confirm_md: text, pending: chosen}
+        needs_typing = rh.typed_confirmation_needed(c, found)
+        return {
+            confirm_box: gr.Group(visible=True),
+            confirm_md: _confirm_text(c, needs_typing),
+            typed: gr.Textbox(value="", visible=needs_typing),
+            pending: chosen,
+        }
 
-    def do_use(chosen, request: gr.Request, profile: gr.OAuthProfile | None):
+    def do_use(chosen, words, request: gr.Request, profile: gr.OAuthProfile | None):
         if chosen is None:
             return {status: 'Choose a version and press "Use this version" first.'}
-        return act_then_view(lambda who: (rh.switch(engine, who, int(chosen)), int(chosen)), request, profile)
+
+        def use(who):
+            rh.check_confirmation(engine, int(chosen), words or "")
+            return rh.switch(engine, who, int(chosen)), int(chosen)
+
+        return act_then_view(use, request, profile)
 
     def cancel_use():
-        return {confirm_box: gr.Group(visible=False), pending: None}
+        return {confirm_box: gr.Group(visible=False), typed: gr.Textbox(value="", visible=False), pending: None}
+
+    def pick_row(evt: gr.SelectData):
+        """A click anywhere in a row of the disagreements fills the item field with that row's item."""
+        row = evt.row_value or []
+        return {item_id: int(row[0])} if row and str(row[0]).strip().isdigit() else {}
 
     def show_version(selected, request: gr.Request, profile: gr.OAuthProfile | None):
         return view(request, profile, selected=None if selected is None else int(selected))
@@ -202,9 +259,10 @@ def build_review_tab(engine: AppEngine):
         concurrency_limit=engine.concurrency,
     )
     use_btn.click(ask_use, inputs=[version], outputs=outputs, api_name="review_ask_use", api_visibility="private")
+    table.select(pick_row, outputs=[item_id], api_name="review_pick", api_visibility="private")
     confirm_btn.click(
         do_use,
-        inputs=[pending],
+        inputs=[pending, typed],
         outputs=outputs,
         api_name="review_use",  # a switch waits for running model calls
         concurrency_id="model",
