@@ -1,10 +1,14 @@
 """Plotly figures of the project's measured results: the ``results.json`` that ``rea eval adherence``
 (and ``ablations``), ``rea eval latency`` and ``rea eval retrieval`` write into their ``--out`` folder.
 
-Pure: a decoded results.json in, a ``ResultsView`` (title, scale, reproducing command, figures)
-out. The file is checked first; anything else raises ``ResultsFormatError`` with a message fit to
-show in the page (plain text, escaped by whoever renders it). Every text taken from the file is
-escaped once for plotly's own markup, so a name like ``<b>`` shows as typed.
+Pure: a decoded results.json in, a ``ResultsView`` (plain title and summary, scale, reproducing
+command, each figure's heading, figures) out. Everything a stakeholder reads (headings, legends, axes) is
+in plain words: the
+technical arm and policy names of ``rea eval`` are mapped in ``PLAIN_NAMES``, kept for the hover and
+the researchers' note under each run. The file is checked first; anything else raises
+``ResultsFormatError`` with a message fit to show in the page (plain text, escaped by whoever renders
+it). Every text taken from the file is escaped once for plotly's own markup, so a name like ``<b>``
+shows as typed.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from html import escape
 import plotly.graph_objects as go
 
 from rea_core.errors import DataFormatError
+from rea_core.evals.retrieval import BASELINE_K
 
 # ``rea eval adherence`` names its task by its report title; ``rea eval ablations`` passes its own.
 ADHERENCE_TASKS = {"Instruction adherence": "adherence", "Ablations": "ablations"}
@@ -25,6 +30,63 @@ MAX_POINTS = 20_000  # per-turn records in one latency file
 SMALL = {"adherence": 100, "latency": 60, "retrieval": 100}  # fewer probes / turns / queries: a small run
 COLORS = {"rea": "#7c3aed", "vanilla": "#9ca3af", "keep-all": "#9ca3af"}
 PALETTE = ("#0d9488", "#f59e0b", "#2563eb", "#db2777", "#65a30d", "#dc2626", "#0891b2", "#a16207")
+LEGEND_ROW_PX = 22
+
+# Every strategy, ablation arm and retrieval policy ``rea eval`` writes, as the charts name it; a name
+# not here (a new arm, a file from elsewhere) is shown as written.
+PLAIN_NAMES: dict[str, str] = {
+    # strategies (rea eval adherence, latency)
+    "rea": "REA",
+    "vanilla": "Whole chat (vanilla)",
+    "comedy": "COMEDY (running summary)",
+    "secom": "SeCom (topic segments)",
+    # retrieval policies (rea eval retrieval)
+    "rea-first-release": "REA, first release",
+    "rea-minilm": "REA, scoring reply chunks",
+    "rea-exchange": "REA, scoring whole exchanges",
+    "rea-sentence": "REA, scoring sentences (paper)",
+    "rea-hybrid-plain": "REA by score alone",
+    "rea-rewrite": "REA, question rewritten first",
+    "bm25": f"Keyword search, top {BASELINE_K}",
+    "dense": f"Meaning search, top {BASELINE_K}",
+    "recency": f"Last {BASELINE_K} turns only",
+    "keep-all": "Whole chat kept",
+    # ablation arms (rea eval ablations)
+    "em-only": "Memory only, all shortened",
+    "em-hcr": "REA without instruction memory",
+    "em-hcr-im": "Full REA",
+    "oracle-im": "REA told the true instructions",
+    "im-withheld": "REA missing the instructions",
+    "im-false-positive": "REA with one false instruction",
+    "all-raw": "Every past turn sent whole",
+    "all-omitted": "Every past reply left out",
+    "rea-text-compressed": "REA, short replies as text",
+    "rea-latent-scorer": "REA, scoring with the codec",
+    "rea-latest-only": "REA, latest turn only whole",
+    "rea-im-query": "REA, instructions by the question",
+    "vanilla-cached": "Whole chat, server cache",
+    "rea-cached": "REA, server cache",
+    "rea-chronological": "REA in turn order",
+    "rea-chronological-cached": "REA in turn order, server cache",
+}
+# The data sets ``rea eval retrieval`` is run on, in plain words (the file name stays in the command).
+DATASETS: dict[str, str] = {
+    "test-long.jsonl": "held-out long chats",
+    "test-short.jsonl": "held-out short chats",
+    "dev-long.jsonl": "long tuning chats",
+    "dev-short.jsonl": "short tuning chats",
+    "backrefs.jsonl": "chats that refer back",
+}
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A chart's title and the lines under it (how big the run was), plain text. The page sets them in
+    HTML above the chart, where they wrap at any width; plotly's own titles do not wrap, and a
+    multi-line one overlaps its plot or is cut at its top."""
+
+    title: str
+    notes: tuple[str, ...]
 
 
 class ResultsFormatError(DataFormatError):
@@ -36,11 +98,14 @@ class ResultsView:
     """One evaluation run as the page shows it: plain-text labels and ready figures."""
 
     task: str  # "adherence", "ablations", "latency" or "retrieval"
-    title: str
+    title: str  # plain words: what the run asks
+    summary: str  # plain words: what was done and what to look for
+    names: tuple[tuple[str, str], ...]  # (name in the command, plain name) of each series, for researchers
     scale: str  # how big the run was, e.g. "small run: 3 conversations, 10 probes per strategy"
     command: str  # the command that reproduces it
     recorded: str  # when and how it was run, from the file's "provenance" (empty for an uploaded file)
     figures: tuple[go.Figure, ...]
+    headings: tuple[Heading, ...]  # one per figure, in the same order
 
 
 def results_view(data: object) -> ResultsView:
@@ -126,6 +191,27 @@ def _plain(text: object) -> str:
     return escape(str(text), quote=False)
 
 
+def plain_name(name: str) -> str:
+    """A strategy, arm or policy as a stakeholder reads it (``PLAIN_NAMES``); unknown names as written."""
+    return PLAIN_NAMES.get(name, name)
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words (a longer word stays whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _lines(text: str, width: int) -> str:
+    """Plain ``text`` escaped for plotly, wrapped with ``<br>``."""
+    return "<br>".join(_plain(line) for line in wrap(text, width))
+
+
 def _color(name: str, index: int) -> str:
     return COLORS.get(name, PALETTE[index % len(PALETTE)])
 
@@ -140,18 +226,46 @@ def _rea_last(items):
     return sorted(enumerate(items), key=lambda kv: kv[1][0].startswith("rea"))
 
 
-def _layout(fig: go.Figure, title: str, scale: str | tuple[str, ...], **axes) -> go.Figure:
-    """Title, then the run's scale (one line per item) as the subtitle, all text escaped."""
-    lines = "<br>".join(_plain(line) for line in ((scale,) if isinstance(scale, str) else scale))
+def _series_names(names) -> tuple[tuple[str, str], ...]:
+    return tuple((n, plain_name(n)) for n in names)
+
+
+def _layout(fig: go.Figure, title: str, scale: str | tuple[str, ...], *, legend_rows: int, **axes) -> Heading:
+    """The figure's axes and its legend, one entry a row at its foot below the axis titles whatever the
+    width; returns its heading (title, then the run's scale), which the page sets above it."""
+    bottom = 62 + LEGEND_ROW_PX * legend_rows
     fig.update_layout(
-        title=dict(text=f"{_plain(title)}<br><sup>{lines}</sup>", x=0.01, xanchor="left", y=0.96),
-        height=380,
-        margin=dict(t=80, b=50, l=60, r=20),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, x=0),
+        height=270 + bottom,
+        margin=dict(t=14, b=bottom, l=56, r=16),
+        showlegend=legend_rows > 0,
+        legend=dict(orientation="v", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"),
         hoverlabel=dict(namelength=-1),
-        modebar=dict(orientation="v"),  # beside the plot, not over the left-aligned title
+        modebar=dict(orientation="v"),
         **axes,
     )
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=True)
+    return Heading(title, (scale,) if isinstance(scale, str) else tuple(scale))
+
+
+def _has_points(fig: go.Figure) -> bool:
+    return any(t.y is not None and len(t.y) for t in fig.data)
+
+
+def _empty_state(fig: go.Figure, text: str) -> go.Figure:
+    """A chart with nothing to draw says, where its lines would be, what appears there and when."""
+    if _has_points(fig):
+        return fig
+    fig.add_annotation(
+        text=_lines(text, 36),
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        font=dict(size=13, color="#555"),
+    )
+    fig.update_layout(xaxis_visible=False, yaxis_visible=False, showlegend=False)
     return fig
 
 
@@ -168,17 +282,26 @@ def _with_model(scale: str, model: object) -> str:
     return scale + (f" · {_clip(str(model), 48)}" if model else "")
 
 
-def _view(task, title, data, derived_scale, derived_command, figures) -> ResultsView:
+def _view(task, title, summary, names, data, derived_scale, derived_command, figures, headings) -> ResultsView:
     prov = _provenance(data)
     recorded = " · ".join(p for p in (prov.get("date", ""), prov.get("note", "")) if p)
     return ResultsView(
         task=task,
         title=title,
+        summary=summary,
+        names=_series_names(names),
         scale=prov.get("scale") or derived_scale,
         command=prov.get("command") or derived_command,
         recorded=recorded,
         figures=tuple(figures),
+        headings=tuple(headings),
     )
+
+
+def _hover(name: str) -> str:
+    """A hover's closing box: the plain name, and the name the command uses beneath it."""
+    tech = _plain(name)
+    return f"<extra>%{{fullData.name}}{'' if plain_name(name) == name else '<br>(' + tech + ')'}</extra>"
 
 
 def _adherence(data: dict, task: str) -> ResultsView:
@@ -196,69 +319,105 @@ def _adherence(data: dict, task: str) -> ResultsView:
                 _number(share, f"{where} by_depth {_clip(str(bucket), 20)}", lo=0, hi=1)
     if not probes:
         raise ResultsFormatError("no strategy has any probe turn: nothing to draw")
-    scale = _scale("adherence", f"{_n(conversations, 'conversation')}, {_n(probes, 'probe')} per strategy", probes)
+    counts = f"{_n(conversations, 'chat')}, {_n(probes, 'checked reply', 'checked replies')} each"
+    scale = _scale("adherence", counts, probes)
     names = ",".join(arms)
     command = (
         f"rea eval ablations --data <suite.jsonl> --arms {names} --out <folder>"
         if task == "ablations"
         else f"rea eval adherence --data <suite.jsonl> --strategies {names} --out <folder>"
     )
+    drawn = [(n, m) for n, m in arms.items() if m.get("probes")]
 
     depth = go.Figure()
-    for i, (name, m) in _rea_last(arms.items()):
-        if m.get("probes"):
-            by_depth = m["by_depth"]
-            depth.add_scatter(
-                x=[_plain(b) for b in by_depth],
-                y=list(by_depth.values()),
-                mode="lines+markers",
-                name=_plain(name),
-                line=_line(name, i),
-                marker_size=8,
-                hovertemplate="turns since given %{x}<br>followed %{y:.0%}<extra>%{fullData.name}</extra>",
-            )
-    _layout(
+    for i, (name, m) in _rea_last(drawn):
+        by_depth = m["by_depth"]
+        depth.add_scatter(
+            x=[_plain(b) for b in by_depth],
+            y=list(by_depth.values()),
+            mode="lines+markers",
+            name=_plain(plain_name(name)),
+            line=_line(name, i),
+            marker_size=8,
+            hovertemplate="%{x} turns after it was given<br>followed %{y:.0%}" + _hover(name),
+        )
+    depth_head = _layout(
         depth,
-        "Instructions followed, by turns since they were given",
+        "Instructions followed, by how long ago they were given",
         scale,
+        legend_rows=len(drawn),
         xaxis=dict(title="turns since the instruction", type="category"),
         yaxis=dict(title="share followed", range=[0, 1.05], tickformat=".0%"),
     )
+    _empty_state(
+        depth,
+        "A line per strategy appears here when the run records how many turns after the instruction "
+        "each reply was checked.",
+    )
     iar = go.Figure()
-    drawn = [(n, m) for n, m in arms.items() if m.get("probes")]
-    for key, label, color in (("iar", "all probes", "#7c3aed"), ("iar_depth_10_plus", "10+ turns later", "#c4b5fd")):
+    for key, label, color in (
+        ("iar", "all checked replies", "#7c3aed"),
+        ("iar_depth_10_plus", "10+ turns later", "#c4b5fd"),
+    ):
         iar.add_bar(
-            x=[_plain(n) for n, _ in drawn],
+            x=[_plain(plain_name(n)) for n, _ in drawn],
             y=[m.get(key) for _, m in drawn],
             name=label,
             marker_color=color,
             customdata=[m.get("mean_prompt_tokens") or 0 for _, m in drawn],
-            hovertemplate="%{x}: %{y:.0%} of probes follow every instruction"
+            hovertemplate="%{x}: %{y:.0%} of checked replies follow every instruction"
             "<br>mean prompt %{customdata:.0f} tokens<extra>" + label + "</extra>",
         )
-    _layout(
+    iar.update_xaxes(
+        tickvals=[_plain(plain_name(n)) for n, _ in drawn], ticktext=[_lines(plain_name(n), 14) for n, _ in drawn]
+    )
+    iar_head = _layout(
         iar,
         adherence_verdict(arms),
-        scale,
+        (adherence_scores(arms), scale),
+        legend_rows=2,
         barmode="group",
-        yaxis=dict(title="probes that follow every instruction", range=[0, 1.05], tickformat=".0%"),
+        yaxis=dict(title="followed every instruction", range=[0, 1.05], tickformat=".0%"),
     )
-    title = "Instruction adherence" if task == "adherence" else "Ablations (instruction adherence)"
-    return _view(task, title, data, _with_model(scale, data.get("model")), command, [depth, iar])
+    _empty_state(iar, "A bar per strategy appears here once a strategy has checked replies.")
+    if task == "adherence":
+        title = "Following an instruction many turns later"
+        summary = (
+            "Each chat gives the model an instruction (such as “answer in lowercase”) and checks later replies "
+            "against it. REA keeps standing instructions in their own memory; the whole chat (vanilla) resends "
+            "everything and lets them drift out of reach."
+        )
+    else:
+        title = "What each part of REA adds to following instructions"
+        summary = (
+            "The same instruction check, with one part of REA changed or switched off in each variant: a "
+            "variant that follows fewer instructions shows what that part is for."
+        )
+    caption = _with_model(scale, data.get("model"))
+    return _view(task, title, summary, arms, data, caption, command, [depth, iar], [depth_head, iar_head])
 
 
 def adherence_verdict(arms: dict) -> str:
-    """The IAR chart's title: whether REA follows more instructions than vanilla in this run, in plain words
-    (a tie or a loss is said as plainly as a win); the bare metric name when the run has not both."""
+    """The adherence bars' title: whether REA follows more instructions than the whole chat (vanilla) in
+    this run, in plain words (a tie or a loss is said as plainly as a win); a plain heading when the run
+    has not both. ``adherence_scores`` gives the numbers beneath it."""
     rea, vanilla = arms.get("rea") or {}, arms.get("vanilla") or {}
     if not rea.get("probes") or not vanilla.get("probes"):
-        return "Instruction adherence rate (IAR)"
-    a, b = 10 * float(rea["iar"]), 10 * float(vanilla["iar"])
+        return "Replies that follow every instruction"
+    a, b = float(rea["iar"]), float(vanilla["iar"])
     if a > b:
-        return f"REA follows more instructions: IAR {a:.1f} vs vanilla {b:.1f} of 10"
+        return "REA follows more instructions than the whole chat"
     if a == b:
-        return f"REA and vanilla tie: IAR {a:.1f} of 10 each"
-    return f"REA does not beat vanilla here: IAR {a:.1f} vs vanilla {b:.1f} of 10"
+        return "REA and the whole chat follow as many instructions"
+    return "REA does not beat the whole chat here"
+
+
+def adherence_scores(arms: dict) -> str:
+    """The numbers under the verdict: replies that follow every instruction, out of 10, per strategy."""
+    drawn = [(n, m) for n, m in arms.items() if m.get("probes")]
+    return "out of 10 replies, following every instruction: " + ", ".join(
+        f"{plain_name(n)} {10 * float(m['iar']):.1f}" for n, m in drawn
+    )
 
 
 def _latency(data: dict) -> ResultsView:
@@ -282,7 +441,7 @@ def _latency(data: dict) -> ResultsView:
                 raise ResultsFormatError(f"{where} turn {k}: generated must be true or false")
         records[str(name)] = recs
     ratio = _optional_number(data.get("vanilla_over_rea_last_quarter"), '"vanilla_over_rea_last_quarter"', lo=0)
-    counts = f"{_n(conversations, 'conversation')} of {turns} turns, " + (
+    counts = f"{_n(conversations, 'chat')} of {turns} turns, " + (
         f"a reply generated every {every}th turn" if every > 1 else "every reply generated"
     )
     scale = _scale("latency", counts, conversations * turns)
@@ -295,14 +454,14 @@ def _latency(data: dict) -> ResultsView:
 
     tokens, seconds = go.Figure(), go.Figure()
     for i, (name, recs) in _rea_last(records.items()):
-        shown, line = _plain(name), _line(name, i)
+        shown, line = _plain(plain_name(name)), _line(name, i)
         tokens.add_scatter(
             x=[r["turn"] for r in recs],
             y=[r["prompt_tokens"] for r in recs],
             mode="lines",
             name=shown,
             line=line,
-            hovertemplate="turn %{x}: %{y} prompt tokens<extra>%{fullData.name}</extra>",
+            hovertemplate="turn %{x}: %{y} tokens read" + _hover(name),
         )
         gen = [r for r in recs if r["generated"]]
         seconds.add_scatter(
@@ -311,25 +470,39 @@ def _latency(data: dict) -> ResultsView:
             mode="lines+markers",
             name=shown,
             line=line,
-            hovertemplate="turn %{x}: %{y:.2f} s<extra>%{fullData.name}</extra>",
+            hovertemplate="turn %{x}: %{y:.2f} s" + _hover(name),
         )
-    _layout(
+    tokens_head = _layout(
         tokens,
-        "Prompt tokens per turn over a long chat",
+        "How much the model reads each turn",
         scale,
+        legend_rows=len(records),
         xaxis=dict(title="turn"),
-        yaxis=dict(title="prompt tokens", rangemode="tozero"),
+        yaxis=dict(title="prompt length (tokens)", rangemode="tozero"),
     )
-    latency_scale = (scale, f"vanilla takes {ratio:.2f}x REA's time over the last quarter") if ratio else scale
-    _layout(
+    _empty_state(tokens, "A line per strategy appears here once the run records at least one turn.")
+    slower = f"last quarter of the chat: the whole chat takes {ratio:.2f}× REA's time" if ratio else ""
+    seconds_head = _layout(
         seconds,
-        "Reply latency per generated turn",
-        latency_scale,
+        "Seconds to reply, turn by turn",
+        (scale, slower) if slower else scale,
+        legend_rows=len(records),
         xaxis=dict(title="turn"),
         yaxis=dict(title="seconds", rangemode="tozero"),
     )
+    _empty_state(
+        seconds,
+        "Reply times appear here for the turns where a reply was generated; this run generated none "
+        "(run it with a smaller --every than --turns).",
+    )
     caption = _with_model(scale, data.get("model"))
-    return _view("latency", "Latency over a long chat", data, caption, command, [tokens, seconds])
+    summary = (
+        "One long chat replayed turn by turn. The whole chat (vanilla) sends all of its history every turn, "
+        "so what the model reads, and the wait for each reply, keep growing; REA sends only what it keeps."
+    )
+    title = "Reply time as a chat grows long"
+    figures, headings = [tokens, seconds], [tokens_head, seconds_head]
+    return _view("latency", title, summary, records, data, caption, command, figures, headings)
 
 
 def _retrieval(data: dict) -> ResultsView:
@@ -355,60 +528,82 @@ def _retrieval(data: dict) -> ResultsView:
     dataset = data.get("dataset")
     dataset = _clip(dataset) if isinstance(dataset, str) else "?"
     data_file = dataset.removesuffix(" (jsonl)").removesuffix(" (locomo)")
-    scale = _scale("retrieval", f"{_n(conversations, 'conversation')}, {_n(queries, 'query', 'queries')}", queries)
-    fmt = " --format locomo" if dataset.endswith(" (locomo)") else ""
+    locomo = dataset.endswith(" (locomo)")
+    scale = _scale("retrieval", f"{_n(conversations, 'chat')}, {_n(queries, 'follow-up')}", queries)
+    fmt = " --format locomo" if locomo else ""
     command = f"rea eval retrieval --data <{data_file}>{fmt} --policies {','.join(policies)} --out <folder>"
 
     bars = go.Figure()
     measures = (
-        ("all_kept", "queries with every needed exchange kept", "#7c3aed"),
-        ("kept_share", "share of earlier exchanges kept", "#f59e0b"),
-        ("prompt_share", "share of history tokens in the prompt", "#9ca3af"),
+        ("all_kept", "follow-ups with every needed turn kept", "#7c3aed"),
+        ("kept_share", "share of earlier turns kept", "#f59e0b"),
+        ("prompt_share", "share of the chat's text sent", "#9ca3af"),
     )
+    shown = [_plain(plain_name(n)) for n in policies]
     for key, label, color in measures:
         bars.add_bar(
-            x=[_plain(n) for n in policies],
+            x=shown,
             y=[m[key] for m in policies.values()],
             name=label,
             marker_color=color,
             hovertemplate="%{x}: %{y:.1%}<extra>" + label + "</extra>",
         )
-    _layout(
+    bars.update_xaxes(tickvals=shown, ticktext=[_lines(plain_name(n), 12) for n in policies], tickangle=0)
+    bars_head = _layout(
         bars,
-        "Needed exchanges kept, and how much history that costs",
+        "Kept the turn the follow-up needed? At what cost?",
         scale,
+        legend_rows=len(measures),
         barmode="group",
         yaxis=dict(range=[0, 1.05], tickformat=".0%"),
     )
+    _empty_state(bars, "Three bars per memory policy appear here once the run holds a policy's results.")
     curve = go.Figure()
+    swept = any(m.get("sweep") for m in policies.values())
     for i, (name, m) in enumerate(policies.items()):
-        shown, color = _plain(name), _color(name, i)
+        label, color = _plain(plain_name(name)), _color(name, i)
         if m.get("sweep"):
             s = m["sweep"]
             curve.add_scatter(
                 x=s["kept_share"],
                 y=s["all_kept"],
                 mode="lines",
-                name=f"{shown} (tau_low sweep)",
+                name=label,
+                legendgroup=str(i),
                 line=dict(color=color, width=2),
                 customdata=s["tau_low"],
-                hovertemplate="tau_low %{customdata:.2f}: kept %{x:.1%}, "
-                "all needed kept %{y:.1%}<extra>%{fullData.name}</extra>",
+                hovertemplate="omit threshold %{customdata:.2f}: kept %{x:.1%} of earlier turns, "
+                "every needed turn kept for %{y:.1%}" + _hover(name),
             )
         curve.add_scatter(
             x=[m["kept_share"]],
             y=[m["all_kept"]],
             mode="markers",
-            name=f"{shown} as run",
+            name=label,
+            legendgroup=str(i),
+            showlegend=not m.get("sweep"),  # one legend entry per policy: its line, or its point alone
             marker=dict(color=color, size=12, symbol="diamond", line=dict(color="#111", width=1)),
-            hovertemplate="kept %{x:.1%}, all needed kept %{y:.1%}<extra>%{fullData.name}</extra>",
+            hovertemplate="as run: kept %{x:.1%} of earlier turns, every needed turn kept for %{y:.1%}" + _hover(name),
         )
-    _layout(
+    key = "line: the omit threshold from 0 to 1 · ◆: as run" if swept else "◆: each as run (this file has no sweep)"
+    curve_head = _layout(
         curve,
-        "Recall against the share of history kept",
-        scale,
-        xaxis=dict(title="share of earlier exchanges kept", range=[0, 1.02], tickformat=".0%"),
-        yaxis=dict(title="all needed kept", range=[0, 1.05], tickformat=".0%"),
+        "What happens as the omit threshold moves",
+        (scale, key),
+        legend_rows=len(policies),
+        xaxis=dict(title="share of earlier turns kept", range=[0, 1.02], tickformat=".0%"),
+        yaxis=dict(title="needed turns all kept", range=[0, 1.05], tickformat=".0%"),
+    )
+    _empty_state(
+        curve, "A line per policy appears here once a run sweeps its omit threshold, and a ◆ for each as run."
     )
     caption = _with_model(scale, data.get("embedder"))
-    return _view("retrieval", f"Retrieval on {data_file}", data, caption, command, [bars, curve])
+    where = "LoCoMo long conversations" if locomo else DATASETS.get(data_file, f"chats of {data_file}")
+    summary = (
+        "Each question needs something said many turns earlier (“what did you say about the plants?”). "
+        "A good memory keeps the turn it needs and sends little else; keeping the whole chat finds it "
+        "every time, at the cost of sending everything."
+    )
+    title = f"Finding the earlier turn a follow-up needs ({where})"
+    figures, headings = [bars, curve], [bars_head, curve_head]
+    return _view("retrieval", title, summary, policies, data, caption, command, figures, headings)

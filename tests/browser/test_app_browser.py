@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.conftest import wait_text
+
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -59,7 +61,7 @@ def test_send_see_both_replies_move_tau_high_and_decisions_change(page):
     box.fill("0")
     box.press("Enter")
     page.wait_for_function(
-        "document.querySelector('#prompt-0').innerText.includes('re-decided at tau_low 0.00, tau_high 0.00')",
+        "document.querySelector('#prompt-0').innerText.includes('re-decided at the thresholds 0.00 and 0.00')",
         timeout=30_000,
     )
     prompt = page.inner_html("#prompt-0")
@@ -97,9 +99,9 @@ def test_reply_text_appears_in_a_column_before_the_reply_is_complete(page):
         timeout=180_000,
     )
     partial = page.evaluate(f"{LAST_BOT}(0)")
-    assert "first token" not in partial
+    assert "first word" not in partial
     page.wait_for_function(
-        f"{LAST_BOT}(0).includes('first token') && {LAST_BOT}(1).includes('first token')", timeout=180_000
+        f"{LAST_BOT}(0).includes('first word') && {LAST_BOT}(1).includes('first word')", timeout=180_000
     )
     final = page.evaluate(f"{LAST_BOT}(0)")
     assert "▌" not in final and final.startswith(partial.replace("▌", "").strip())
@@ -283,7 +285,7 @@ def test_stop_keeps_the_typed_message_and_a_long_one_shows_its_prefill(studio):
 def test_an_example_plays_in_one_click_and_its_saved_chat_opens_in_inspect(studio, tmp_path):
     studio.click("#example-0")  # a title instruction, six given turns, then a question answered live
     studio.wait_for_function(
-        f"{LAST_BOT}(0).includes('first token') && {LAST_BOT}(1).includes('first token') && "
+        f"{LAST_BOT}(0).includes('first word') && {LAST_BOT}(1).includes('first word') && "
         "document.querySelector('#prompt-0').innerText.includes('How do I keep basil')",
         timeout=240_000,
     )
@@ -350,8 +352,9 @@ def test_controls_a_strategy_cannot_use_are_hidden_or_disabled_with_the_reason(s
     assert "COMEDY: the current session has no turns yet" in said and "vanilla keeps no sessions" in said
 
 
-def set_threshold(page, which, value):
-    box = page.locator(f"#tau-{which} input[type=number]")
+def set_threshold(page, which, value, tab=""):
+    """Type ``value`` into a threshold's number box: Compare's panel, or ``tab="inspect-"``'s."""
+    box = page.locator(f"#{tab}tau-{which} input[type=number]")
     box.fill(str(value))
     box.press("Enter")
 
@@ -359,7 +362,7 @@ def set_threshold(page, which, value):
 def wait_redecided(page, tau_low, tau_high):
     page.wait_for_function(
         f"document.querySelector('#prompt-0').innerText.includes("
-        f"'re-decided at tau_low {tau_low:.2f}, tau_high {tau_high:.2f}')",
+        f"'re-decided at the thresholds {tau_low:.2f} and {tau_high:.2f}')",
         timeout=30_000,
     )
 
@@ -444,9 +447,9 @@ def test_dragging_tau_low_lands_on_a_busy_server_and_arrow_keys_step(chatted):
         set_threshold(page, "high", 0.36)
         set_threshold(page, "low", 0.5)  # crosses tau_high: it is raised to 0.50, and the page says so
         wait_redecided(page, 0.5, 0.5)
-        page.wait_for_function("document.querySelector('#tau-note').innerText.includes('tau_high raised to 0.50')")
+        wait_text(page, "#tau-note", "Upper threshold raised to 0.50")
         page.wait_for_timeout(1000)
-        assert "tau_low cannot exceed tau_high" in page.inner_text("#tau-note")  # the note stays
+        assert "the lower threshold cannot exceed the upper one" in page.inner_text("#tau-note")  # the note stays
         high = page.evaluate(SLIDER_VALUE, "#tau-high input[type=range]")
         assert high == 0.5
 
@@ -469,7 +472,7 @@ def test_dragging_tau_low_lands_on_a_busy_server_and_arrow_keys_step(chatted):
         wait_redecided(page, landed + 0.10, high)
         page.wait_for_timeout(500)
         assert page.evaluate(SLIDER_VALUE, "#tau-low input[type=range]") == pytest.approx(landed + 0.10)
-        assert f"tau_low {landed + 0.10:.2f}" in page.eval_on_selector("#chart-0", "e => e.textContent")
+        assert f"leave out below {landed + 0.10:.2f}" in page.eval_on_selector("#chart-0", "e => e.textContent")
 
 
 # -- Inspect ---------------------------------------------------------------------------------------
@@ -518,7 +521,7 @@ def test_inspect_redecides_when_a_slider_moves(inspecting):
     page = inspecting
     page.get_by_text("Prompt at this turn").click()  # the accordion renders the prompt view when open
     page.wait_for_selector("#inspect-prompt .rea-plan")
-    set_threshold(page, "low", 0.05)
+    set_threshold(page, "low", 0.05, tab="inspect-")
     page.wait_for_function(
         "document.querySelector('#inspect-prompt').innerText.includes('tau_low 0.05, tau_high 0.36')", timeout=30_000
     )

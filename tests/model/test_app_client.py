@@ -195,13 +195,12 @@ def test_compare_columns_run_comedy_and_secom(client):
 def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, monkeypatch):
     """Issue 14: the role comes from the current configuration on every call, not from the
     database row refreshed when the Annotate tab loads (gradio_client runs no load events)."""
-    from tests.conftest import _free_port
-
     from annotations import store_items as si
     from annotations import store_review as sr
     from annotations.io import ImportRow
     from app.main import launch
     from app.state import AppEngine
+    from tests.conftest import _free_port
 
     monkeypatch.setenv("REA_AUTH", "alice:pw-alice")
     monkeypatch.setenv("REA_ADJUDICATORS", "alice")

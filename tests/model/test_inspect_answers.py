@@ -183,5 +183,5 @@ def test_answering_a_long_conversation_stops_at_its_time_budget_and_goes_on_when
     assert "after embedding 16 of the 20 exchanges" in second  # went on from the first ask's 8
     engine.settings = engine.settings.with_section("limits", answer_budget_s=60.0)
     out = alice.predict("beds", 0, 0.5, 0.7, api_name="/answer_question")
-    assert "Answered question 0 of beds" in out[NOTE]
+    assert "Answered question 1 of beds" in out[NOTE]
     assert "Gold answer:</b> 10" in out[VIEW] and "Time budget" not in out[VIEW]

@@ -32,13 +32,12 @@ def _refused_port() -> int:
 @pytest.fixture()
 def unreachable_app(models, tmp_path):
     """The real app whose generator is an OpenAI-compatible server at a URL that refuses connections."""
-    from tests.conftest import _free_port
-
     from app.main import launch
     from app.state import AppEngine
     from rea_core import RuntimeConfig, Settings
     from rea_core.backends.openai_compat import OpenAIGenerator
     from rea_core.loading import Models
+    from tests.conftest import _free_port
 
     url = f"http://127.0.0.1:{_refused_port()}/v1"
     remote = OpenAIGenerator("served-model", base_url=url, tokenizer=models.generator.tokenizer, max_retries=0)

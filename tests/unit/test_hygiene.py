@@ -173,9 +173,8 @@ def test_gradios_upload_cache_is_this_processes_and_goes_at_exit(tmp_path):
     import httpx
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.conftest import _free_port
-
     from app.tempfiles import process_folder
+    from tests.conftest import _free_port
 
     left = Path(tempfile.gettempdir()) / "rea-studio-gradio-999999999-left"  # no such pid: a killed run's
     left.mkdir(exist_ok=True)

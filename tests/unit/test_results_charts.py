@@ -8,7 +8,7 @@ import pytest
 
 from app.session_state import SessionStore
 from app.tabs.results import handlers as rh
-from app.views.results_charts import MAX_SERIES, ResultsFormatError, results_view
+from app.views.results_charts import MAX_SERIES, ResultsFormatError, plain_name, results_view
 from rea_core.errors import REAError
 from rea_core.limits import Limits
 
@@ -39,9 +39,9 @@ def test_every_shipped_run_draws_with_the_command_that_reproduces_it():
 def test_adherence_draws_each_strategy_by_turn_depth():
     data = shipped("Instruction adherence")
     depth, iar = results_view(data).figures
-    assert [t.name for t in depth.data] == list(data["arms"])
-    for trace in depth.data:
-        assert dict(zip(trace.x, trace.y)) == data["arms"][trace.name]["by_depth"]
+    assert [t.name for t in depth.data] == [plain_name(n) for n in data["arms"]]
+    for name, trace in zip(data["arms"], depth.data):
+        assert dict(zip(trace.x, trace.y)) == data["arms"][name]["by_depth"]
     assert list(iar.data[0].y) == [m["iar"] for m in data["arms"].values()]
 
 
@@ -49,10 +49,11 @@ def test_latency_draws_prompt_tokens_every_turn_and_latency_of_generated_turns()
     data = shipped("latency")
     view = results_view(data)
     tokens, seconds = view.figures
+    by_plain = {plain_name(n): recs for n, recs in data["per_turn"].items()}
     for trace in tokens.data:
-        assert list(trace.y) == [r["prompt_tokens"] for r in data["per_turn"][trace.name]]
+        assert list(trace.y) == [r["prompt_tokens"] for r in by_plain[trace.name]]
     for trace in seconds.data:
-        assert list(trace.y) == [r["latency_s"] for r in data["per_turn"][trace.name] if r["generated"]]
+        assert list(trace.y) == [r["latency_s"] for r in by_plain[trace.name] if r["generated"]]
     assert f"{data['turns']} turns" in view.scale
 
 
@@ -60,9 +61,9 @@ def test_retrieval_draws_recall_and_kept_share_per_policy():
     data = shipped("retrieval")
     bars, curve = results_view(data).figures
     kept = {t.name: list(t.y) for t in bars.data}
-    assert kept["queries with every needed exchange kept"] == [m["all_kept"] for m in data["policies"].values()]
-    assert kept["share of earlier exchanges kept"] == [m["kept_share"] for m in data["policies"].values()]
-    sweeps = [t for t in curve.data if t.name.endswith("(tau_low sweep)")]
+    assert kept["follow-ups with every needed turn kept"] == [m["all_kept"] for m in data["policies"].values()]
+    assert kept["share of earlier turns kept"] == [m["kept_share"] for m in data["policies"].values()]
+    sweeps = [t for t in curve.data if t.mode == "lines"]
     assert sweeps and all(len(t.x) == len(data["policies"]["rea"]["sweep"]["tau_low"]) for t in sweeps[:1])
 
 
@@ -194,12 +195,13 @@ def test_a_broken_shipped_file_becomes_a_message_beside_the_good_ones(tmp_path):
 
 
 def test_the_iar_chart_says_whether_rea_wins_ties_or_loses():
-    from app.views.results_charts import adherence_verdict
+    from app.views.results_charts import adherence_scores, adherence_verdict
 
     def arms(rea, vanilla):
         return {"vanilla": {"probes": 47, "iar": vanilla}, "rea": {"probes": 47, "iar": rea}}
 
-    assert adherence_verdict(arms(0.62, 0.40)) == "REA follows more instructions: IAR 6.2 vs vanilla 4.0 of 10"
-    assert adherence_verdict(arms(0.4, 0.4)) == "REA and vanilla tie: IAR 4.0 of 10 each"
-    assert adherence_verdict(arms(0.3, 0.4)).startswith("REA does not beat vanilla here")
-    assert adherence_verdict({"rea": {"probes": 3, "iar": 1.0}}) == "Instruction adherence rate (IAR)"
+    assert adherence_verdict(arms(0.62, 0.40)) == "REA follows more instructions than the whole chat"
+    assert adherence_verdict(arms(0.4, 0.4)) == "REA and the whole chat follow as many instructions"
+    assert adherence_verdict(arms(0.3, 0.4)) == "REA does not beat the whole chat here"
+    assert adherence_verdict({"rea": {"probes": 3, "iar": 1.0}}) == "Replies that follow every instruction"
+    assert adherence_scores(arms(0.62, 0.40)).endswith("Whole chat (vanilla) 4.0, REA 6.2")

@@ -14,6 +14,7 @@ from rea_core.limits import BudgetSpent, WorkBudget
 
 from ...state import AppEngine
 from ...store_guard import guard, storable, storable_note
+from ...views.answer import speaker_names
 from .quota import MarkQuotaExceeded, user_quota_message
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,8 @@ class AnswerError(REAError):
 
 
 def bundled_files(engine: AppEngine) -> list[str]:
-    return sorted(p.name for p in engine.examples_dir.glob("*.jsonl"))
+    """The example files Inspect offers: conversation JSONL and LoCoMo JSON in ``examples/``."""
+    return sorted(p.name for p in engine.examples_dir.iterdir() if p.is_file() and p.suffix in (".jsonl", ".json"))
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class LoadedFile:
     conversations: list
     questions: dict = field(default_factory=dict)  # conversation id -> RetrievalCase (answered questions only)
     note: str = ""  # why the questions could not be read, where the conversations could
+    speakers: dict = field(default_factory=dict)  # conversation id -> the names its turns begin with (LoCoMo)
 
 
 def read_conversations(engine: AppEngine, path: Path) -> list:
@@ -106,7 +109,8 @@ def load_file(engine: AppEngine, path: Path) -> LoadedFile:
         if len(set(ids)) < len(ids):
             raise DataFormatError(f"{path}: two LoCoMo conversations share a sample_id")
         conversations = [case_conversation(c, where=f"{path}: conversation {c.id}", **limits) for c in cases]
-        return LoadedFile(path.name, conversations, answered(cases))
+        speakers = {c.id: speaker_names(text for pair in c.exchanges for text in pair) for c in cases}
+        return LoadedFile(path.name, conversations, answered(cases), speakers=speakers)
     from rea_core.conversations import read_jsonl
 
     conversations = load_conversations(path, **limits)
@@ -146,7 +150,7 @@ def mark_needed(
     Indices come from the request, so they are checked here, not trusted from the page.
     """
     if not annotator:
-        raise MarkError("sign in to mark exchanges: this deployment stores marks under the signed-in name")
+        raise MarkError("sign in on the Annotate tab to save marks: they are kept under your name")
     source, trace = traced
     if not 0 <= query_turn < len(trace.turns):
         raise MarkError(f"no query turn {query_turn}; this trace has turns 0 to {len(trace.turns) - 1}")
@@ -268,7 +272,7 @@ def mark_question_needed(
     the exchanges before it plus the question as the last user turn, with times, so the marks export (JSONL
     with ``"needed"``) carries it as it carries a traced turn's mark. Quotas as ``mark_needed``'s."""
     if not annotator:
-        raise MarkError("sign in to mark exchanges: this deployment stores marks under the signed-in name")
+        raise MarkError("sign in on the Annotate tab to save marks: they are kept under your name")
     case = loaded.questions.get(answer.case_id)
     if case is None:
         raise MarkError("answer the question again: its conversation is no longer loaded")

@@ -25,6 +25,7 @@ from ...views.charts import trace_heatmap
 from ...views.prompt import render_prompt_view
 from ...views.reasons import reason_label
 from . import handlers as ih
+from .display import fit_heatmap, is_upload_entry, upload_entry
 
 NO_QUESTIONS = (
     "No question with a gold answer in this conversation. Load a LoCoMo JSON file, or a conversation JSONL "
@@ -213,7 +214,12 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     store = engine.session_state
 
     def pick_source(name: str | None, file, old: list, *, source: str):
-        """``old``: the handles of this session's previous file, trace and answers cache, released."""
+        """``old``: the handles of this session's previous file, trace and answers cache, released.
+
+        The picker and the drop zone show the file now loaded, whichever chose it: an upload reads
+        "your upload: NAME" in the picker, an example empties the drop zone."""
+        if source == "example" and is_upload_entry(name):
+            return {ui.status: gr.skip()}  # the upload shown already, picked again
         path = (
             (engine.examples_dir / name)
             if source == "example" and name
@@ -223,15 +229,22 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             return {ui.status: ""}
         for handle in old:
             store.release(handle)
-        if source == "example" and name not in ih.bundled_files(engine):  # a name from the request, not a path
-            return cleared("Pick one of the bundled example files.")
+        bundled = ih.bundled_files(engine)
+        shown = (
+            {ui.example: gr.Dropdown(choices=bundled), ui.upload: None}
+            if source == "example"
+            else {ui.example: gr.Dropdown(choices=[*bundled, upload_entry(path.name)], value=upload_entry(path.name))}
+        )
+        if source == "example" and name not in bundled:  # a name from the request, not a path
+            return cleared("Pick one of the bundled example files.") | shown
         try:
             loaded = ih.read_file(engine, path)
             handle = store.put(loaded, what=f"the file {path.name}")
         except StateDropped as exc:
-            return cleared(f"**Cannot load {escape(path.name)}:** {escape(str(exc))}.")
+            return cleared(f"**Cannot load {escape(path.name)}:** {escape(str(exc))}.") | shown
         except REAError as exc:  # the message quotes the file (ids, names): escaped as all user text
-            return cleared(f"**Cannot load {escape(path.name)}:** {escape(ih.without_folders(str(exc), path))}")
+            message = escape(ih.without_folders(str(exc), path))
+            return cleared(f"**Cannot load {escape(path.name)}:** {message}") | shown
         ids = [c.id for c in loaded.conversations]
         asked = sum(len(c.queries) for c in loaded.questions.values())
         note = f" {asked} question(s) with a gold answer (see Answers)." if asked else ""
@@ -243,6 +256,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             ui.status: f"{len(ids)} conversation(s) in {escape(path.name)}.{note}",
             **cleared_trace(),
             **questions_of(loaded, ids[0]),
+            **shown,
         }
 
     def run_trace(conv_id, file, old_trace, lo, hi, progress=gr.Progress()):
@@ -337,12 +351,13 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     answers = [ui.question, ui.answers_note, ui.sessions, ui.answer, ui.answer_view, ui.evidence, ui.answer_prompt]
     answers.append(ui.evidence_needed)
     picked = [ui.conversations, ui.conversation, ui.status, ui.trace, ui.heatmap, ui.decisions, ui.prompt, ui.needed]
-    picked += answers
+    picked += [*answers, ui.example, ui.upload]
 
     def turn_views(index, result, lo, hi) -> dict:
         index = max(0, min(int(index), len(result.turns) - 1))
         lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
-        return {ui.heatmap: trace_heatmap(result, index, engine.limits.heatmap_rows), **decided(index, result, lo, hi)}
+        heatmap = fit_heatmap(trace_heatmap(result, index, engine.limits.heatmap_rows))
+        return {ui.heatmap: heatmap, **decided(index, result, lo, hi)}
 
     def show_turn(index, traced, lo, hi):
         if not traced:
@@ -364,7 +379,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         return decided(max(0, min(int(index), len(result.turns) - 1)), result, lo, hi)
 
     held = [ui.conversations, ui.trace, ui.sessions]  # released when another file is picked
-    ui.example.change(
+    ui.example.input(  # a person's pick only: the upload sets the picker too
         lambda n, *old: pick_source(n, None, old, source="example"),
         inputs=[ui.example, *held],
         outputs=picked,
@@ -523,13 +538,14 @@ def visible_marks(engine: AppEngine, request: gr.Request, profile: gr.OAuthProfi
         return []
 
 
-def shown_answer(ui: InspectUI, answer) -> dict:
-    """The Answers panel showing ``answer`` (a ``qa.QuestionAnswer``; None: empty)."""
+def shown_answer(ui: InspectUI, answer, *, number: int | None = None, speakers=()) -> dict:
+    """The Answers panel showing ``answer`` (a ``qa.QuestionAnswer``; None: empty), question ``number``
+    (counted from 1) of a conversation whose turns begin with ``speakers``' names."""
     title = "" if answer is None else f"question at tau_low {answer.tau_low:.2f}, tau_high {answer.tau_high:.2f}"
     omitted = omitted_choices(answer)
     return {
         ui.answer: answer,
-        ui.answer_view: render_answer(answer),
+        ui.answer_view: render_answer(answer, number=number, speakers=speakers),
         ui.evidence: evidence_rows(answer),
         ui.answer_prompt: render_prompt_view(
             None if answer is None else answer.plan,
@@ -563,10 +579,11 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
             cache = None  # larger than the cap leaves: answered, not kept
         if failed:
             return {ui.answers_note: failed, ui.sessions: cache}
+        number = int(index) + 1  # the picker's value is the 0-based index; people count from 1
         return {
-            ui.answers_note: f"Answered question {int(index)} of {escape(str(conv_id))}.",
+            ui.answers_note: f"Answered question {number} of {escape(str(conv_id))}.",
             ui.sessions: cache,
-            **shown_answer(ui, answer),
+            **shown_answer(ui, answer, number=number, speakers=loaded.speakers.get(conv_id, ())),
         }
 
     def mark(exchange_turn, text, answer, file, request: gr.Request, profile: gr.OAuthProfile | None):

@@ -17,7 +17,7 @@ from rea_core.limits import Limits
 from rea_core.validation import parse_json
 
 from ...session_state import SessionStore, StateDropped
-from ...views.results_charts import ResultsFormatError, ResultsView, results_view
+from ...views.results_charts import Heading, ResultsFormatError, ResultsView, results_view
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "results"
 TASK_ORDER = ("adherence", "ablations", "latency", "retrieval")  # the case in the order a visitor reads it
@@ -29,15 +29,20 @@ MAX_RESULT_VALUES = 250_000
 
 @dataclass(frozen=True)
 class DrawnRun:
-    """What a session keeps of a dropped-in run: what the page draws (its caption, escaped, and its
-    figures as plotly JSON), not the file, whose unknown keys may hold anything."""
+    """What a session keeps of a dropped-in run: what the page draws (its caption and the figures'
+    headings, escaped, and its figures as plotly JSON), not the file, whose unknown keys may hold anything."""
 
     caption: str
     figures: tuple[str, ...]
+    headings: tuple[str, ...]
 
     @classmethod
     def of(cls, view: ResultsView) -> "DrawnRun":
-        return cls(caption_html(view, uploaded=True), tuple(pio.to_json(fig, validate=False) for fig in view.figures))
+        return cls(
+            caption_html(view, uploaded=True),
+            tuple(pio.to_json(fig, validate=False) for fig in view.figures),
+            tuple(heading_html(h) for h in view.headings),
+        )
 
     def plots(self) -> list:
         return [pio.from_json(fig, skip_invalid=True) for fig in self.figures]
@@ -107,6 +112,15 @@ def add_uploads(files, held, store: SessionStore, limits: Limits):
     return held, "".join(notes)
 
 
+def unseen(files, before) -> tuple[list[str], tuple[str, ...]]:
+    """(the files not among ``before``, the paths of all ``files``): the drop zone holds on to a file
+    until the reply to its drop empties it, so a drop made meanwhile brings it again."""
+    paths = tuple(
+        str(f if isinstance(f, str) else f.name) for f in (files if isinstance(files, list) else [files]) if f
+    )
+    return [p for p in paths if p not in set(before or ())], paths
+
+
 def drawn_runs(held, store: SessionStore) -> tuple[tuple[DrawnRun, ...], str]:
     """The session's dropped-in runs, and a note (escaped HTML) when the server let them go."""
     try:
@@ -116,13 +130,32 @@ def drawn_runs(held, store: SessionStore) -> tuple[tuple[DrawnRun, ...], str]:
 
 
 def caption_html(view: ResultsView, *, uploaded: bool = False) -> str:
-    """Title, scale and reproducing command of a run, escaped."""
+    """A run's plain title and summary, then, smaller and below them, the details for researchers: its
+    scale, the names its command uses for what the charts name plainly, and the reproducing command;
+    all escaped."""
     origin = "dropped in this session" if uploaded else (f"recorded {view.recorded}" if view.recorded else "")
+    renamed = [(tech, plain) for tech, plain in view.names if tech != plain]
+    names = (
+        '<p class="rea-results-names">Names in the command: '
+        + "; ".join(f"<code>{escape(tech)}</code> = {escape(plain)}" for tech, plain in renamed)
+        + "</p>"
+        if renamed
+        else ""
+    )
     return (
         f'<div class="rea-results-caption"><h3>{escape(view.title)}</h3>'
-        f'<p class="rea-results-scale">{escape(view.scale)}{" · " + escape(origin) if origin else ""}</p>'
-        f'<p class="rea-results-command">Reproduce: <code>{escape(view.command)}</code></p></div>'
+        f'<p class="rea-results-plain">{escape(view.summary)}</p>'
+        '<div class="rea-results-details">'
+        f'<p class="rea-results-scale">How it was run: {escape(view.scale)}'
+        f"{' · ' + escape(origin) if origin else ''}</p>{names}"
+        f'<p class="rea-results-command">Reproduce: <code>{escape(view.command)}</code></p></div></div>'
     )
+
+
+def heading_html(heading: Heading) -> str:
+    """A chart's title and notes, escaped, to set above it: HTML wraps them at any width."""
+    notes = "".join(f'<span class="rea-chart-note">{escape(note)}</span>' for note in heading.notes)
+    return f'<div class="rea-chart-head"><span class="rea-chart-title">{escape(heading.title)}</span>{notes}</div>'
 
 
 def broken_html(name: str, message: str) -> str:
