@@ -86,7 +86,7 @@ class Recognition:
     "replacement" (REA: the input swaps an
     instruction Instructional Memory holds) or "oracle" (an evaluation arm given the gold labels).
     ``cues`` are the rule patterns that fired, so a UI can explain the decision. ``sentences`` are
-    the sentences of the input that are the instruction (sentence-level recognition, issue 26):
+    the sentences of the input that are the instruction (sentence-level recognition):
     Instructional Memory stores those; empty means the whole input.
     """
 

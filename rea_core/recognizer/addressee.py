@@ -1,4 +1,4 @@
-"""Who an instruction binds: the assistant's later replies, or the content of a task (issue 26).
+"""Who an instruction binds: the assistant's later replies, or the content of a task.
 
 "From now on, answer in French" binds the assistant. The same words inside content the user
 asks for do not: a story in which a character decides something "from now on", a house rule or

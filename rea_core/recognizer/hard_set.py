@@ -1,4 +1,4 @@
-"""The hard recognizer set (issue 26): messages as people send them, labeled per row with its kind.
+"""The hard recognizer set: messages as people send them, labeled per row with its kind.
 
 ``rea_core/data/recognizer_hard.jsonl`` (documented in docs/recognizer_hard_set.md) holds
 hand-written inputs in template families, each family wholly in the ``dev`` or the ``test`` half.

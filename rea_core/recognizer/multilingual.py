@@ -1,4 +1,4 @@
-"""Stage 2 for French, German, Spanish, Italian and Portuguese (issue 26): a classifier on word classes.
+"""Stage 2 for French, German, Spanish, Italian and Portuguese: a classifier on word classes.
 
 The English stage 2 reads MiniLM embeddings, which carry no meaning in these languages, and no
 multilingual encoder installs offline here. So a message that langdetect reads as one of these

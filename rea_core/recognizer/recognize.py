@@ -117,7 +117,7 @@ class InstructionRecognizer:
         return self.recognize_many([text])[0]
 
     def recognize_many(self, texts: list[str]) -> list[Recognition]:
-        """Verdicts for many inputs, sentence by sentence (issue 26).
+        """Verdicts for many inputs, sentence by sentence.
 
         A message of several sentences is recognized whole and per sentence, in one stage-2
         batch, each read in its own language. It is global when a sentence is (by the rules, by the

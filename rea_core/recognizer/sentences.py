@@ -1,4 +1,4 @@
-"""Sentences of a user message, for sentence-level recognition (issue 26).
+"""Sentences of a user message, for sentence-level recognition.
 
 A message such as "How do I boil an egg? And from now on, keep answers to three sentences." holds
 one standing instruction and one question; Instructional Memory should store only the first.

@@ -1,4 +1,4 @@
-"""Fine-tuning the English second opinion's encoder (issue 26): a LoRA adapter on the packaged MiniLM,
+"""Fine-tuning the English second opinion's encoder: a LoRA adapter on the packaged MiniLM,
 then the word-class model (``recognizer/multilingual.py``) on the adapted vectors.
 
 Why: on MiniLM's frozen vectors the second opinion scored fresh authors' standing wishes low (English recall
@@ -55,7 +55,7 @@ CALIBRATION_FALSE_ALARMS = 0  # added false alarms allowed on the calibration sl
 ADAPTER_README = """# recognizer-english-minilm
 
 A LoRA adapter (rank {rank}, query and value projections) on the embedder `{base}`, fine-tuned for the
-Instruction Recognizer's English second opinion (issue 26): does a short English message ask something of
+Instruction Recognizer's English second opinion: does a short English message ask something of
 the assistant's later replies, or is it a one-off request or a remark? The word-class model
 `rea_core/data/recognizer_english_word_classes.json` reads its mean-pooled unit vectors (at most 128 tokens).
 
