@@ -104,8 +104,8 @@ def retrieval_chart(
         return empty_chart(_empty_reason(decisions, exchanges, thresholded))
     title = "How REA scored each past turn" if score_label else "Its own ranking of past turns"
     # At most 36 characters a line (48 for the small one): a 390 px phone's chart is about 300 px wide.
-    lines = [title] + (_wrap(f"for: {' '.join(query.split())}", 36)[:2] if query else [])
-    scale = "<br>".join(_wrap(_short(score_label, 120), 48)) if score_label else "its own ranking: no thresholds"
+    lines = [title] + (wrap(f"for: {' '.join(query.split())}", 36)[:2] if query else [])
+    scale = "<br>".join(wrap(_short(score_label, 120), 48)) if score_label else "its own ranking: no thresholds"
     fig.update_layout(
         title=dict(
             text="<br>".join(escape(line, quote=False) for line in lines) + f"<br><sup>{scale}</sup>",  # escaped
@@ -138,9 +138,9 @@ def _threshold_labels(tau_low: float, tau_high: float) -> tuple[tuple[float, str
     )
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters (a word longer than that is cut), the last one
-    ending in "…" when text was left over: plotly titles do not wrap themselves."""
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken between words (a word longer than that
+    is cut, ending in "…"): plotly titles and notes do not wrap themselves."""
     lines, line = [], ""
     for word in text.split():
         word = word if len(word) <= width else word[: width - 1] + "…"
@@ -149,7 +149,27 @@ def _wrap(text: str, width: int) -> list[str]:
             line = word
         else:
             line = f"{line} {word}" if line else word
-    return lines + ([line] if line else [])
+    return lines + [line] if line or not lines else lines
+
+
+def wrapped(text: object, width: int) -> str:
+    """Plain ``text`` as plotly shows it: escaped once (its tags are markup there), wrapped with ``<br>``."""
+    return "<br>".join(escape(line, quote=False) for line in wrap(str(text), width))
+
+
+def add_note(fig: go.Figure, text: str, width: int = 46) -> go.Figure:
+    """Say, where the chart's marks would be, what appears there and when; the axes and legend go."""
+    fig.add_annotation(
+        text=wrapped(text, width),
+        x=0.5,
+        y=0.5,
+        xref="paper",
+        yref="paper",
+        showarrow=False,
+        font=dict(size=13, color="#555"),
+    )
+    fig.update_layout(xaxis_visible=False, yaxis_visible=False, showlegend=False)
+    return fig
 
 
 def _empty_reason(decisions: tuple[Decision, ...], exchanges: list[Exchange], thresholded: bool) -> str:
@@ -169,26 +189,17 @@ def _empty_reason(decisions: tuple[Decision, ...], exchanges: list[Exchange], th
 
 def empty_chart(text: str, *, height: int = 120) -> go.Figure:
     """A chart with nothing to draw yet: no axes, ``text`` (plain, escaped here) wrapped in its middle."""
-    fig = go.Figure()
-    fig.add_annotation(
-        text="<br>".join(escape(line, quote=False) for line in _wrap(text, 46)),
-        x=0.5,
-        y=0.5,
-        xref="paper",
-        yref="paper",
-        showarrow=False,
-        font=dict(size=13, color="#555"),
-    )
+    fig = add_note(go.Figure(), text)
     fig.update_layout(
         height=height,
         margin=dict(l=10, r=10, t=10, b=10),
-        xaxis_visible=False,
-        yaxis_visible=False,
-        showlegend=False,
         paper_bgcolor="rgba(0,0,0,0)",
         plot_bgcolor="rgba(0,0,0,0)",
     )
     return fig
+
+
+HEATMAP_TITLE_CHARS = 42  # a title line at 13 px fits a 390 px phone's chart (measured in Chromium)
 
 
 def heatmap_window(n_turns: int, selected: int, rows: int) -> tuple[int, int]:
@@ -239,13 +250,14 @@ def score_heatmap(
             line=dict(color="red", width=2),
         )
     window = f" (query turns {first_row}-{first_row + n_rows - 1} of {len(users)})" if n_rows < len(users) else ""
+    title = wrap(f"HCR scores: query turn x earlier exchange{window}", HEATMAP_TITLE_CHARS)
     fig.update_layout(
-        title=f"HCR scores: query turn x earlier exchange{window}",
+        title="<br>".join(title),  # whole at 390 px: plotly cuts a long title instead of wrapping it
         xaxis_title="exchange turn",
         yaxis_title="query turn",
         yaxis_autorange="reversed",
         height=360,
-        margin=dict(l=40, r=10, t=40, b=40),
+        margin=dict(l=40, r=10, t=24 + 16 * len(title), b=40),
     )
     fig.update_yaxes(tickvals=rows, ticktext=[f"{i}: {_short(users[i], 40)}" for i in rows])
     return fig

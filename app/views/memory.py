@@ -31,9 +31,11 @@ def short_stats(entry: dict) -> str:
     parts = [f"cut at {entry['cut_at_tokens']} tokens"] if entry.get("cut_at_tokens") else []
     if entry.get("out_of_time"):
         parts.append("cut at its time limit")
-    parts.append(f"read {entry.get('prompt_tokens', 0):,} tokens")
-    if entry.get("ttft_s") is not None:
-        parts.append(f"first word {entry['ttft_s']:.1f} s")
+    tokens = entry.get("prompt_tokens", 0)
+    parts.append(f"read {tokens:,} tokens" if isinstance(tokens, int) else f"read {tokens} tokens")
+    ttft = entry.get("ttft_s")
+    if isinstance(ttft, (int, float)):
+        parts.append(f"first word {ttft:.1f} s")
     whole, short, left = d.get("raw", 0), d.get("compressed", 0), d.get("omit", 0)
     if whole or short or left:
         kept = [f"{whole} whole"] + ([f"{short} shortened"] if short else []) + ([f"{left} left out"] if left else [])

@@ -19,6 +19,7 @@ from html import escape
 
 import plotly.graph_objects as go
 
+from app.views.charts import add_note, wrapped
 from rea_core.errors import DataFormatError
 from rea_core.evals.retrieval import BASELINE_K
 
@@ -196,22 +197,6 @@ def plain_name(name: str) -> str:
     return PLAIN_NAMES.get(name, name)
 
 
-def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken between words (a longer word stays whole)."""
-    lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines or [""]
-
-
-def _lines(text: str, width: int) -> str:
-    """Plain ``text`` escaped for plotly, wrapped with ``<br>``."""
-    return "<br>".join(_plain(line) for line in wrap(text, width))
-
-
 def _color(name: str, index: int) -> str:
     return COLORS.get(name, PALETTE[index % len(PALETTE)])
 
@@ -254,19 +239,7 @@ def _has_points(fig: go.Figure) -> bool:
 
 def _empty_state(fig: go.Figure, text: str) -> go.Figure:
     """A chart with nothing to draw says, where its lines would be, what appears there and when."""
-    if _has_points(fig):
-        return fig
-    fig.add_annotation(
-        text=_lines(text, 36),
-        x=0.5,
-        y=0.5,
-        xref="paper",
-        yref="paper",
-        showarrow=False,
-        font=dict(size=13, color="#555"),
-    )
-    fig.update_layout(xaxis_visible=False, yaxis_visible=False, showlegend=False)
-    return fig
+    return fig if _has_points(fig) else add_note(fig, text, 36)
 
 
 def _n(count: int, noun: str, plural: str = "") -> str:
@@ -369,7 +342,7 @@ def _adherence(data: dict, task: str) -> ResultsView:
             "<br>mean prompt %{customdata:.0f} tokens<extra>" + label + "</extra>",
         )
     iar.update_xaxes(
-        tickvals=[_plain(plain_name(n)) for n, _ in drawn], ticktext=[_lines(plain_name(n), 14) for n, _ in drawn]
+        tickvals=[_plain(plain_name(n)) for n, _ in drawn], ticktext=[wrapped(plain_name(n), 14) for n, _ in drawn]
     )
     iar_head = _layout(
         iar,
@@ -548,7 +521,7 @@ def _retrieval(data: dict) -> ResultsView:
             marker_color=color,
             hovertemplate="%{x}: %{y:.1%}<extra>" + label + "</extra>",
         )
-    bars.update_xaxes(tickvals=shown, ticktext=[_lines(plain_name(n), 12) for n in policies], tickangle=0)
+    bars.update_xaxes(tickvals=shown, ticktext=[wrapped(plain_name(n), 12) for n in policies], tickangle=0)
     bars_head = _layout(
         bars,
         "Kept the turn the follow-up needed? At what cost?",

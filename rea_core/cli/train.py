@@ -36,6 +36,17 @@ def instruct(
     max_prompt_tokens: Annotated[
         int, typer.Option("--max-prompt-tokens", help="Skip examples whose prompt is longer.")
     ] = 768,
+    focus: Annotated[
+        str,
+        typer.Option(
+            "--focus",
+            help="Instruction kinds, comma-separated, that --focus-share of the instructed examples carry "
+            "(a later stage on the families an earlier one missed).",
+        ),
+    ] = "",
+    focus_share: Annotated[
+        float, typer.Option("--focus-share", help="Share of the instructed examples on --focus.")
+    ] = 0.5,
     ship: Annotated[
         bool, typer.Option("--ship", help="Copy the adapter into rea_core/adapters/ as the packaged model's default.")
     ] = False,
@@ -64,6 +75,8 @@ def instruct(
                 max_minutes=max_minutes,
                 init=str(init) if init else None,
                 max_prompt_tokens=max_prompt_tokens,
+                focus=tuple(k.strip() for k in focus.split(",") if k.strip()),
+                focus_share=focus_share,
             )
         except ValueError as exc:
             raise typer.BadParameter(str(exc))

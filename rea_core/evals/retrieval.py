@@ -201,7 +201,10 @@ def parse_locomo(data: dict, case_id: str, *, max_chars: int | None = None) -> R
     """One LoCoMo conversation as exchanges (turn pairs within each session) and its questions.
 
     ``max_chars``: the most characters of one turn (as the exchange holds it: speaker, text and
-    photo caption), question or answer (``check_turn_chars``)."""
+    photo caption), question or answer (``check_turn_chars``). The release's layout, with the sessions
+    nested under ``"conversation"`` beside ``"qa"``, reads as the flat one."""
+    if isinstance(data, dict) and isinstance(data.get("conversation"), dict) and "session_1" not in data:
+        data = {**data["conversation"], **{k: data[k] for k in ("qa",) if k in data}}
     if not isinstance(data, dict) or "qa" not in data or "session_1" not in data:
         raise DataFormatError(f'{case_id}: a LoCoMo conversation needs "session_1" and "qa"')
     exchanges: list[tuple[str, str]] = []

@@ -100,7 +100,7 @@ PRESETS = {
         save_every=10,
     ),
 }
-# Issue 15: the retention objective, content-initialized memory tokens, centered latents.
+# The retention objective, content-initialized memory tokens, centered latents.
 _RETENTION = dict(objective="retention", reconstruct_share=0.5, token_init="content", center=True, monitor_every=10)
 PRESETS["retention-cpu"] = replace(PRESETS["cpu"], autoencode_steps=0, **_RETENTION)
 PRESETS["retention-gpu"] = replace(

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .instruct_data import HELD_OUT_KINDS, InstructExample, make_examples
+from .instruct_data import HELD_OUT_KINDS, InstructExample, make_examples, training_kinds
 
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -34,10 +34,17 @@ class InstructTrainConfig:
     max_minutes: float | None = None  # stop early and save what is trained
     init: str | None = None  # an adapter folder to start from (a second stage on fresh examples)
     held_out: tuple[str, ...] = field(default_factory=lambda: tuple(sorted(HELD_OUT_KINDS)))
+    focus: tuple[str, ...] = ()  # kinds that a share of the instructed examples carry (a later stage)
+    focus_share: float = 0.5
 
     def __post_init__(self) -> None:
         if self.examples < 1 or self.batch < 1 or self.rank < 1 or not self.lr > 0:
             raise ValueError("examples, batch, rank and lr must be positive")
+        if not 0.0 <= self.focus_share <= 1.0:
+            raise ValueError("focus_share is a share: between 0 and 1")
+        unknown = set(self.focus) - {k.name for k in training_kinds(frozenset(self.held_out))}
+        if unknown:
+            raise ValueError(f"--focus names kinds that are not trained on (unknown or held out): {sorted(unknown)}")
 
 
 def encode(tokenizer, example: InstructExample) -> tuple[list[int], list[int]]:
@@ -90,9 +97,17 @@ def train_instruct_adapter(
         set_peft_model_state_dict(model, load_file(str(Path(config.init) / "adapter_model.safetensors")))
         progress(f"starting from the adapter in {config.init}")
     model.train()
-    progress(f"building {config.examples} examples (held-out families: {', '.join(config.held_out)})")
+    focus = f"; {config.focus_share:.0%} of the instructed ones on {', '.join(config.focus)}" if config.focus else ""
+    progress(f"building {config.examples} examples (held-out families: {', '.join(config.held_out)}{focus})")
     encoded, skipped = [], 0
-    for example in make_examples(config.examples, config.seed, held_out=frozenset(config.held_out)):
+    examples = make_examples(
+        config.examples,
+        config.seed,
+        held_out=frozenset(config.held_out),
+        focus=config.focus,
+        focus_share=config.focus_share,
+    )
+    for example in examples:
         prompt, reply = encode(tokenizer, example)
         if len(prompt) > config.max_prompt_tokens:
             skipped += 1

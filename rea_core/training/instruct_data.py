@@ -29,7 +29,7 @@ from typing import Callable, Iterator
 
 from ..corpora import chitchat_conversations, is_clean_turn, sharegpt_sessions
 from ..evals.checks import Check
-from ..evals.suites import KINDS, InstructionKind, compatible_pair, comply
+from ..evals.suites import CONFLICTS, KINDS, WORDING, InstructionKind, compatible_pair, comply
 from ..reconstruction import instruction_prefix
 from ..runtime import RuntimeConfig
 from ..text import text_compress
@@ -117,8 +117,18 @@ def turn_pool(offset: int = CORPUS_OFFSET, n_sessions: int = 2500) -> list[tuple
     return turns
 
 
-def _in_force(rng: random.Random, kinds: list[InstructionKind]) -> list[InstructionKind]:
-    """One kind, or a wording and a framing kind that a reply can satisfy together (as the suite pairs them)."""
+def _in_force(
+    rng: random.Random, kinds: list[InstructionKind], focus: list[InstructionKind] = (), focus_share: float = 0.0
+) -> list[InstructionKind]:
+    """One kind, or a wording and a framing kind that a reply can satisfy together (as the suite pairs them).
+    With ``focus``, a share of the draws has one of those kinds in force: alone, or paired as the suite pairs it."""
+    if focus and rng.random() < focus_share:
+        kind = rng.choice(focus)
+        if rng.random() < 0.5:
+            return [kind]
+        other_role = [k for k in kinds if (k.name in WORDING) != (kind.name in WORDING)]
+        partners = [k for k in other_role if frozenset((k.name, kind.name)) not in CONFLICTS]
+        return [kind, rng.choice(partners)] if partners else [kind]
     return [rng.choice(kinds)] if rng.random() < 0.4 else compatible_pair(rng, tuple(kinds))
 
 
@@ -136,11 +146,13 @@ def make_example(
     kinds: list[InstructionKind],
     *,
     system_prompt: str = RuntimeConfig.system_prompt,
+    focus: list[InstructionKind] = (),
+    focus_share: float = 0.0,
 ) -> InstructExample | None:
     """One example, or None when the rewritten reply fails a checker (it is then not learned)."""
     layout = rng.choice(LAYOUTS)
     plain = rng.random() < PLAIN_SHARE
-    active = [] if plain else _in_force(rng, kinds)
+    active = [] if plain else _in_force(rng, kinds, focus, focus_share)
     texts = [rng.choice(phrasings(k)) for k in active]
     query, reply = draw()
     reply = short_reply(reply)
@@ -173,15 +185,26 @@ def make_example(
 
 
 def make_examples(
-    n: int, seed: int = 0, *, held_out: frozenset[str] = HELD_OUT_KINDS, pool: list[tuple[str, str]] | None = None
+    n: int,
+    seed: int = 0,
+    *,
+    held_out: frozenset[str] = HELD_OUT_KINDS,
+    pool: list[tuple[str, str]] | None = None,
+    focus: tuple[str, ...] = (),
+    focus_share: float = 0.5,
 ) -> Iterator[InstructExample]:
-    """``n`` examples from ``seed`` (the same seed and pool give the same examples)."""
+    """``n`` examples from ``seed`` (the same seed and pool give the same examples). ``focus``: kinds that a
+    ``focus_share`` of the instructed examples carry (a later stage on the families an earlier one missed)."""
     rng = random.Random(seed)
     pool = pool if pool is not None else turn_pool()
     kinds = training_kinds(held_out)
+    unknown = set(focus) - {k.name for k in kinds}
+    if unknown:
+        raise ValueError(f"focus kinds not trained on (unknown or held out): {', '.join(sorted(unknown))}")
+    focused = [k for k in kinds if k.name in focus]
     made = 0
     while made < n:
-        example = make_example(rng, lambda: rng.choice(pool), kinds)
+        example = make_example(rng, lambda: rng.choice(pool), kinds, focus=focused, focus_share=focus_share)
         if example is not None:
             made += 1
             yield example

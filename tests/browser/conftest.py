@@ -4,6 +4,8 @@ every signed-in test shares."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,42 @@ def wait_text(page, selector: str, text: str, timeout: int = 60_000) -> None:
         arg=[selector, text],
         timeout=timeout,
     )
+
+
+@contextmanager
+def studio_app(models, tmp_path_factory, fill: Callable) -> Iterator[tuple[str, Callable, object]]:
+    """The app with local accounts (an accounts file; alice adjudicates, bob annotates) on a fresh
+    database that ``fill(session)`` fills, with every eighth validation item (all sources) so measuring a
+    recognizer version takes seconds; yields (url, the store's session factory, the AppEngine)."""
+    from annotations import create_db_engine, session_factory, upgrade
+    from annotations.training import Validation, validation_rows
+    from app.main import launch
+    from app.state import AppEngine
+    from rea_core import RuntimeConfig, Settings
+    from rea_core.settings import AnnotationSettings
+    from tests.conftest import _free_port
+
+    db = f"sqlite:///{tmp_path_factory.mktemp('studio') / 'studio.db'}"
+    engine = create_db_engine(db)
+    upgrade(engine)
+    with session_factory(engine)() as s:
+        fill(s)
+    settings = Settings(runtime=RuntimeConfig(max_new_tokens=8), annotation=AnnotationSettings(double_label_share=0.0))
+    app_engine = AppEngine(models=models, settings=settings, database_url=db)
+    app_engine.recognizer_validation = Validation(models.embedder, validation_rows()[::8])
+    port = _free_port()
+    accounts = tmp_path_factory.mktemp("accounts") / "accounts.txt"
+    accounts.write_text("alice:pw-alice\nbob:pw-bob\n")
+    try:
+        with pytest.MonkeyPatch.context() as env:
+            for name in ("REA_AUTH", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID"):
+                env.delenv(name, raising=False)
+            env.setenv("REA_AUTH_FILE", str(accounts))
+            env.setenv("REA_ADJUDICATORS", "alice")
+            demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True)
+            try:
+                yield f"http://127.0.0.1:{port}/", session_factory(engine), app_engine
+            finally:
+                demo.close()
+    finally:
+        engine.dispose()

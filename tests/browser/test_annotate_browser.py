@@ -6,32 +6,21 @@ import re
 
 import pytest
 
-from rea_core import RuntimeConfig, Settings
-from rea_core.settings import AnnotationSettings
-from tests.browser.conftest import sign_in, wait_text
+from tests.browser.conftest import sign_in, studio_app, wait_text
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def studio(models, tmp_path_factory):
-    """The app with local accounts (an accounts file; alice adjudicates, bob annotates), signed in on the
-    Annotate tab, on a fresh database with three items to label and the labels of one earlier annotator
-    to train from."""
-    from annotations import create_db_engine, session_factory, upgrade
+    """Three items to label and the labels of one earlier annotator to train from."""
     from annotations import store_items as si
     from annotations.io import ImportRow
-    from annotations.training import Validation, validation_rows
-    from app.main import launch
-    from app.state import AppEngine
-    from tests.conftest import _free_port
     from tests.model.test_triage import STUDIO_LABELS
 
-    db = f"sqlite:///{tmp_path_factory.mktemp('studio') / 'studio.db'}"
-    engine = create_db_engine(db)
-    upgrade(engine)
     texts = ["From now on, answer in lowercase.", "Write a haiku about rain.", "I just got back from a hike."]
-    with session_factory(engine)() as s:
+
+    def fill(s):
         si.import_rows(
             s,
             [ImportRow(t, source="browser-test", context="earlier <b>turn</b>") for t in texts],
@@ -39,22 +28,9 @@ def studio(models, tmp_path_factory):
             double_share=0.0,
         )
         si.import_rows(s, [ImportRow(t, labels=[("carol", lab)]) for t, lab in STUDIO_LABELS], source="earlier")
-    settings = Settings(runtime=RuntimeConfig(max_new_tokens=8), annotation=AnnotationSettings(double_label_share=0.0))
-    app_engine = AppEngine(models=models, settings=settings, database_url=db)
-    # Every eighth validation item (all sources), so measuring a version takes seconds, not a minute.
-    app_engine.recognizer_validation = Validation(models.embedder, validation_rows()[::8])
-    port = _free_port()
-    accounts = tmp_path_factory.mktemp("accounts") / "accounts.txt"
-    accounts.write_text("alice:pw-alice\nbob:pw-bob\n")
-    with pytest.MonkeyPatch.context() as env:
-        for name in ("REA_AUTH", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID"):
-            env.delenv(name, raising=False)
-        env.setenv("REA_AUTH_FILE", str(accounts))
-        env.setenv("REA_ADJUDICATORS", "alice")
-        demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True)
-        yield f"http://127.0.0.1:{port}/", session_factory(engine), app_engine
-        demo.close()
-    engine.dispose()
+
+    with studio_app(models, tmp_path_factory, fill) as app:
+        yield app
 
 
 def _sign_in(browser, url: str, name: str):
@@ -146,9 +122,8 @@ def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chos
     wait_text(page, "#review-version-note", "packaged:")
     page.wait_for_timeout(1000)  # it used to snap back to the version in use within a second
     assert page.input_value("#review-version input").startswith("packaged")
-    page.click("#review-use")
-    wait_text(page, "#review-confirm", "Put packaged in use")
-    page.click("#review-use-confirm")
+    wait_text(page, "#review-put-back", "Put packaged back in use")
+    page.click("#review-put-back")  # one click
     wait_text(page, "#review-status", "Recognizer in use: packaged")
     assert active() is None and recognizer.trained is packaged
     page.close()

@@ -9,9 +9,7 @@ import re
 
 import pytest
 
-from rea_core import RuntimeConfig, Settings
-from rea_core.settings import AnnotationSettings
-from tests.browser.conftest import DESKTOP, PHONE, sign_in, wait_text
+from tests.browser.conftest import DESKTOP, PHONE, sign_in, studio_app, wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -32,22 +30,14 @@ TO_LABEL = ["Please answer in Spanish from now on.", "What time does the bakery 
 
 @pytest.fixture(scope="module")
 def studio(models, tmp_path_factory):
-    """The app with an accounts file (alice adjudicates, bob annotates) on a fresh database: three items to
-    label (each with a long one-line context), two disagreements (one with a long text), and an
-    earlier annotator's few labels, from which a candidate worse than the packaged recognizer is trained."""
-    from annotations import create_db_engine, session_factory, upgrade
+    """Three items to label (each with a long one-line context), two disagreements (one with a long
+    text), and an earlier annotator's few labels, from which a candidate worse than the packaged
+    recognizer is trained."""
     from annotations import store_items as si
     from annotations.io import ImportRow
-    from annotations.training import Validation, validation_rows
-    from app.main import launch
-    from app.state import AppEngine
-    from tests.conftest import _free_port
     from tests.model.test_triage import STUDIO_LABELS
 
-    db = f"sqlite:///{tmp_path_factory.mktemp('review') / 'studio.db'}"
-    engine = create_db_engine(db)
-    upgrade(engine)
-    with session_factory(engine)() as s:
+    def fill(s):
         si.import_rows(
             s,
             [ImportRow(t, source="browser-test", context=CONTEXT) for t in TO_LABEL],
@@ -63,21 +53,9 @@ def studio(models, tmp_path_factory):
             source="disagreements",
         )
         si.import_rows(s, [ImportRow(t, labels=[("carol", lab)]) for t, lab in STUDIO_LABELS], source="earlier")
-    settings = Settings(runtime=RuntimeConfig(max_new_tokens=8), annotation=AnnotationSettings(double_label_share=0.0))
-    app_engine = AppEngine(models=models, settings=settings, database_url=db)
-    app_engine.recognizer_validation = Validation(models.embedder, validation_rows()[::8])  # seconds, not a minute
-    port = _free_port()
-    accounts = tmp_path_factory.mktemp("accounts") / "accounts.txt"
-    accounts.write_text("alice:pw-alice\nbob:pw-bob\n")
-    with pytest.MonkeyPatch.context() as env:
-        for name in ("REA_AUTH", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID"):
-            env.delenv(name, raising=False)
-        env.setenv("REA_AUTH_FILE", str(accounts))
-        env.setenv("REA_ADJUDICATORS", "alice")
-        demo = launch(app_engine, host="127.0.0.1", port=port, block=False, quiet=True)
-        yield f"http://127.0.0.1:{port}/", session_factory(engine), app_engine
-        demo.close()
-    engine.dispose()
+
+    with studio_app(models, tmp_path_factory, fill) as app:
+        yield app
 
 
 def _open(browser, url: str, name: str, tab: str, viewport: dict):
@@ -205,13 +183,12 @@ def test_a_worse_candidate_is_red_and_needs_typed_words_going_back_does_not(stud
                 assert apart or b["bottom"] <= a["top"], (viewport, a, b)
         _titles_fit(page)
 
-    # Going back to the packaged one is the plain confirmation: no words to type.
+    # Going back to the packaged one is one click: no confirmation, no words to type.
     page.set_viewport_size(DESKTOP)
-    page.click("#review-use")
-    wait_text(page, "#review-confirm-text", "Put packaged in use")
-    assert not page.is_visible("#review-confirm-typed")
-    page.click("#review-use-confirm")
+    assert not page.is_visible("#review-use")
+    page.click("#review-put-back")
     wait_text(page, "#review-status", "Recognizer in use: packaged")
+    assert not page.is_visible("#review-confirm")
     assert active() is None and recognizer.trained is packaged
     page.close()
 

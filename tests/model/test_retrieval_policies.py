@@ -106,7 +106,7 @@ def test_app_and_cli_use_the_calibrated_defaults(models, tmp_path):
     rea = engine.strategy("rea").config
     for cfg in (cli, rea):
         assert (cfg.tau_low, cfg.tau_high) == default_thresholds(cfg.scorer)
-    assert f"tau_low {cli.tau_low:.2f}" in hcr_line(cli) and cli.scorer in hcr_line(cli)
+    assert f"leave out below {cli.tau_low:.2f}" in hcr_line(cli) and cli.scorer in hcr_line(cli)
     latent = replace(cli, scorer="latent", tau_low=None, tau_high=None)
     assert (latent.tau_low, latent.tau_high) == default_thresholds("latent")
 

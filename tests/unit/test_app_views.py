@@ -207,12 +207,12 @@ def test_a_replys_stats_are_one_short_plain_line_with_the_details_on_hover():
 
 
 def test_an_empty_chart_says_why_and_titles_are_wrapped_not_cut():
-    from app.views.charts import _wrap, empty_chart, retrieval_chart
+    from app.views.charts import empty_chart, retrieval_chart, wrap
 
     fig = retrieval_chart((), [], tau_low=0.2, tau_high=0.36)
     assert "After your first message" in fig.layout.annotations[0].text and fig.layout.xaxis.visible is False
-    assert all(len(line) <= 20 for line in _wrap("a long sentence that has to be put on several lines", 20))
-    assert _wrap("x" * 50, 10) == ["x" * 9 + "…"]
+    assert all(len(line) <= 20 for line in wrap("a long sentence that has to be put on several lines", 20))
+    assert wrap("x" * 50, 10) == ["x" * 9 + "…"]
     assert "&lt;b&gt;" in empty_chart("<b>").layout.annotations[0].text
 
 
@@ -221,3 +221,16 @@ def test_a_visitor_reads_a_refusal_without_the_setting_behind_it():
 
     said = notice_html("The message has 90 tokens, over the limit of 50 (REA_MAX_MESSAGE_TOKENS); nothing was sent.")
     assert "REA_" not in said and "over the limit of 50; nothing was sent." in said
+
+
+def test_a_long_trace_heatmap_title_is_wrapped_to_fit_a_phone():
+    import numpy as np
+
+    from app.views.charts import HEATMAP_TITLE_CHARS, score_heatmap
+
+    users = [f"question {i}" for i in range(800)]
+    fig = score_heatmap(np.zeros((60, 799)), users, selected_turn=430, first_row=400)
+    lines = fig.layout.title.text.split("<br>")
+    assert len(lines) == 2 and all(len(line) <= HEATMAP_TITLE_CHARS for line in lines), lines
+    assert "(query turns 400-459 of 800)" in " ".join(lines)
+    assert fig.layout.margin.t >= 24 + 16 * 2  # room for both lines above the cells

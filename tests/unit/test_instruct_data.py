@@ -58,3 +58,20 @@ def test_short_reply_keeps_whole_sentences_and_lines():
     text = "First line.\n* one point here\n* another point. " + "word " * 80
     assert short_reply(text, 10) == "First line.\n* one point here\n* another point."
     assert short_reply("one two three", 10) == "one two three"
+
+
+def test_a_focused_stage_carries_its_kinds_in_the_share_asked_and_refuses_held_out_ones():
+    from rea_core.training.instruct import InstructTrainConfig
+
+    focus = ("lowercase", "uppercase", "bullets")
+    made = list(make_examples(200, seed=1, pool=turn_pool(n_sessions=200), focus=focus, focus_share=0.7))
+    instructed = [e for e in made if e.kinds]
+    share = sum(bool(set(e.kinds) & set(focus)) for e in instructed) / len(instructed)
+    assert share >= 0.7, share  # the focus draws, plus the ordinary draws that happen to hit a focus kind
+    by_name = {k.name: k for k in KINDS}
+    assert all(complies(e.target, [by_name[k] for k in e.kinds]) for e in made)
+    assert not any(set(e.kinds) & HELD_OUT_KINDS for e in made)
+    with pytest.raises(ValueError, match="not trained on"):
+        InstructTrainConfig(focus=("quotation",))  # held out: never trained, so never focused on
+    with pytest.raises(ValueError, match="share"):
+        InstructTrainConfig(focus=focus, focus_share=1.5)

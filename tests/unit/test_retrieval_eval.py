@@ -57,6 +57,19 @@ def test_locomo_loader_pairs_turns_within_sessions_and_maps_evidence(tmp_path):
     assert R.load_cases(tmp_path, "locomo")[0].queries == case.queries  # a folder of files works too
 
 
+def test_locomo_loader_reads_the_release_list_with_sessions_nested_under_conversation(tmp_path):
+    flat = json.loads(locomo_file(tmp_path).read_text(encoding="utf-8"))
+    qa = flat.pop("qa")
+    release = tmp_path / "release" / "locomo10.json"
+    release.parent.mkdir()
+    release.write_text(json.dumps([{"sample_id": "conv-1", "qa": qa, "conversation": flat, "event_summary": {}}]))
+    (case,) = R.load_locomo(release)
+    assert case.id == "conv-1" and case.queries == R.load_locomo(tmp_path / "conv.json")[0].queries
+    release.write_text(json.dumps([{"sample_id": "conv-1", "conversation": flat}]))  # no questions: refused
+    with pytest.raises(DataFormatError, match='conversation 0.*needs "session_1" and "qa"'):
+        R.load_locomo(release)
+
+
 def test_locomo_loader_maps_session_dates_onto_exchanges_and_keeps_answers(tmp_path):
     path = locomo_file(tmp_path)
     data = json.loads(path.read_text(encoding="utf-8"))

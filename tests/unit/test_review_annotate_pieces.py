@@ -52,6 +52,9 @@ def test_only_a_worse_version_never_in_use_needs_the_typed_words():
     assert not rh.typed_confirmation_needed(back, [_version(3, active=True)])  # the packaged one: one click
     better = rh.Comparison(4, rh.PACKAGED, _report(0.95, 0.95), _report(0.9, 0.9), GOLD)
     assert not rh.typed_confirmation_needed(better, [_version(4)])
+    # Going back (one click, no confirmation step) is only to the packaged one or a version once in use.
+    assert rh.is_revert(rh.PACKAGED, []) and rh.is_revert(3, [_version(3, was_in_use=True)])
+    assert not rh.is_revert(4, [_version(4)]) and not rh.is_revert(5, [_version(4)])
 
 
 def test_charts_say_what_they_will_show_before_anything_is_measured():

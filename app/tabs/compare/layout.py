@@ -746,9 +746,10 @@ def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
         except REAError as exc:
             return {ui.columns: columns, ui.notice: handlers.notice_html(f"Not loaded: {exc}", "error")}
         columns = list(ensure_columns(engine, columns))
-        for side, column in zip(SIDES, loaded):
-            handlers.retrace_loaded(engine, column, lo, hi)
-            columns[side] = column
+        with engine.gate.chat():  # a visitor waits on this, as on a reply: Inspect traces wait instead
+            for side, column in zip(SIDES, loaded):
+                handlers.retrace_loaded(engine, column, lo, hi)
+                columns[side] = column
         return {
             **stored_with_views(ui, engine, columns, lo, hi),
             **{ui.sides[s].strategy: columns[s].strategy for s in SIDES},

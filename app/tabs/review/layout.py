@@ -112,6 +112,7 @@ def build_review_tab(engine: AppEngine):
     with gr.Row():
         version = gr.Dropdown([], label="version to look at", elem_id="review-version")
         use_btn = gr.Button("Use this version…", visible=False, elem_id="review-use")
+        back_btn = gr.Button("Put it back in use", visible=False, elem_id="review-put-back")  # one click
     with gr.Group(visible=False, elem_id="review-confirm") as confirm_box:
         confirm_md = gr.Markdown(elem_id="review-confirm-text")
         typed = gr.Textbox(
@@ -139,6 +140,7 @@ def build_review_tab(engine: AppEngine):
         train_btn,
         version,
         use_btn,
+        back_btn,
         confirm_box,
         confirm_md,
         typed,
@@ -161,6 +163,7 @@ def build_review_tab(engine: AppEngine):
             current = rh.in_use(engine)
             chosen = selected if selected in [rh.PACKAGED] + [v.id for v in found] else current
             c = rh.compare(engine, chosen, found) if found else None  # nothing to compare: nothing measured
+            going_back = rh.is_revert(chosen, found)  # a version that was in use: one click, no confirmation
             b, p, m = _charts(c)
             return {
                 status: message or f"Recognizer in use: **{rh.name_of(current)}**.",
@@ -171,7 +174,10 @@ def build_review_tab(engine: AppEngine):
                 table: rh.disagreement_rows(engine, who),
                 train_btn: gr.Button(visible=adjudicator),
                 version: gr.Dropdown(choices=_choices(found, current), value=chosen),
-                use_btn: gr.Button(visible=adjudicator and chosen != current),
+                use_btn: gr.Button(visible=adjudicator and chosen != current and not going_back),
+                back_btn: gr.Button(
+                    f"Put {rh.name_of(chosen)} back in use", visible=adjudicator and chosen != current and going_back
+                ),
                 confirm_box: gr.Group(visible=False),
                 typed: gr.Textbox(value="", visible=False),
                 pending: None,
@@ -238,6 +244,21 @@ def build_review_tab(engine: AppEngine):
 
         return act_then_view(use, request, profile)
 
+    def do_put_back(selected, request: gr.Request, profile: gr.OAuthProfile | None):
+        """Going back to the packaged version or one that was in use before: one click, no confirmation."""
+        if selected is None:
+            return {status: "Choose a version first."}
+
+        def put_back(who):
+            chosen = int(selected)
+            if not rh.is_revert(chosen, rh.versions(engine)):
+                raise REAError(
+                    f'{rh.name_of(chosen).capitalize()} was never in use: press "Use this version" instead.'
+                )
+            return rh.switch(engine, who, chosen), chosen
+
+        return act_then_view(put_back, request, profile)
+
     def cancel_use():
         return {confirm_box: gr.Group(visible=False), typed: gr.Textbox(value="", visible=False), pending: None}
 
@@ -265,6 +286,14 @@ def build_review_tab(engine: AppEngine):
         inputs=[pending, typed],
         outputs=outputs,
         api_name="review_use",  # a switch waits for running model calls
+        concurrency_id="model",
+        concurrency_limit=engine.concurrency,
+    )
+    back_btn.click(
+        do_put_back,
+        inputs=[version],
+        outputs=outputs,
+        api_name="review_put_back",  # a switch waits for running model calls
         concurrency_id="model",
         concurrency_limit=engine.concurrency,
     )
