@@ -26,10 +26,10 @@ import time
 
 import numpy as np
 
+from rea_core.lexical import BM25Index
 from rea_core.memory.episodic import EpisodicMemory, Exchange
 from rea_core.retrieval.followup import PRIOR_SPAN, follow_up_probability, referent_prior
 from rea_core.retrieval.hcr import best_omitted, decide, plan_context
-from rea_core.retrieval.lexical import BM25Index
 from rea_core.retrieval.scoring import fuse, max_pairwise_cosine, smooth_neighbors
 
 

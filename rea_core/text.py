@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .errors import InputError
-from .retrieval.lexical import tokenize
+from .lexical import tokenize
 from .validation import text_problem
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")

@@ -75,10 +75,10 @@ def main() -> None:
             print(f"demo done in {time.perf_counter() - start:.0f} s", flush=True)
             views = page.locator("#views-0").bounding_box(), page.locator("#views-1").bounding_box()
             top = min(b["y"] for b in views)
-            page.set_viewport_size({"width": DESKTOP["width"], "height": int(top + 1100)})
-            page.screenshot(
+            page.set_viewport_size({"width": DESKTOP["width"], "height": int(top + 1500)})
+            page.screenshot(  # the prompt views and, below them, the retrieval charts
                 path=str(args.out / "prompt-view.png"),
-                clip={"x": 0, "y": top, "width": DESKTOP["width"], "height": 1000},
+                clip={"x": 0, "y": top, "width": DESKTOP["width"], "height": 1400},
                 full_page=True,
             )
             print("prompt-view.png", flush=True)
@@ -86,7 +86,7 @@ def main() -> None:
             page.set_viewport_size(DESKTOP)
             page.goto(f"{url}?tab=results")
             page.wait_for_selector("#results-intro", timeout=60_000)
-            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+            page.locator(".js-plotly-plot:visible").first.wait_for(timeout=60_000)
             page.wait_for_timeout(2000)
             page.screenshot(path=str(args.out / "results-tab.png"))
             print("results-tab.png", flush=True)

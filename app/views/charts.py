@@ -112,6 +112,10 @@ def retrieval_chart(
             x=0.02,
             xanchor="left",
             xref="container",  # from the chart's left edge, not the plot's: the y axis' margin is not lost
+            y=1,
+            yanchor="top",
+            yref="container",  # from the chart's top down, so the margin below holds every line
+            pad=dict(t=10),
             font=dict(size=14),
         ),
         xaxis_title="past turn",
@@ -119,7 +123,7 @@ def retrieval_chart(
         yaxis_range=[min(0.0, *(d.score for d in scored)), 1.05],
         barmode="overlay",
         height=400,
-        margin=dict(l=50, r=20, t=40 + 20 * len(lines) + 10 * scale.count("<br>"), b=90),
+        margin=dict(l=50, r=20, t=title_height(len(lines), scale.count("<br>") + 1), b=90),
         modebar_orientation="v",  # down the right edge, clear of the title
         showlegend=True,
         legend=dict(orientation="h", y=-0.22, yanchor="top"),
@@ -127,6 +131,12 @@ def retrieval_chart(
     shown = len(decisions) or len(exchanges)  # the exchanges scored for the query, not the one it then made
     fig.update_xaxes(tickmode="linear", dtick=max(1, shown // 12), range=[-0.5, max(shown, 1) - 0.5])
     return fig
+
+
+def title_height(lines: int, small_lines: int) -> int:
+    """Pixels above the plot for a title of ``lines`` lines at 14 px and ``small_lines`` in <sup> below it
+    (measured in Chromium), with the 10 px pad above and a gap below, so its last line clears the top tick."""
+    return 10 + 18 * lines + 12 * small_lines + 12
 
 
 def _threshold_labels(tau_low: float, tau_high: float) -> tuple[tuple[float, str, str], ...]:

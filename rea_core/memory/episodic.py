@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..backends.base import Embedder
-from ..retrieval.lexical import BM25Index
+from ..lexical import BM25Index
 from ..text import chunk_sentences, split_sentences
 
 UNIT_MODES = ("exchange", "units", "sentence")

@@ -30,7 +30,7 @@ from importlib import resources
 
 import numpy as np
 
-from .lexical import STOPWORDS
+from ..lexical import STOPWORDS
 
 # Closed word classes of English grammar (not phrasings): what a message uses to point outside itself.
 _PRONOUNS = frozenset("it its itself they them their theirs themselves he him his she her hers".split())

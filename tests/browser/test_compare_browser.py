@@ -148,6 +148,9 @@ def test_chart_titles_fit_and_threshold_labels_clear_the_axis(browser, app_url, 
         wait_text(page, "#chart-1", "scores nothing")  # vanilla: an empty state, not empty axes
         assert not page.locator("#chart-1 .xtick").count()
         assert titles_fit(page, 0), f"REA's chart title is cut at {viewport}"
+        title = box(page, page.locator("#chart-0 .gtitle").first)
+        top_tick = box(page, page.locator("#chart-0 .ytick text").last)
+        assert title["y"] + title["height"] <= top_tick["y"], f"REA's chart title runs into the axis at {viewport}"
         set_threshold(page, "high", 0.02)
         set_threshold(page, "low", 0.01)
         wait_redecided(page, 0.01, 0.02)

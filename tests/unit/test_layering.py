@@ -119,3 +119,12 @@ def test_only_the_settings_module_reads_the_environment():
         and ("os.environ" in (text := path.read_text(encoding="utf-8")) or "getenv" in text)
     )
     assert offenders == []
+
+
+def test_memory_and_text_sit_below_retrieval():
+    """Episodic Memory and the text helpers need words and BM25 (``rea_core.lexical``), not retrieval:
+    retrieval reads memory, never the reverse."""
+    edges = graph()
+    lower = [m for m in edges if m == "rea_core.text" or m.startswith(("rea_core.memory", "rea_core.lexical"))]
+    upward = {m: sorted(i for i in edges[m] if i.startswith("rea_core.retrieval")) for m in lower}
+    assert not any(upward.values()), upward

@@ -10,10 +10,10 @@ import pytest
 from rea_core import REAConfig, Resolution
 from rea_core.errors import DataFormatError
 from rea_core.evals import retrieval as R
+from rea_core.lexical import BM25Index
 from rea_core.methods.rea.config import CALIBRATED_THRESHOLDS
 from rea_core.retrieval.followup import carry_forward, is_follow_up
 from rea_core.retrieval.hcr import keep_best, keep_window, plan_context
-from rea_core.retrieval.lexical import BM25Index
 from rea_core.retrieval.scoring import fuse, smooth_neighbors
 from rea_core.text import extract_relevant
 
