@@ -159,7 +159,9 @@ def wrap(text: str, width: int) -> list[str]:
             line = word
         else:
             line = f"{line} {word}" if line else word
-    return lines + [line] if line or not lines else lines
+    if line:
+        lines.append(line)
+    return lines or [""]  # one empty line for empty text: a joined title is then empty
 
 
 def wrapped(text: object, width: int) -> str:
