@@ -115,7 +115,7 @@ def retrieval_chart(
             y=1,
             yanchor="top",
             yref="container",  # from the chart's top down, so the margin below holds every line
-            pad=dict(t=10),
+            pad=dict(t=18),  # the first line's top sits this far down: 18 px clears the chart's edge
             font=dict(size=14),
         ),
         xaxis_title="past turn",
@@ -135,8 +135,8 @@ def retrieval_chart(
 
 def title_height(lines: int, small_lines: int) -> int:
     """Pixels above the plot for a title of ``lines`` lines at 14 px and ``small_lines`` in <sup> below it
-    (measured in Chromium), with the 10 px pad above and a gap below, so its last line clears the top tick."""
-    return 10 + 18 * lines + 12 * small_lines + 12
+    (measured in Chromium), with the 18 px pad above and a gap below, so its last line clears the top tick."""
+    return 18 + 18 * lines + 12 * small_lines + 12
 
 
 def _threshold_labels(tau_low: float, tau_high: float) -> tuple[tuple[float, str, str], ...]:
