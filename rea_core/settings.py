@@ -6,6 +6,10 @@ name in its metadata can be set by that variable. ``Settings.from_env()`` reads 
 everything else receives values; the README's settings table is ``settings_table()``'s output,
 and a test checks the two agree.
 
+Method settings follow the method registry (``methods.registry``): ``rea``, ``secom`` and ``comedy`` are
+typed sections; a registered method with a config class but no section of its own is read the same way
+(its fields' ``env`` variables, then overrides under its name) into ``Settings.methods``.
+
 Example:
     >>> settings = Settings.from_env(rea={"tau_low": 0.3})
     >>> models = load_models(**settings.models.load_kwargs())
@@ -26,6 +30,7 @@ from .errors import REAError, SettingsError
 from .limits import Limits
 from .methods.comedy.config import COMEDYConfig
 from .methods.rea.config import REAConfig
+from .methods.registry import MethodSpec, available_strategies, get_method
 from .methods.secom.config import SeComConfig
 from .runtime import RuntimeConfig
 
@@ -279,64 +284,148 @@ class Settings:
     store: StoreSettings = field(default_factory=StoreSettings)
     annotation: AnnotationSettings = field(default_factory=AnnotationSettings)
     auth: AuthSettings = field(default_factory=AuthSettings)
+    # registered methods with a config class but no section above, by name (defaults unless from_env read them)
+    methods: Mapping[str, Any] = field(default_factory=lambda: _method_defaults(), hash=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Mapping[str, Any] | None) -> Settings:
-        """Defaults, then the environment, then ``overrides`` per section (``rea={"tau_low": 0.3}``;
-        None values are dropped, so unset command-line options leave the environment's value).
+        """Defaults, then the environment, then ``overrides`` per section (``rea={"tau_low": 0.3}``, or a
+        registered method's name; None values are dropped, so unset command-line options leave the
+        environment's value).
 
         Raises:
             REAError: a malformed or invalid value, naming its variable.
         """
         environ = os.environ if environ is None else environ
-        unknown = set(overrides) - {f.name for f in fields(cls)}
+        extra = _extra_methods()
+        unknown = set(overrides) - {f.name for f in _sections()} - {s.name for s in extra}
         if unknown:
             raise TypeError(f"unknown settings sections: {', '.join(sorted(unknown))}")
-        return cls(**{f.name: read_section(_section_class(f), environ, overrides.get(f.name)) for f in fields(cls)})
+        return cls(
+            **{f.name: read_section(_section_class(f), environ, overrides.get(f.name)) for f in _sections()},
+            methods={s.name: read_section(s.config_class, environ, overrides.get(s.name)) for s in extra},
+        )
 
     def method_config(self, name: str):
-        """The method settings of strategy ``name`` (None for a method without any, such as vanilla)."""
-        return getattr(self, name, None) if name in ("rea", "secom", "comedy") else None
+        """The method settings of strategy ``name``: its section, or its entry in ``methods`` for a registered
+        method without one; None for a method without settings (vanilla) or an unknown name.
+
+        A method registered after these settings were built has no entry: it gets its config's defaults when
+        that config reads no variable, and a SettingsError otherwise, never defaults that ignore a set variable.
+        """
+        spec = _find_method(name)
+        if spec is None or spec.config_class is None:
+            return None
+        held = getattr(self, name) if name in _section_names() else self.methods.get(name)
+        if isinstance(held, spec.config_class):
+            return held
+        if held is not None:
+            raise SettingsError(f"method {name!r} shares its name with the settings section {name!r}")
+        if _variables(spec.config_class):
+            raise SettingsError(
+                f"method {name!r} was registered after these settings were read, so its variables "
+                f"({', '.join(_variables(spec.config_class))}) were not: register it before Settings.from_env()"
+            )
+        return spec.config_class()
 
     def with_section(self, name: str, **values) -> Settings:
-        """A copy with some fields of one section replaced (``settings.with_section("rea", tau_low=0.3)``)."""
+        """A copy with some fields of one section (or registered method) replaced
+        (``settings.with_section("rea", tau_low=0.3)``)."""
+        if name in self.methods and name not in _section_names():
+            return replace(self, methods={**self.methods, name: replace(self.methods[name], **values)})
         return replace(self, **{name: replace(getattr(self, name), **values)})
+
+    def with_method_config(self, name: str, config) -> Settings:
+        """A copy with method ``name``'s settings replaced whole (``with_method_config("secom", SeComConfig())``).
+
+        Raises:
+            TypeError: ``config`` is not that method's config class.
+        """
+        spec = get_method(name)
+        if spec.config_class is None or not isinstance(config, spec.config_class):
+            wanted = spec.config_class.__name__ if spec.config_class else "no method config"
+            raise TypeError(f"method {name!r} takes {wanted}, got {type(config).__name__}")
+        if name in _section_names():
+            return replace(self, **{name: config})
+        return replace(self, methods={**self.methods, name: config})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Settings:
         """Settings from ``to_dict``'s output. Also reads a flat method config saved by earlier releases:
         its ``secom_*`` / ``comedy_*`` keys go to those sections, serving keys to ``runtime``, the rest to ``rea``."""
         data = dict(data)
-        sections_held = {f.name for f in fields(cls)} - {"secom", "comedy"}  # a flat config nested these two
+        sections_held = {f.name for f in fields(cls)} - set(LEGACY_NESTED)
         if not any(isinstance(v, Mapping) and k in sections_held for k, v in data.items()):
             data = _from_flat(data)
-        sections = {}
-        for f in fields(cls):
-            section = _section_class(f)
-            values = dict(data.get(f.name) or {})
-            known = {g.name for g in fields(section)}
-            sections[f.name] = section(**{k: v for k, v in values.items() if k in known})
-        return cls(**sections)
+        sections = {f.name: _known(_section_class(f), data.get(f.name)) for f in _sections()}
+        saved = data.get("methods") or {}
+        methods = {s.name: _known(s.config_class, saved.get(s.name)) for s in _extra_methods()}
+        return cls(**sections, methods=methods)
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready data, secret fields left out (results files record what they ran under)."""
-        return {f.name: _public(getattr(self, f.name)) for f in fields(self)}
+        """The settings as JSON-ready data, secret fields left out (results files record what they ran under;
+        ``methods`` only where a registered method has settings outside the sections)."""
+        out = {f.name: _public(getattr(self, f.name)) for f in _sections()}
+        if self.methods:
+            out["methods"] = {name: _public(config) for name, config in self.methods.items()}
+        return out
+
+
+def _sections() -> list:
+    """Settings' typed sections: every field but ``methods``."""
+    return [f for f in fields(Settings) if _section_class(f) is not None]
+
+
+def _section_names() -> set[str]:
+    return {f.name for f in _sections()}
+
+
+def _find_method(name: str) -> MethodSpec | None:
+    return get_method(name) if name in available_strategies() else None
+
+
+def _extra_methods() -> list[MethodSpec]:
+    """Registered methods with a config class and no section of their own in Settings."""
+    specs = (get_method(name) for name in available_strategies() if name not in _section_names())
+    return [s for s in specs if s.config_class is not None]
+
+
+def _method_defaults() -> dict[str, Any]:
+    return {s.name: s.config_class() for s in _extra_methods()}
+
+
+def _known(section, values: Mapping[str, Any] | None):
+    """One section from saved values, keys it does not have dropped (a results file of another release)."""
+    known = {g.name for g in fields(section)}
+    return section(**{k: v for k, v in dict(values or {}).items() if k in known})
+
+
+def _variables(cls) -> list[str]:
+    """The environment variables a settings class reads, nested sections included."""
+    out = []
+    for f in fields(cls):
+        nested = _section_class(f)
+        out += _variables(nested) if nested is not None else [f.metadata["env"]] if f.metadata.get("env") else []
+    return out
 
 
 LEGACY_NAMES = {  # fields of a flat config of earlier releases that were renamed: old -> (new, value map)
     "latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}),
     "compressed_form": ("text_compression", None),
 }
+# The method groups a flat config of earlier releases nested, as a dict or as ``<group>_*`` keys: a record of
+# that file format, fixed; methods registered today are saved under their own section or ``methods``.
+LEGACY_NESTED = ("secom", "comedy")
 
 
 def _from_flat(flat: dict) -> dict:
     """A flat REAConfig dict of earlier releases as sections (renamed fields mapped to their new names)."""
-    out: dict[str, dict] = {"secom": {}, "comedy": {}, "runtime": {}, "rea": {}}
+    out: dict[str, dict] = {**{group: {} for group in LEGACY_NESTED}, "runtime": {}, "rea": {}}
     runtime = {f.name for f in fields(RuntimeConfig)}
     for key, value in flat.items():
-        if key in ("secom", "comedy") and isinstance(value, Mapping):
+        if key in LEGACY_NESTED and isinstance(value, Mapping):
             out[key].update(value)
-        elif key.startswith(("secom_", "comedy_")):
+        elif key.startswith(tuple(f"{group}_" for group in LEGACY_NESTED)):
             group, _, name = key.partition("_")
             out[group][name] = value
         elif key in runtime:
@@ -425,7 +514,7 @@ def _plain(value):
 def settings_table() -> str:
     """The README's table of every variable: section, variable, meaning, default (from the field metadata)."""
     rows = ["| section | variable | meaning | default |", "| --- | --- | --- | --- |"]
-    for section in fields(Settings):
+    for section in _sections():
         rows += _rows(section.name, _section_class(section))
     return "\n".join(rows) + "\n"
 

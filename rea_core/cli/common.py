@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
 
 import typer
 
@@ -28,16 +27,17 @@ def settings_from_options(**options):
     """Settings from the environment, then the command's options (None: not given), each sorted into its
     section by name.
 
-    ``secom=SeComConfig(...)`` replaces that section whole.
+    An option named after a registered method (``secom=SeComConfig(...)``) replaces its settings whole.
     """
     from dataclasses import fields
 
     from ..methods.rea.config import REAConfig
+    from ..methods.registry import available_strategies
     from ..runtime import RuntimeConfig
     from ..settings import ModelSettings, Settings
 
     sections: dict[str, dict] = {"models": {}, "rea": {}, "runtime": {}}
-    whole = {k: options.pop(k) for k in ("secom", "comedy") if k in options}
+    whole = {k: options.pop(k) for k in available_strategies() if k in options}
     for section, cls in (("models", ModelSettings), ("runtime", RuntimeConfig), ("rea", REAConfig)):
         names = {f.name for f in fields(cls)}
         sections[section].update({k: options.pop(k) for k in list(options) if k in names})
@@ -46,7 +46,7 @@ def settings_from_options(**options):
     settings = Settings.from_env(**sections)
     for name, value in whole.items():
         if value is not None:
-            settings = replace(settings, **{name: value})
+            settings = settings.with_method_config(name, value)
     return settings
 
 

@@ -33,6 +33,7 @@ PROMPT_PRINT = "prompt_print"
 class Strategy(ABC):
     """A context-management policy over one generator (and, if it retrieves, one embedder)."""
 
+    # name and config_class come from the method's spec (registry.MethodSpec) when the class is registered
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()  # optional Generator capabilities this strategy calls
     config_class: ClassVar[type | None] = None  # the method's settings (methods/<method>/config.py); None: it has none

@@ -11,10 +11,11 @@ import weakref
 from contextlib import closing
 from html import escape
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
-from rea_core import REAError, load_conversations, now_time
-from rea_core.errors import DataFormatError
+from rea_core import REAError, available_strategies, load_conversations, now_time
+from rea_core.errors import DataFormatError, UnknownStrategyError
+from rea_core.methods import get_method
 from rea_core.session import save_sessions, sessions_from_data
 from rea_core.text import validate_message
 from rea_core.validation import parse_json, read_text
@@ -31,15 +32,30 @@ DEMO_ID = "h1-initial-letter"
 STOPPED = "Stopped: the reply was not stored; the conversation is as it was before this message."
 
 
-# What each strategy is called on the page, and what it does in a line (a visitor's first question).
-STRATEGY_TITLES = {"rea": "REA", "vanilla": "vanilla", "comedy": "COMEDY", "secom": "SeCom"}
-STRATEGY_BLURBS = {
-    "rea": "Keeps your standing instructions in Instructional Memory and sends past exchanges raw, "
-    "compressed or not at all, by how relevant they are to your message.",
-    "vanilla": "Sends the whole chat history with every message, as a plain chatbot does.",
-    "comedy": "Summarizes past sessions into a compressive memory of you and your conversations.",
-    "secom": "Splits the chat into topical segments and retrieves the relevant ones.",
-}
+class _SpecText(Mapping[str, str]):
+    """One text field of every registered method's spec, by name: read at each use, so a method registered
+    after the app was imported shows up too."""
+
+    def __init__(self, attr: str) -> None:
+        self.attr = attr
+
+    def __getitem__(self, name: str) -> str:
+        try:
+            return getattr(get_method(name), self.attr)
+        except UnknownStrategyError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(available_strategies())
+
+    def __len__(self) -> int:
+        return len(available_strategies())
+
+
+# What each strategy is called on the page, and what it does in a line (a visitor's first question): each
+# method's spec (rea_core/methods/<name>/__init__.py) says both.
+STRATEGY_TITLES: Mapping[str, str] = _SpecText("title")
+STRATEGY_BLURBS: Mapping[str, str] = _SpecText("description")
 
 
 def strategy_title(name: str) -> str:

@@ -23,11 +23,11 @@ from ...types import Decision, PromptPlan, Resolution, Segment
 from ...validation import is_text_list, is_whole, spans_problem
 from ..base import Strategy
 from ..registry import register_strategy
-from .config import COMEDYConfig
+from . import SPEC
 from .memory import PARTS, MemoryExtractor, render_compressive
 
 
-@register_strategy("comedy")
+@register_strategy(SPEC.name)
 class ComedyStrategy(Strategy):
     """COMEDY on the shared backbone. See the module docstring.
 
@@ -39,7 +39,6 @@ class ComedyStrategy(Strategy):
         >>> session.memory["compressive"]["user"]
     """
 
-    config_class = COMEDYConfig
     uses_sessions = True
 
     @property

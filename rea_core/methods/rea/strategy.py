@@ -38,13 +38,12 @@ from ...session import ChatSession
 from ...types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, Resolution, TurnResult
 from ..base import Strategy
 from ..registry import register_strategy
+from . import SPEC
 from .config import REAConfig
 
 
-@register_strategy("rea")
+@register_strategy(SPEC.name)
 class REAStrategy(Strategy):
-    config_class = REAConfig
-
     def __init__(
         self,
         generator: Generator,

@@ -30,6 +30,7 @@ from ...types import Decision, PromptPlan, Resolution, Segment
 from ...validation import is_text_list, is_whole, spans_problem
 from ..base import Strategy
 from ..registry import register_strategy
+from . import SPEC
 from .compressor import build_compressor
 from .config import SeComConfig
 from .retriever import bm25_scores, dense_scores, select_top_k
@@ -43,7 +44,7 @@ def unit_text(exchanges, start: int, end: int) -> str:
     return "\n".join(f"[user]: {ex.user}\n[agent]: {ex.reply}" for ex in exchanges[start : end + 1])
 
 
-@register_strategy("secom")
+@register_strategy(SPEC.name)
 class SeComStrategy(Strategy):
     """SeCom on the shared backbone and embedder. See the module docstring for the algorithm.
 
@@ -53,7 +54,6 @@ class SeComStrategy(Strategy):
         >>> secom.respond(session, "I adopted a cat named Miso.").plan.notes
     """
 
-    config_class = SeComConfig
     uses_sessions = True
 
     def __init__(self, generator, embedder=None, config: SeComConfig | None = None, *, runtime=None, compressor=None):

@@ -13,9 +13,10 @@ from ...session import ChatSession
 from ...types import Decision, PromptPlan, Resolution
 from ..base import Strategy
 from ..registry import register_strategy
+from . import SPEC
 
 
-@register_strategy("vanilla")
+@register_strategy(SPEC.name)
 class VanillaStrategy(Strategy):
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         exchanges = session.episodes.exchanges
