@@ -3,7 +3,7 @@
 Why one module: a variable parsed in three places drifts (it did: ``REA_KV_REUSE`` was off in the
 library and on in the app). Each settings class declares its fields; a field with an ``env``
 name in its metadata can be set by that variable. ``Settings.from_env()`` reads them all once and
-everything else receives values; the README's settings table is ``settings_table()``'s output,
+everything else receives values; the README's settings table is ``settings_table.settings_table()``'s output,
 and a test checks the two agree.
 
 Method settings follow the method registry (``methods.registry``): ``rea``, ``secom`` and ``comedy`` are
@@ -33,6 +33,7 @@ from .methods.rea.config import REAConfig
 from .methods.registry import MethodSpec, available_strategies, get_method
 from .methods.secom.config import SeComConfig
 from .runtime import RuntimeConfig
+from .settings_legacy import LEGACY_NESTED, from_flat
 
 DEFAULT_DATA_DIR = Path.home() / ".local" / "share" / "rea-studio"
 FLAG_TRUE, FLAG_FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -298,11 +299,11 @@ class Settings:
         """
         environ = os.environ if environ is None else environ
         extra = _extra_methods()
-        unknown = set(overrides) - {f.name for f in _sections()} - {s.name for s in extra}
+        unknown = set(overrides) - {f.name for f in settings_sections()} - {s.name for s in extra}
         if unknown:
             raise TypeError(f"unknown settings sections: {', '.join(sorted(unknown))}")
         return cls(
-            **{f.name: read_section(_section_class(f), environ, overrides.get(f.name)) for f in _sections()},
+            **{f.name: read_section(section_class(f), environ, overrides.get(f.name)) for f in settings_sections()},
             methods={s.name: read_section(s.config_class, environ, overrides.get(s.name)) for s in extra},
         )
 
@@ -356,8 +357,8 @@ class Settings:
         data = dict(data)
         sections_held = {f.name for f in fields(cls)} - set(LEGACY_NESTED)
         if not any(isinstance(v, Mapping) and k in sections_held for k, v in data.items()):
-            data = _from_flat(data)
-        sections = {f.name: _known(_section_class(f), data.get(f.name)) for f in _sections()}
+            data = from_flat(data)
+        sections = {f.name: _known(section_class(f), data.get(f.name)) for f in settings_sections()}
         saved = data.get("methods") or {}
         methods = {s.name: _known(s.config_class, saved.get(s.name)) for s in _extra_methods()}
         return cls(**sections, methods=methods)
@@ -365,19 +366,19 @@ class Settings:
     def to_dict(self) -> dict:
         """The settings as JSON-ready data, secret fields left out (results files record what they ran under;
         ``methods`` only where a registered method has settings outside the sections)."""
-        out = {f.name: _public(getattr(self, f.name)) for f in _sections()}
+        out = {f.name: _public(getattr(self, f.name)) for f in settings_sections()}
         if self.methods:
             out["methods"] = {name: _public(config) for name, config in self.methods.items()}
         return out
 
 
-def _sections() -> list:
+def settings_sections() -> list:
     """Settings' typed sections: every field but ``methods``."""
-    return [f for f in fields(Settings) if _section_class(f) is not None]
+    return [f for f in fields(Settings) if section_class(f) is not None]
 
 
 def _section_names() -> set[str]:
-    return {f.name for f in _sections()}
+    return {f.name for f in settings_sections()}
 
 
 def _find_method(name: str) -> MethodSpec | None:
@@ -404,37 +405,8 @@ def _variables(cls) -> list[str]:
     """The environment variables a settings class reads, nested sections included."""
     out = []
     for f in fields(cls):
-        nested = _section_class(f)
+        nested = section_class(f)
         out += _variables(nested) if nested is not None else [f.metadata["env"]] if f.metadata.get("env") else []
-    return out
-
-
-LEGACY_NAMES = {  # fields of a flat config of earlier releases that were renamed: old -> (new, value map)
-    "latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}),
-    "compressed_form": ("text_compression", None),
-}
-# The method groups a flat config of earlier releases nested, as a dict or as ``<group>_*`` keys: a record of
-# that file format, fixed; methods registered today are saved under their own section or ``methods``.
-LEGACY_NESTED = ("secom", "comedy")
-
-
-def _from_flat(flat: dict) -> dict:
-    """A flat REAConfig dict of earlier releases as sections (renamed fields mapped to their new names)."""
-    out: dict[str, dict] = {**{group: {} for group in LEGACY_NESTED}, "runtime": {}, "rea": {}}
-    runtime = {f.name for f in fields(RuntimeConfig)}
-    for key, value in flat.items():
-        if key in LEGACY_NESTED and isinstance(value, Mapping):
-            out[key].update(value)
-        elif key.startswith(tuple(f"{group}_" for group in LEGACY_NESTED)):
-            group, _, name = key.partition("_")
-            out[group][name] = value
-        elif key in runtime:
-            out["runtime"][key] = value
-        elif key in LEGACY_NAMES:
-            name, mapping = LEGACY_NAMES[key]
-            out["rea"][name] = mapping.get(value, value) if mapping else value
-        else:
-            out["rea"][key] = value
     return out
 
 
@@ -443,7 +415,7 @@ def read_section(cls, environ: Mapping[str, str], overrides: Mapping[str, Any] |
     values: dict[str, Any] = {}
     variables = []
     for f in fields(cls):
-        nested = _section_class(f)
+        nested = section_class(f)
         if nested is not None:
             values[f.name] = read_section(nested, environ)
             continue
@@ -463,7 +435,7 @@ def read_section(cls, environ: Mapping[str, str], overrides: Mapping[str, Any] |
         raise SettingsError(f"{exc}{where}") from None
 
 
-def _section_class(f):
+def section_class(f):
     """The settings class of a nested section field, or None for a plain value."""
     factory = f.default_factory
     return factory if factory is not MISSING and is_dataclass(factory) else None
@@ -511,42 +483,6 @@ def _plain(value):
     return value
 
 
-def settings_table() -> str:
-    """The README's table of every variable: section, variable, meaning, default (from the field metadata)."""
-    rows = ["| section | variable | meaning | default |", "| --- | --- | --- | --- |"]
-    for section in _sections():
-        rows += _rows(section.name, _section_class(section))
-    return "\n".join(rows) + "\n"
-
-
-def _rows(section: str, cls) -> list[str]:
-    rows = []
-    for f in fields(cls):
-        nested = _section_class(f)
-        if nested is not None:
-            rows += _rows(f"{section}.{f.name}", nested)
-            continue
-        name = f.metadata.get("env")
-        if not name:
-            continue
-        default = "calibrated for the scorer" if (cls is REAConfig and f.name.startswith("tau_")) else _default_text(f)
-        rows.append(f"| {section} | `{name}` | {f.metadata['help']} | {default} |")
-    return rows
-
-
-def _default_text(f) -> str:
-    value = f.default if f.default is not MISSING else None
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "`1`" if value else "`0`"
-    if isinstance(value, Path):
-        return f"`~/{value.relative_to(Path.home())}`" if value.is_relative_to(Path.home()) else f"`{value}`"
-    if isinstance(value, (int, float)):
-        return f"{value:g}"
-    return f"`{value}`"
-
-
 def quiet_libraries() -> None:
     """Keep library chatter off the terminal (conversion progress still shows); a caller's own choice wins."""
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -561,17 +497,3 @@ def use_offline_hub() -> None:
 def hub_offline() -> bool:
     """Whether the Hugging Face hub is switched off (``HF_HUB_OFFLINE=1``): nothing can be fetched."""
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in FLAG_TRUE
-
-
-TABLE_BEGIN, TABLE_END = "<!-- settings-table:begin -->", "<!-- settings-table:end -->"
-
-
-def write_readme_table(readme: Path) -> bool:
-    """Put ``settings_table()`` between the README's markers; True when the file changed."""
-    text = readme.read_text(encoding="utf-8")
-    head, _, rest = text.partition(TABLE_BEGIN)
-    _, _, tail = rest.partition(TABLE_END)
-    new = f"{head}{TABLE_BEGIN}\n{settings_table()}{TABLE_END}{tail}"
-    if new != text:
-        readme.write_text(new, encoding="utf-8")
-    return new != text

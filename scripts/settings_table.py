@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rea_core.settings import write_readme_table
+from rea_core.settings_table import write_readme_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

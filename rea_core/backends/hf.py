@@ -20,7 +20,7 @@ from ..types import Generation
 from . import instruct_adapter, packaged
 from .base import ANSWER_LOGPROBS, CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
 from .decoding import DEFAULT_DECODING, Decoding, next_token
-from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix, reuse_pays
+from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix, kv_bytes, reuse_pays
 
 log = logging.getLogger(__name__)
 
@@ -42,16 +42,6 @@ class AdapterHost(Protocol):
 
     def disabled(self) -> contextlib.AbstractContextManager:
         """Context in which the model runs as the plain backbone."""
-
-
-def _cache_bytes(kv) -> int:
-    """Bytes of a transformers Cache's key and value tensors."""
-    total = 0
-    for layer in getattr(kv, "layers", ()):
-        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if t is not None and hasattr(t, "numel"):
-                total += t.numel() * t.element_size()
-    return total
 
 
 class HFGenerator:
@@ -396,9 +386,7 @@ class HFGenerator:
             ok = True
         finally:
             if cache_key is not None and ok:
-                self.prefix_cache.put(
-                    cache_key, CacheEntry(items=tuple(fed), kv=kv, nbytes=_cache_bytes(kv), mode=mode)
-                )
+                self.prefix_cache.put(cache_key, CacheEntry(items=tuple(fed), kv=kv, nbytes=kv_bytes(kv), mode=mode))
         cache_bytes = self.prefix_cache.bytes_of(cache_key) if cache_key is not None else 0
         return Generation(
             text=self.tokenizer.decode(new_ids, skip_special_tokens=True).strip(),
@@ -499,5 +487,5 @@ class HFGenerator:
             ok = True
         finally:
             if cache_key is not None and ok:
-                self.prefix_cache.put(cache_key, CacheEntry(items=items, kv=kv, nbytes=_cache_bytes(kv), mode=PLAIN))
+                self.prefix_cache.put(cache_key, CacheEntry(items=items, kv=kv, nbytes=kv_bytes(kv), mode=PLAIN))
         return out

@@ -41,6 +41,16 @@ def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     return i
 
 
+def kv_bytes(kv) -> int:
+    """Bytes of a transformers Cache's key and value tensors (an entry's ``nbytes``)."""
+    total = 0
+    for layer in getattr(kv, "layers", ()):
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if t is not None and hasattr(t, "numel"):
+                total += t.numel() * t.element_size()
+    return total
+
+
 @dataclass
 class CacheEntry:
     """One session's cached input items and the KV cache computed for exactly those positions."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -118,4 +119,7 @@ Stage2Opt = Annotated[
 ScorerOpt = Annotated[
     Optional[str],
     typer.Option("--scorer", help="HCR scorer of the REA arms and policies (hybrid, exchange, minilm, sentence)."),
+]
+OutOpt = Annotated[
+    Path, typer.Option("--out", help="Output folder: records.jsonl, results.json, report.html. Re-running resumes.")
 ]

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from malformed import malform
 from typer.main import get_command
 
-from rea_core.cli import conversation, evaluate
+from rea_core.cli import conversation, evaluate, retrieval_cmd
 from rea_core.cli.main import app as typer_app
 from rea_core.errors import REAError
 
@@ -98,7 +98,7 @@ def tripwire(monkeypatch):
     def load_pipeline(*_args, **_kwargs):
         raise ModelLoadReached("reached the model load")
 
-    for module in (evaluate, conversation):
+    for module in (evaluate, retrieval_cmd, conversation):
         monkeypatch.setattr(module, "load_pipeline", load_pipeline)
 
 

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from typer.main import get_command
 
 import rea_core.backends
-from rea_core.cli import conversation, evaluate
+from rea_core.cli import conversation, evaluate, retrieval_cmd
 from rea_core.cli.main import app as typer_app
 from rea_core.errors import REAError
 from rea_core.evals.retrieval import load_needed_jsonl
@@ -46,7 +46,7 @@ def tripwire(monkeypatch):
     def load(*_args, **_kwargs):
         raise ModelLoadReached("reached the model load")
 
-    for module in (evaluate, conversation):
+    for module in (evaluate, retrieval_cmd, conversation):
         monkeypatch.setattr(module, "load_pipeline", load)
     monkeypatch.setattr(rea_core.backends, "load_generator", load)  # the codec commands load it alone
 

@@ -10,7 +10,7 @@ import pytest
 
 from rea_core import REAConfig, RuntimeConfig, Settings
 from rea_core.errors import REAError
-from rea_core.settings import settings_table
+from rea_core.settings_table import settings_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
