@@ -24,3 +24,14 @@ $REA eval adherence --data "$OUT/heldout-seed3.jsonl" --strategies vanilla,rea -
 $PY benchmarks/instruct_adapter.py loops "$OUT/base-seed0" "$OUT/shipped-seed0" "$OUT/shipped-heldout-seed3"
 $PY benchmarks/instruct_adapter.py nll --n 100
 $PY benchmarks/instruct_adapter.py ttft --n 20
+if [ "${STAGE3:-0}" = 1 ]; then  # the third stage tried on 2026-12-05 (not shipped), compared on two dev suites only
+  $REA train instruct --out runs/instruct/v3 --init rea_core/adapters/smollm2-135m-instruct-follow --seed 2 --lr 5e-4 \
+    --max-prompt-tokens 640 --max-minutes 40 --focus lowercase,uppercase,bullets,no_comma --focus-share 0.6
+  $REA data make-adherence --n 5 --turns 24 --seed 5 --out "$OUT/dev-seed5.jsonl"
+  $REA data make-adherence --n 6 --turns 24 --seed 7 --out "$OUT/dev-seed7-trained.jsonl" \
+    --kinds lowercase,uppercase,bullets,no_comma,title,json,first_letter,word_limit,forbidden_word,end_phrase,french
+  for dev in dev-seed5 dev-seed7-trained; do
+    $REA eval adherence --data "$OUT/$dev.jsonl" --strategies vanilla,rea --out "$OUT/shipped-$dev"
+    $REA eval adherence --data "$OUT/$dev.jsonl" --strategies vanilla,rea --adapter runs/instruct/v3 --out "$OUT/v3-$dev"
+  done
+fi

@@ -283,18 +283,18 @@ def test_stop_keeps_the_typed_message_and_a_long_one_shows_its_prefill(studio):
 
 @pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
 def test_an_example_plays_in_one_click_and_its_saved_chat_opens_in_inspect(studio, tmp_path):
-    studio.click("#example-0")  # a title instruction, six given turns, then a question answered live
+    studio.click("#example-0")  # an instruction, twelve given turns, then three questions answered live
     studio.wait_for_function(
         f"{LAST_BOT}(0).includes('first word') && {LAST_BOT}(1).includes('first word') && "
-        "document.querySelector('#prompt-0').innerText.includes('How do I keep basil')",
+        "document.querySelector('#prompt-0').innerText.includes('What should I pack for a weekend hike')",
         timeout=240_000,
     )
     for side in (0, 1):
-        assert studio.locator(f'#chat-{side} [data-testid="bot"]').count() == 8  # every turn, given or live
-        assert "give every answer a title" in studio.inner_text(f"#chat-{side}")
+        assert studio.locator(f'#chat-{side} [data-testid="bot"]').count() == 16  # every turn, given or live
+        assert "start every reply with the letter R" in studio.inner_text(f"#chat-{side}")
         box = studio.locator(f'#chat-{side} [data-testid="bot"]').last.bounding_box()
         assert box and 0 <= box["y"] and box["y"] + min(box["height"], 40) <= FIRST_SCREEN["height"]  # in view
-    assert studio.locator("#prompt-0 .rea-instructions", has_text="title in double angular").count() == 1  # in IM
+    assert studio.locator("#prompt-0 .rea-instructions", has_text="start every reply with the letter R").count() == 1
     studio.click("#save")
     with studio.expect_download() as download:
         studio.locator("#saved-file a").first.click()
@@ -309,7 +309,7 @@ def test_an_example_plays_in_one_click_and_its_saved_chat_opens_in_inspect(studi
         )
         studio.click("#inspect-trace")
         studio.wait_for_function(
-            "document.querySelector('#inspect-status').innerText.includes('Traced 8 turns of column 1: rea')",
+            "document.querySelector('#inspect-status').innerText.includes('Traced 16 turns of column 1: rea')",
             timeout=60_000,
         )
         studio.wait_for_selector("#inspect-heatmap .js-plotly-plot", timeout=30_000)

@@ -53,20 +53,30 @@ def test_a_reply_cut_at_the_token_limit_says_so(models):
     assert stats_text(turn_summary(result)).startswith("cut at 4 tokens | ")
 
 
-@pytest.mark.slow  # two live replies per column after six stored turns
-def test_the_title_example_keeps_its_instruction_seven_turns_later_in_rea(models):
-    """The first screen's first example, as the app plays it: REA's last reply carries the <<title>> the
-    instruction asked for seven turns earlier (what the README says the example shows)."""
-    from app.tabs.compare.layout import EXAMPLES
+@pytest.mark.slow  # three live replies per column after thirteen stored turns
+def test_the_letter_example_shows_rea_keeping_its_instruction_and_vanilla_losing_it(models):
+    """The first screen's first example, as the app plays it: REA starts all three live replies with R, as
+    asked thirteen turns earlier; vanilla, reading every non-compliant given reply, does so only on the first;
+    REA's prompts are at most 60% of vanilla's (what the README says the example shows)."""
+    from app.tabs.compare.examples import EXAMPLES, LETTER_INSTRUCTION
     from rea_core.evals.checks import Check
     from rea_core.loading import build_from_settings
     from rea_core.settings import Settings
 
     settings = Settings.from_env()
     _, turns = EXAMPLES[0]
-    rea = build_from_settings("rea", models, settings, served=True)
-    session = rea.new_session()
-    for message, reply in turns:
-        result = rea.respond(session, message, reply=reply)
-    assert session.instructions.texts() == [turns[0][0]]
-    assert Check("detectable_format:title").passed(result.reply), result.reply
+    starts_with_r = Check("startend:first_letter", {"letter": "r"})
+    live = {}
+    for name in ("rea", "vanilla"):
+        strategy = build_from_settings(name, models, settings, served=True)
+        session = strategy.new_session()
+        results = [(reply, strategy.respond(session, message, reply=reply)) for message, reply in turns]
+        live[name] = [result for given, result in results if given is None]
+        if name == "rea":
+            assert session.instructions.texts() == [LETTER_INSTRUCTION]
+    rea_kept = [starts_with_r.passed(result.reply) for result in live["rea"]]
+    vanilla_kept = [starts_with_r.passed(result.reply) for result in live["vanilla"]]
+    assert rea_kept == [True, True, True], [result.reply for result in live["rea"]]
+    assert vanilla_kept == [True, False, False], [result.reply for result in live["vanilla"]]
+    for rea_result, vanilla_result in zip(live["rea"], live["vanilla"]):
+        assert rea_result.prompt_tokens <= 0.6 * vanilla_result.prompt_tokens

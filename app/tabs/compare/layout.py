@@ -22,57 +22,11 @@ from rea_core.methods.registry import get_strategy
 from ... import thresholds
 from ...state import AppEngine, ColumnState
 from . import handlers
+from .examples import EXAMPLES
 
 SIDES = (0, 1)
 DEFAULT_STRATEGIES = ("rea", "vanilla")
 CHAT_HEIGHT = 360  # px: with the header, sliders and examples, the message box stays on a 1000 px screen
-# One click plays each in fresh columns: a message with a reply is stored as given in both, one without is
-# answered live in both. What each shows on the shipped model is in the README ("The demo model").
-_EARLIER_TURNS = (
-    (
-        "Can you suggest a good recipe for dinner tonight?",
-        "Roasted chicken with lemon and herbs is easy: rub the chicken with olive oil, garlic, lemon zest and "
-        "thyme, then roast it at 200 C for about an hour.",
-    ),
-    (
-        "What side dish goes well with it?",
-        "Roasted vegetables such as carrots, potatoes and onions pair well, and they can share the oven with the "
-        "chicken.",
-    ),
-    (
-        "Tell me a fun fact about octopuses.",
-        "Octopuses have three hearts and blue blood, and each of their eight arms can act somewhat on its own.",
-    ),
-    (
-        "Why is the sky blue?",
-        "Sunlight is scattered by the molecules of the air, and blue light, with its short wavelength, is "
-        "scattered much more than red light.",
-    ),
-    (
-        "Recommend a classic science fiction novel.",
-        "Fahrenheit 451 by Ray Bradbury is a short classic about a future where books are burned.",
-    ),
-    (
-        "What is a good way to start running as a beginner?",
-        "Try run-walk intervals: alternate one minute of jogging with two minutes of walking, three times a week, "
-        "and build up slowly.",
-    ),
-)
-TITLE_INSTRUCTION = "From now on, give every answer a title in double angular brackets, like <<my title>>."
-EXAMPLES: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
-    (
-        "An instruction 7 turns back: a <<title>> on every answer",
-        ((TITLE_INSTRUCTION, None), *_EARLIER_TURNS, ("How do I keep basil alive indoors?", None)),
-    ),
-    (
-        "A fact, a detour, then a question about the fact",
-        (
-            ("My sister Lena lives in Porto and teaches violin.", None),
-            ("How do I boil an egg?", None),
-            ("What does my sister teach?", None),
-        ),
-    ),
-)
 PREFILL_NOTE_TOKENS = 256  # shorter messages reach their first word in about a second: no note
 RESTORE_JS = "(restore, current) => (restore && !(current || '').trim()) ? restore : current"
 
