@@ -7,7 +7,7 @@ Nothing conversation-specific lives in the engine, so one user's chat never reac
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from rea_core import (
     RuntimeConfig,
     Settings,
     Strategy,
+    Thresholds,
     TurnResult,
     available_strategies,
 )
@@ -35,7 +36,7 @@ class ColumnState:
     strategy: str
     session: ChatSession
     last: TurnResult | None = None  # the latest generated turn, for the prompt view and live thresholds
-    last_thresholds: tuple[float, float] | None = None
+    last_thresholds: Thresholds | None = None  # what ``last`` was decided at
     error: str = ""
     reply_form: str = (
         "auto"  # REA's compressed replies: "auto" (measured best), "latent" or "text" (the app's form control)
@@ -152,31 +153,22 @@ class AppEngine:
     def strategy_names(self) -> list[str]:
         return available_strategies()
 
-    def strategy(
-        self, name: str, *, tau_low: float | None = None, tau_high: float | None = None, form: str = "auto"
-    ) -> Strategy:
-        """The named strategy on the shared models, at the given thresholds and reply form
-        ("auto": the configured one; "latent" / "text": REA's compressed replies switched), no model reloaded."""
+    def strategy(self, name: str, thresholds: Thresholds | None = None, *, form: str = "auto") -> Strategy:
+        """The named strategy on the shared models, at ``thresholds`` (None: the configured ones) and reply
+        form ("auto": the configured one; "latent" / "text": REA's compressed replies switched). Built once
+        per name; other thresholds or forms are the same strategy deciding differently, nothing rebuilt."""
         if form not in REPLY_FORMS:
             raise ValueError(f"reply form must be one of {', '.join(REPLY_FORMS)}; got {form!r}")
         if name not in self._strategies:
             self._strategies[name] = build_from_settings(name, self.models, self.settings, served=True)
-        base = self._strategies[name]
-        if not isinstance(base.config, REAConfig):
-            return base  # thresholds and reply forms are REA's
-        config = base.config if form == "auto" else replace(base.config, reply_form=form)
-        if tau_low is not None or tau_high is not None:
-            config = config.with_thresholds(
-                base.config.tau_low if tau_low is None else tau_low,
-                base.config.tau_high if tau_high is None else tau_high,
-            )
-        return base if config == base.config else base.with_config(config)
+        strategy = self._strategies[name]
+        if form != "auto":
+            strategy = strategy.with_reply_form(form)
+        return strategy if thresholds is None else strategy.with_thresholds(thresholds)
 
-    def column_strategy(
-        self, column: ColumnState, *, tau_low: float | None = None, tau_high: float | None = None
-    ) -> Strategy:
+    def column_strategy(self, column: ColumnState, thresholds: Thresholds | None = None) -> Strategy:
         """A column's strategy under its reply-form control."""
-        return self.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form=column.reply_form)
+        return self.strategy(column.strategy, thresholds, form=column.reply_form)
 
     def latent_shape(self) -> tuple[int, int, int] | None:
         """(n_latent, max_chunks, hidden_size) of the loaded codec, the only latents a loaded file may carry."""

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import gradio as gr
 
+from rea_core import Thresholds
+
 NOTE = "the lower threshold cannot exceed the upper one."
 LOW_LABEL = "lower: leave out below"
 HIGH_LABEL = "upper: send whole from"
@@ -36,12 +38,14 @@ ORDER_JS = f"""(lo, hi, note, last) => {{
 
 
 def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[float, float, str]:
-    """Keep tau_low <= tau_high by moving the other slider; say so (``ORDER_JS`` in the browser)."""
-    if tau_low <= tau_high:
-        return tau_low, tau_high, ""
-    if moved == "low":
-        return tau_low, tau_low, f"Upper threshold raised to {tau_low:.2f}: {NOTE}"
-    return tau_high, tau_high, f"Lower threshold lowered to {tau_high:.2f}: {NOTE}"
+    """The sliders' pair ordered by moving the other slider (``Thresholds.ordered``), with the note that
+    says so (``ORDER_JS`` does the same in the browser)."""
+    ordered = Thresholds.ordered(tau_low, tau_high, keep="low" if moved == "low" else "high")
+    if ordered.high != float(tau_high):
+        return ordered.low, ordered.high, f"Upper threshold raised to {ordered.high:.2f}: {NOTE}"
+    if ordered.low != float(tau_low):
+        return ordered.low, ordered.high, f"Lower threshold lowered to {ordered.low:.2f}: {NOTE}"
+    return ordered.low, ordered.high, ""
 
 
 def wire_thresholds(tau_low: gr.Slider, tau_high: gr.Slider, note: gr.Markdown):

@@ -31,6 +31,9 @@ from rea_core.memory.episodic import EpisodicMemory, Exchange
 from rea_core.retrieval.followup import PRIOR_SPAN, follow_up_probability, referent_prior
 from rea_core.retrieval.hcr import best_omitted, decide, plan_context
 from rea_core.retrieval.scoring import fuse, max_pairwise_cosine, smooth_neighbors
+from rea_core.retrieval.thresholds import Thresholds
+
+PAPER, HYBRID = Thresholds(0.5, 0.7), Thresholds(0.2, 0.36)  # the paper's pair and the hybrid scorer's
 
 
 def build_memory(n_exchanges: int, dim: int, rng: np.random.Generator) -> EpisodicMemory:
@@ -81,10 +84,10 @@ def main() -> None:
             return max_pairwise_cosine(queries[next(it) % len(queries)], units, starts)
 
         def score_decide():
-            return decide(score(), tau_low=0.5, tau_high=0.7)
+            return decide(score(), PAPER)
 
         def score_plan():
-            return plan_context(turns, score(), tau_low=0.5, tau_high=0.7)
+            return plan_context(turns, score(), PAPER)
 
         exchange_vectors = rng.standard_normal((n, args.dim), dtype=np.float32)
         exchange_vectors /= np.linalg.norm(exchange_vectors, axis=1, keepdims=True)
@@ -97,9 +100,7 @@ def main() -> None:
         def hybrid_decide():
             i = next(it) % len(queries)
             dense = max_pairwise_cosine(queries[i], exchange_vectors, exchange_starts)
-            return decide(
-                smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), tau_low=0.2, tau_high=0.36
-            )
+            return decide(smooth_neighbors(fuse(dense, lexical.normalized(texts[i]), 0.3), 0.2), HYBRID)
 
         recent = [
             Exchange(t, " ".join(vocab[w] for w in words[t][:12]), " ".join(vocab[w] for w in words[t][12:]))
@@ -113,7 +114,7 @@ def main() -> None:
             prior = np.zeros(n)
             prior[n - len(recent) :] = referent_prior(recent)
             scores = np.minimum(scores + 0.2 * follow_up_probability(texts[i]) * prior, 1.0)
-            codes = decide(scores, tau_low=0.2, tau_high=0.36)
+            codes = decide(scores, HYBRID)
             codes[-3:] = 2  # the raw window
             codes[-4] = max(codes[-4], 1)  # the compressed band
             codes[best_omitted(codes == 0, scores, 2)] = 1

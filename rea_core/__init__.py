@@ -20,6 +20,7 @@ from .methods import Strategy, available_strategies
 from .methods.comedy.config import COMEDYConfig
 from .methods.rea.config import REAConfig
 from .methods.secom.config import SeComConfig
+from .retrieval.thresholds import Thresholds
 from .runtime import RuntimeConfig
 from .session import ChatSession, load_sessions, save_sessions
 from .settings import Settings
@@ -42,6 +43,7 @@ __all__ = [
     "SeComConfig",
     "Settings",
     "Strategy",
+    "Thresholds",
     "TurnResult",
     "available_strategies",
     "build_strategy",

@@ -19,6 +19,7 @@ from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
 from ..prompt_layout import PromptPrint, reuse_note
 from ..reconstruction import rendered_sources
+from ..retrieval.thresholds import Thresholds
 from ..runtime import RuntimeConfig
 from ..session import ChatSession
 from ..text import validate_message
@@ -85,6 +86,16 @@ class Strategy(ABC):
             runtime=runtime or self.runtime,
             **self.parts(),
         )
+
+    def with_thresholds(self, thresholds: Thresholds) -> "Strategy":
+        """This strategy deciding its turns at ``thresholds``, on the same models, parts and memory;
+        strategies whose decisions use no thresholds decide the same at any, so they return themselves."""
+        return self
+
+    def with_reply_form(self, form: str) -> "Strategy":
+        """This strategy writing its compressed replies in ``form`` ("auto", "latent", "text"); strategies
+        that compress no replies into latents have one form, so they return themselves."""
+        return self
 
     def new_session(self) -> ChatSession:
         return ChatSession(strategy=self.name, instructions=InstructionalMemory(), episodes=EpisodicMemory())
@@ -153,7 +164,7 @@ class Strategy(ABC):
         session.episodes.append(user_text, reply, time=time)
 
     def redecide(
-        self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float
+        self, session: ChatSession, last: TurnResult, thresholds: Thresholds
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """The plan ``last`` would have had under other thresholds, from its cached scores: no model call.
 

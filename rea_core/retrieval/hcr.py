@@ -5,7 +5,8 @@
     score < tau_low              -> omit       (left out now; a later query can bring it back)
 
 The paper's thresholds are 0.5 / 0.7 for its scorer; ours are calibrated per scorer
-(``methods.rea.config.CALIBRATED_THRESHOLDS``). When tau_low == tau_high nothing is compressed.
+(``methods.rea.config.CALIBRATED_THRESHOLDS``). The pair arrives as one checked ``Thresholds``
+(``retrieval.thresholds``). When tau_low == tau_high nothing is compressed.
 
 Two rules then keep what the next reply depends on whatever its score (each decision records its
 ``Reason``): the working-memory window (``keep_window``) keeps the latest exchanges raw within a
@@ -25,40 +26,29 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import ThresholdError
 from ..types import Decision, Reason, Resolution
+from .thresholds import Thresholds
 
 _BY_CODE = (Resolution.OMIT, Resolution.COMPRESSED, Resolution.RAW)
 
 
 def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
-    """Return the thresholds as floats, or raise ThresholdError naming what is wrong."""
-    try:
-        lo, hi = float(tau_low), float(tau_high)
-    except (TypeError, ValueError) as exc:
-        raise ThresholdError(
-            f"HCR thresholds must be numbers, got tau_low={tau_low!r}, tau_high={tau_high!r}"
-        ) from exc
-    for name, value in (("tau_low", lo), ("tau_high", hi)):
-        if not 0.0 <= value <= 1.0:  # also rejects NaN
-            raise ThresholdError(f"{name} must lie in [0, 1], got {value}")
-    if lo > hi:
-        raise ThresholdError(f"tau_low ({lo}) must not exceed tau_high ({hi})")
-    return lo, hi
+    """The pair as floats, or ThresholdError naming what is wrong: ``Thresholds``' check, for callers
+    that hold two loose numbers (a CLI grid of values)."""
+    return tuple(Thresholds(tau_low, tau_high))
 
 
-def decide(scores: np.ndarray | Sequence[float], *, tau_low: float, tau_high: float) -> np.ndarray:
-    """Vectorized decision codes: 0 omit, 1 compressed, 2 raw. Raises ThresholdError on bad thresholds."""
-    lo, hi = validate_thresholds(tau_low, tau_high)
+def decide(scores: np.ndarray | Sequence[float], thresholds: Thresholds) -> np.ndarray:
+    """Vectorized decision codes: 0 omit, 1 compressed, 2 raw."""
     s = np.asarray(scores, dtype=np.float64)
-    return (s >= lo).astype(np.int8) + (s >= hi).astype(np.int8)
+    return (s >= thresholds.low).astype(np.int8) + (s >= thresholds.high).astype(np.int8)
 
 
 def plan_context(
-    turns: Sequence[int], scores: np.ndarray | Sequence[float], *, tau_low: float, tau_high: float
+    turns: Sequence[int], scores: np.ndarray | Sequence[float], thresholds: Thresholds
 ) -> tuple[Decision, ...]:
     """One ``Decision`` per exchange, in the order given."""
-    codes = decide(scores, tau_low=tau_low, tau_high=tau_high)
+    codes = decide(scores, thresholds)
     if len(codes) != len(turns):
         raise ValueError(f"{len(turns)} turns but {len(codes)} scores")
     return tuple(

@@ -8,7 +8,7 @@ researcher can see which earlier exchange an answer needed but did not get.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Callable
 
@@ -18,6 +18,7 @@ from ..conversations import Conversation
 from ..memory.episodic import Exchange
 from ..prompt_layout import stable_placements
 from ..types import Decision, PromptPlan, Recognition, Resolution
+from .thresholds import Thresholds
 
 
 @dataclass(frozen=True)
@@ -121,13 +122,11 @@ def trace_conversation(
 
 def text_replies(strategy):
     """``strategy`` with compressed replies as text: a trace of given replies has no latents."""
-    if strategy.config.reply_form == "text":
-        return strategy
-    return strategy.with_config(replace(strategy.config, reply_form="text"))
+    return strategy.with_reply_form("text")
 
 
 def redecide_turn(
-    strategy, trace: RetrievalTrace, index: int, *, tau_low: float, tau_high: float
+    strategy, trace: RetrievalTrace, index: int, thresholds: Thresholds
 ) -> tuple[PromptPlan, tuple[Decision, ...]]:
     """Turn ``index`` of ``trace`` decided again at other thresholds from its recorded scores: no model
     call, so a view can follow live sliders (the app's Inspect tab).
@@ -146,6 +145,6 @@ def redecide_turn(
     scores = np.array([d.score for d in turn.decisions], dtype=np.float64)
     anchor = stable_placements(trace.turns[index - 1].plan) if index else ()  # the prompt the turn came after
     plan, decisions = text_replies(strategy).replan(
-        turn.plan.query, exchanges, turn.instructions, scores, (tau_low, tau_high), anchor=anchor
+        turn.plan.query, exchanges, turn.instructions, scores, thresholds, anchor=anchor
     )
     return (turn.plan, turn.decisions) if decisions == turn.decisions else (plan, decisions)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from rea_core import REAConfig, RuntimeConfig, build_strategy
+from rea_core import REAConfig, RuntimeConfig, Thresholds, build_strategy
 from rea_core.evals import qa
 from rea_core.evals.retrieval import RetrievalCase, RetrievalQuery
 
@@ -24,7 +24,7 @@ CASE = RetrievalCase(id="cat", exchanges=EXCHANGES, queries=(CAT, CITY), times=T
 def rea(models, lo=None, hi=None):
     config = REAConfig(recent_raw=1, recent_compressed=0, referent_top_k=1)
     if lo is not None:
-        config = config.with_thresholds(lo, hi)
+        config = config.with_thresholds(Thresholds(lo, hi))
     return build_strategy("rea", models, config, runtime=RuntimeConfig(max_new_tokens=24))
 
 

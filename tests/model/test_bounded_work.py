@@ -11,7 +11,7 @@ import pytest
 
 from app.state import AppEngine
 from app.tabs.compare import handlers
-from rea_core import RuntimeConfig, SeComConfig, Settings
+from rea_core import RuntimeConfig, SeComConfig, Settings, Thresholds
 from rea_core.errors import DataFormatError
 from rea_core.limits import Limits
 from rea_core.memory.episodic import _encode_array
@@ -100,7 +100,7 @@ def test_trace_of_given_replies_runs_no_codec_and_keeps_its_decisions(engine):
             for i in range(5)
         ),
     )
-    strategy = engine.strategy("rea", tau_low=0.0, tau_high=1.0)
+    strategy = engine.strategy("rea", Thresholds(0.0, 1.0))
     strategy = strategy.with_config(
         replace(strategy.config, recent_raw=0, recent_compressed=0)
     )  # every earlier exchange compressed

@@ -7,6 +7,8 @@ import json
 import pytest
 from gradio_client import Client, handle_file
 
+from rea_core import Thresholds
+
 # answer_question outputs (gr.State skipped): note, answer view, evidence table, prompt view, omitted evidence
 NOTE, VIEW, EVIDENCE, PROMPT, OMITTED = range(5)
 
@@ -122,7 +124,7 @@ def test_jsonl_answer_turns_are_questions_and_their_marks_keep_the_turn(engine, 
     loaded = ih.read_file(engine, path)
     assert [c.id for c in loaded.conversations] == ["asked"] and len(loaded.conversations[0].turns) == 3
     assert ih.question_choices(loaded, "asked") == [("turn 2 · Which city do I live in?", 0)]
-    answer = ih.answer_question(engine, loaded, "asked", 0, 0.99, 0.99, {})
+    answer = ih.answer_question(engine, loaded, "asked", 0, Thresholds(0.99, 0.99), {})
     assert answer.answer == "Lisbon" and answer.omitted_evidence() == [0]
     ih.mark_question_needed(engine, loaded, answer, 0, "", annotator="tester")
     with engine.db() as session:
@@ -138,7 +140,7 @@ def test_jsonl_answer_turns_are_questions_and_their_marks_keep_the_turn(engine, 
     with pytest.raises(ih.MarkError, match="sign in"):
         ih.mark_question_needed(engine, loaded, answer, 0, "", annotator=None)
     with pytest.raises(ih.AnswerError, match="no question 5"):
-        ih.answer_question(engine, loaded, "asked", 5, 0.5, 0.7, {})
+        ih.answer_question(engine, loaded, "asked", 5, Thresholds(0.5, 0.7), {})
 
 
 def test_a_broken_locomo_file_is_one_message_without_folders(engine, tmp_path):

@@ -3,7 +3,7 @@ until it fits, the Instructional Memory prefix stays, and a plan that fits is le
 
 import numpy as np
 
-from rea_core import Reason, RuntimeConfig, build_strategy
+from rea_core import Reason, RuntimeConfig, Thresholds, build_strategy
 from rea_core.reconstruction import plan_length
 from rea_core.types import SegmentKind
 
@@ -22,7 +22,7 @@ def test_over_window_plan_is_demoted_until_it_fits_and_keeps_im(models):
     instructions = ["From now on, answer in lowercase."]
     lo, hi = strategy.config.thresholds
 
-    plan, decisions = strategy.replan("what about roses?", exchanges, instructions, scores, (lo, hi))
+    plan, decisions = strategy.replan("what about roses?", exchanges, instructions, scores, Thresholds(lo, hi))
     assert plan_length(plan) <= budget
     demoted = [d for d in decisions if d.reason is Reason.BUDGET]
     assert demoted, "the over-window plan was not demoted"
@@ -36,5 +36,5 @@ def test_over_window_plan_is_demoted_until_it_fits_and_keeps_im(models):
     assert models.generator.prompt_tokens(render_messages(plan)) <= budget
 
     roomy = build_strategy("rea", models)
-    plan, decisions = roomy.replan("what about roses?", exchanges, instructions, scores, (lo, hi))
+    plan, decisions = roomy.replan("what about roses?", exchanges, instructions, scores, Thresholds(lo, hi))
     assert not any(d.reason is Reason.BUDGET for d in decisions)

@@ -4,7 +4,7 @@ the cache, and a prefix too small to pay for a continuation is prefilled in full
 
 from dataclasses import replace
 
-from rea_core import RuntimeConfig, build_strategy
+from rea_core import RuntimeConfig, Thresholds, build_strategy
 from rea_core.methods.base import stats_text, turn_summary
 from rea_core.prompt_layout import stable_placements
 
@@ -36,10 +36,9 @@ def test_a_threshold_move_that_changes_nothing_before_the_window_keeps_the_cache
     stable = stable_placements(rea.build_context(sessions[0], NEXT[1])[0])
     moves = [(lo + 0.01, hi), (lo, hi + 0.02), (lo - 0.01, hi), (lo, hi - 0.02)]
     quiet = [
-        rea.with_config(rea.config.with_thresholds(*m))
+        rea.with_thresholds(Thresholds(*m))
         for m in moves
-        if stable_placements(rea.with_config(rea.config.with_thresholds(*m)).build_context(sessions[1], NEXT[1])[0])
-        == stable
+        if stable_placements(rea.with_thresholds(Thresholds(*m)).build_context(sessions[1], NEXT[1])[0]) == stable
     ]
     assert quiet, "some small threshold move should leave the exchanges before the window as they were"
     same = rea.respond(sessions[0], NEXT[1])
@@ -49,7 +48,7 @@ def test_a_threshold_move_that_changes_nothing_before_the_window_keeps_the_cache
     assert "KV reused" in stats_text(turn_summary(moved))
 
     # every exchange kept at tau_low 0: exchanges come in before the window and the stats say which
-    everything = rea.with_config(rea.config.with_thresholds(0.0, hi))
+    everything = rea.with_thresholds(Thresholds(0.0, hi))
     opened = everything.respond(sessions[2], NEXT[1])
     assert opened.generation.reused_tokens < opened.prompt_tokens
     line = stats_text(turn_summary(opened))

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import REAConfig, Resolution, RuntimeConfig, Settings
+from rea_core import REAConfig, Resolution, RuntimeConfig, Settings, Thresholds
 from rea_core.evals import retrieval as R
 from rea_core.methods.rea.config import default_thresholds
 from rea_core.methods.rea.strategy import REAStrategy
@@ -122,7 +122,7 @@ def test_the_sliders_never_move_the_working_memory_window(models):
         s.respond(session, user, reply=reply)
     last = s.respond(session, "What is a good breakfast before a run?", reply="Oats and a banana.")
     for lo, hi in ((0.0, 0.0), (0.2, 0.36), (0.6, 0.9), (1.0, 1.0)):
-        _, decisions = s.redecide(session, last, tau_low=lo, tau_high=hi)
+        _, decisions = s.redecide(session, last, Thresholds(lo, hi))
         assert [(d.turn, d.resolution, d.reason) for d in decisions[-2:]] == [
             (2, Resolution.RAW, Reason.RECENT),
             (3, Resolution.RAW, Reason.RECENT),

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from rea_core import ChatSession, REAConfig, Resolution, RuntimeConfig, build_strategy
+from rea_core import ChatSession, REAConfig, Resolution, RuntimeConfig, Thresholds, build_strategy
 from rea_core.errors import InputError
 from rea_core.types import SegmentKind
 
@@ -81,9 +81,9 @@ def test_scores_follow_hcr_thresholds(rea, models):
     rea = rea.with_config(
         replace(rea.config, recent_raw=0, recent_compressed=0, referent_top_k=0)
     )  # thresholds alone: no window, no likely referents
-    _, decisions = rea.replan("q", exchanges, [], scores, (lo, lo))
+    _, decisions = rea.replan("q", exchanges, [], scores, Thresholds(lo, lo))
     assert [d.resolution for d in decisions].count(Resolution.RAW) == 1
-    _, decisions = rea.replan("q", exchanges, [], scores, (1.0, 1.0))
+    _, decisions = rea.replan("q", exchanges, [], scores, Thresholds(1.0, 1.0))
     assert all(d.resolution is Resolution.OMIT for d in decisions)
 
 
@@ -153,21 +153,40 @@ def test_redecide_uses_cached_scores_and_undo_restores(rea):
     session = rea.new_session()
     replay(rea, session)
     last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
-    plan, decisions = rea.redecide(session, last, tau_low=0.0, tau_high=0.0)
+    plan, decisions = rea.redecide(session, last, Thresholds(0.0, 0.0))
     assert [d.score for d in decisions] == last.scores
     assert all(d.resolution is Resolution.RAW for d in decisions) and len(plan.exchanges()) == 3
-    plan, decisions = rea.redecide(session, last, tau_low=1.0, tau_high=1.0)
+    plan, decisions = rea.redecide(session, last, Thresholds(1.0, 1.0))
     assert all(d.resolution is Resolution.OMIT for d in decisions)
     assert plan.segments[-1].text == "How often should I water the fiddle-leaf fig?"
     assert rea.undo_last_turn(session) == "How often should I water the fiddle-leaf fig?"
     assert session.n_turns == 3 and session.episodes.n_embedded == 3 and len(session.log) == 3
     assert session.instructions.texts() == ["From now on, answer in lowercase."]
-    stricter = rea.with_config(rea.config.with_thresholds(0.9, 0.95))
+    stricter = rea.with_thresholds(Thresholds(0.9, 0.95))
     assert (
         stricter.generator is rea.generator
         and stricter.config.tau_low == 0.9
         and rea.config.tau_low == REAConfig().tau_low
     )  # unchanged
+
+
+def test_other_thresholds_are_the_same_strategy_deciding_differently(rea, vanilla):
+    """A slider move re-decides on the strategy as built: the same models, recognizer and codec, the
+    session's memory untouched; a strategy that decides without thresholds is itself at any."""
+    session = rea.new_session()
+    replay(rea, session)
+    last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
+    before = session.to_dict()
+    everything = Thresholds(0.0, 0.0)
+    kept = rea.with_thresholds(everything)
+    shared = ("generator", "embedder", "recognizer", "codec", "runtime")
+    assert kept.config.thresholds == everything and rea.config == REAConfig()
+    assert all(getattr(kept, part) is getattr(rea, part) for part in shared)
+    assert kept.redecide(session, last, everything) == rea.redecide(session, last, everything)
+    assert session.to_dict() == before
+    assert rea.with_thresholds(rea.config.thresholds) is rea and vanilla.with_thresholds(everything) is vanilla
+    text = rea.with_reply_form("text")
+    assert text.config.reply_form == "text" and all(getattr(text, part) is getattr(rea, part) for part in shared)
 
 
 def test_trace_finds_the_h3_style_omission(rea, examples_dir):
@@ -242,10 +261,10 @@ def test_a_traced_turn_redecided_at_other_thresholds_matches_a_trace_at_them(rea
     trace = trace_conversation(rea, conv)
     last = len(trace.turns) - 1
     lo, hi = rea.config.tau_low, rea.config.tau_high
-    same = redecide_turn(rea, trace, last, tau_low=lo, tau_high=hi)
+    same = redecide_turn(rea, trace, last, Thresholds(lo, hi))
     assert same == (trace.turns[last].plan, trace.turns[last].decisions)  # as traced: the traced plan
-    plan, decisions = redecide_turn(rea, trace, last, tau_low=0.05, tau_high=hi)
-    again = trace_conversation(rea.with_config(rea.config.with_thresholds(0.05, hi)), conv).turns[last]
+    plan, decisions = redecide_turn(rea, trace, last, Thresholds(0.05, hi))
+    again = trace_conversation(rea.with_thresholds(Thresholds(0.05, hi)), conv).turns[last]
     assert decisions == again.decisions
     # the same blocks; their order follows the prompt the session read the turn before (the traced one
     # here, a trace at 0.05 throughout there), so only the layout may differ
@@ -253,8 +272,6 @@ def test_a_traced_turn_redecided_at_other_thresholds_matches_a_trace_at_them(rea
     assert decisions[0].resolution is Resolution.COMPRESSED  # the houseplants come back at tau_low 0.05
     chronological = rea.with_config(replace(rea.config, layout="chronological"))
     trace = trace_conversation(chronological, conv)
-    plan, decisions = redecide_turn(chronological, trace, last, tau_low=0.05, tau_high=hi)
-    again = trace_conversation(chronological.with_config(chronological.config.with_thresholds(0.05, hi)), conv).turns[
-        last
-    ]
+    plan, decisions = redecide_turn(chronological, trace, last, Thresholds(0.05, hi))
+    again = trace_conversation(chronological.with_thresholds(Thresholds(0.05, hi)), conv).turns[last]
     assert (plan, decisions) == (again.plan, again.decisions)  # in turn order, exactly a trace at 0.05

@@ -15,7 +15,7 @@ import pytest
 from app.state import AppEngine
 from app.tabs.compare import handlers
 from app.tabs.inspect import handlers as ih
-from rea_core import RuntimeConfig, Settings, prompt_time
+from rea_core import RuntimeConfig, Settings, Thresholds, prompt_time
 from rea_core.errors import DataFormatError
 from rea_core.reconstruction import render_messages
 from rea_core.retrieval.trace import redecide_turn, trace_conversation
@@ -76,7 +76,7 @@ def test_jsonl_times_reach_the_traced_exchanges_the_prompt_and_the_marks(engine,
     (conv,) = ih.read_conversations(engine, timed_file)
     trace = trace_conversation(engine.strategy("rea"), conv)
     assert [t.time for t in trace.turns] == ["2023-05-08T13:56", "2023-05-20T00:00", "2023-05-27T09:05"]
-    plan, _ = redecide_turn(engine.strategy("rea"), trace, 2, tau_low=0.0, tau_high=0.0)  # everything kept
+    plan, _ = redecide_turn(engine.strategy("rea"), trace, 2, Thresholds(0.0, 0.0))  # everything kept
     users = [m["content"] for m in render_messages(plan) if m["role"] == "user"]
     assert users[:2] == [
         "[Mon 8 May 2023 13:56] My sister gave me her fiddle-leaf fig when she moved.",

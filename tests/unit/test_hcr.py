@@ -3,13 +3,13 @@ import math
 import numpy as np
 import pytest
 
-from rea_core import REAConfig, Resolution
+from rea_core import REAConfig, Resolution, Thresholds
 from rea_core.errors import ThresholdError
 from rea_core.retrieval.hcr import decide, plan_context, validate_thresholds
 
 
 def resolutions(scores, lo=0.5, hi=0.7):
-    return [d.resolution for d in plan_context(range(len(scores)), scores, tau_low=lo, tau_high=hi)]
+    return [d.resolution for d in plan_context(range(len(scores)), scores, Thresholds(lo, hi))]
 
 
 def test_default_boundaries_are_inclusive_at_each_threshold():
@@ -39,12 +39,12 @@ def test_extreme_thresholds():
 
 
 def test_decide_is_vectorized_codes():
-    codes = decide(np.array([0.1, 0.55, 0.9]), tau_low=0.5, tau_high=0.7)
+    codes = decide(np.array([0.1, 0.55, 0.9]), Thresholds(0.5, 0.7))
     assert codes.tolist() == [0, 1, 2]
 
 
 def test_decisions_carry_turn_and_score():
-    d = plan_context([3, 7], [0.65, 0.2], tau_low=0.5, tau_high=0.7)
+    d = plan_context([3, 7], [0.65, 0.2], Thresholds(0.5, 0.7))
     assert (d[0].turn, d[0].score, d[0].resolution) == (3, 0.65, Resolution.COMPRESSED)
     assert d[1].to_dict() == {"turn": 7, "score": 0.2, "resolution": "omit", "reason": "score"}
 
@@ -63,7 +63,7 @@ def test_bad_thresholds_are_rejected_clearly(lo, hi, message):
     with pytest.raises(ThresholdError, match=message.replace("[", r"\[").replace("]", r"\]")):
         validate_thresholds(lo, hi)
     with pytest.raises(ThresholdError):
-        decide([0.5], tau_low=lo, tau_high=hi)
+        Thresholds(lo, hi)
 
 
 def test_config_rejects_misordered_thresholds():
@@ -77,7 +77,7 @@ def test_config_rejects_misordered_thresholds():
 
 def test_mismatched_lengths():
     with pytest.raises(ValueError):
-        plan_context([0, 1], [0.5], tau_low=0.5, tau_high=0.7)
+        plan_context([0, 1], [0.5], Thresholds(0.5, 0.7))
 
 
 # -- the working-memory window (REA paper, appendix H.3: what the next reply depends on) ----------
@@ -87,7 +87,7 @@ def _window_case(tau_low: float, tau_high: float):
     from rea_core.retrieval.hcr import keep_window
 
     scores = [0.9, 0.1, 0.05, 0.8, 0.02, 0.01, 0.03]  # the latest three score far below any threshold
-    decisions = plan_context(list(range(7)), scores, tau_low=tau_low, tau_high=tau_high)
+    decisions = plan_context(list(range(7)), scores, Thresholds(tau_low, tau_high))
     return keep_window(decisions, [50, 60, 70], raw_tokens=200, band=2)
 
 
@@ -181,3 +181,31 @@ def test_fit_budget_demotes_lowest_scored_raw_first_then_omits():
     out, left = fit_budget(decisions, cost, 10_000)
     assert out[4] == decisions[4] and left == 10_000 - 2 * 70 - 4 * 30
     assert all(d.resolution is Resolution.OMIT for d in out[:4])
+
+
+# -- the pair as one value -------------------------------------------------------------------------
+
+
+def test_crossed_thresholds_are_ordered_by_moving_the_other_one():
+    assert Thresholds.ordered(0.8, 0.6) == Thresholds(0.8, 0.8)  # the low one kept: the high one raised
+    assert Thresholds.ordered(0.8, 0.6, keep="high") == Thresholds(0.6, 0.6)
+    assert Thresholds.ordered(0.4, 0.6) == Thresholds(0.4, 0.6)
+    with pytest.raises(ThresholdError, match="tau_high must lie"):
+        Thresholds.ordered(0.4, 1.5)
+
+
+def test_one_threshold_given_pulls_the_default_other_along():
+    default = Thresholds(0.2, 0.36)
+    assert Thresholds.completed(None, None, default) == default
+    assert Thresholds.completed(None, 0.1, default) == Thresholds(0.1, 0.1)
+    assert Thresholds.completed(0.5, None, default) == Thresholds(0.5, 0.5)
+    assert Thresholds.completed(0.3, None, default) == Thresholds(0.3, 0.36)
+    with pytest.raises(ThresholdError, match="must not exceed"):
+        Thresholds.completed(0.9, 0.1, default)
+
+
+def test_thresholds_read_as_the_pair_they_replace():
+    lo, hi = Thresholds(0, 1)
+    assert (lo, hi) == (0.0, 1.0) and isinstance(lo, float)
+    assert REAConfig(tau_low=0.3, tau_high=0.6).thresholds == Thresholds(0.3, 0.6)
+    assert REAConfig().with_thresholds(Thresholds(0.1, 0.2)).tau_high == 0.2

@@ -13,7 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from rea_core import REAError, available_strategies, load_conversations, now_time
+from rea_core import REAError, Thresholds, available_strategies, load_conversations, now_time
 from rea_core.errors import DataFormatError, UnknownStrategyError
 from rea_core.methods import get_method
 from rea_core.session import save_sessions, sessions_from_data
@@ -111,10 +111,11 @@ def respond_column(
 ) -> None:
     """One turn in one column, stamped ``sent`` (the app clock's stored form; None: now). A failure is
     shown in the column; the conversation stays as it was."""
-    strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
+    thresholds = Thresholds(tau_low, tau_high)
+    strategy = engine.column_strategy(column, thresholds)
     try:
         column.last = strategy.respond(column.session, text, reply=reply, time=sent or now_time())
-        column.last_thresholds = (tau_low, tau_high)
+        column.last_thresholds = thresholds
         column.error = ""
     except Exception as exc:  # a failing model call must not lose the conversation
         column.error = failed_turn(exc)
@@ -145,11 +146,12 @@ def stream_columns(
     """
     texts = [text] * len(columns) if isinstance(text, str) else list(text)
     sent = sent or now_time()
+    thresholds = Thresholds(tau_low, tau_high)
     partial: list[str | None] = ["" if t is not None else None for t in texts]
     changed = threading.Event()
 
     def run(side: int, column: ColumnState) -> None:
-        strategy = engine.column_strategy(column, tau_low=tau_low, tau_high=tau_high)
+        strategy = engine.column_strategy(column, thresholds)
         column.error, finished = "", False
         try:
             with closing(strategy.respond_stream(column.session, texts[side], time=sent)) as turn:
@@ -160,7 +162,7 @@ def stream_columns(
                         partial[side] += item
                         changed.set()
                     else:
-                        column.last, column.last_thresholds, finished = item, (tau_low, tau_high), True
+                        column.last, column.last_thresholds, finished = item, thresholds, True
             if not finished:
                 column.error = STOPPED
         except Exception as exc:  # a failing model call must not lose the conversation
@@ -244,10 +246,11 @@ def retrace_loaded(engine: AppEngine, column: ColumnState, tau_low: float, tau_h
     prompt view, chart, the thresholds and Re-answer work on it at once. Compressed replies are shown as
     text: the copy it is planned on is dropped, so no latent is made for it. A failure is shown in the
     column; the loaded conversation stays."""
-    strategy = engine.strategy(column.strategy, tau_low=tau_low, tau_high=tau_high, form="text")
+    thresholds = Thresholds(tau_low, tau_high)
+    strategy = engine.strategy(column.strategy, thresholds, form="text")
     try:
         column.last = strategy.retrace_latest(column.session)
-        column.last_thresholds = (tau_low, tau_high)
+        column.last_thresholds = thresholds
     except Exception as exc:  # the conversation is loaded whatever happens here
         column.error = f"Loaded, but its latest turn could not be shown: {failed_turn(exc)}"
 
@@ -302,6 +305,7 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     When the thresholds differ from those the latest reply used, the plan is re-decided from the
     cached scores (no model call) and labeled as such.
     """
+    thresholds = Thresholds(tau_low, tau_high)
     strategy = engine.column_strategy(column)
     uses_im = strategy.uses_instructional_memory
     error = f'<div class="rea-error">⚠ {escape(for_visitors(column.error))}</div>' if column.error else ""
@@ -309,13 +313,13 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     if last is None:
         return (
             render_prompt_view(None),
-            retrieval_chart((), [], tau_low=tau_low, tau_high=tau_high),
+            retrieval_chart((), [], tau_low=thresholds.low, tau_high=thresholds.high),
             im_table(column.session.instructions, enabled=uses_im),
             error,
         )
     plan, decisions = last.plan, last.decisions
-    if column.last_thresholds != (tau_low, tau_high):  # re-decide only when the thresholds moved
-        plan, decisions = strategy.redecide(column.session, last, tau_low=tau_low, tau_high=tau_high)
+    if column.last_thresholds != thresholds:  # re-decide only when the thresholds moved
+        plan, decisions = strategy.redecide(column.session, last, thresholds)
     if plan is last.plan:  # exactly what was sent (or, for a loaded turn, what its reply as saved followed)
         source = last.generation.token_source if last.generation else strategy.generator.token_source
         what = "input of the latest reply" if last.generated else "the latest turn, planned again (its reply as saved)"
@@ -329,15 +333,15 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
     else:
         view = render_prompt_view(
             plan,
-            title=f"{column.strategy}: re-decided at the thresholds {tau_low:.2f} and "
-            f"{tau_high:.2f} (press re-answer to send it)",
+            title=f"{column.strategy}: re-decided at the thresholds {thresholds.low:.2f} and "
+            f"{thresholds.high:.2f} (press re-answer to send it)",
             token_source=strategy.generator.token_source,
         )
     chart = retrieval_chart(
         decisions,
         column.session.episodes.exchanges,
-        tau_low=tau_low,
-        tau_high=tau_high,
+        tau_low=thresholds.low,
+        tau_high=thresholds.high,
         query=plan.query,
         score_label=strategy.score_label,
     )

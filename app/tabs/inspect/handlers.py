@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from rea_core import REAError
+from rea_core import REAError, Thresholds
 from rea_core.conversations import turn_record
 from rea_core.limits import BudgetSpent, WorkBudget
 
@@ -221,7 +221,7 @@ def question_choices(loaded: LoadedFile | None, conversation_id: str | None) -> 
 
 
 def answer_question(
-    engine: AppEngine, loaded: LoadedFile, conversation_id: str, index: int, tau_low: float, tau_high: float, sessions
+    engine: AppEngine, loaded: LoadedFile, conversation_id: str, index: int, thresholds: Thresholds, sessions
 ):
     """Question ``index`` of a loaded conversation answered from REA's prompt at these thresholds
     (``qa.answer_question``); ``sessions`` is the browser session's cache of embedded conversations.
@@ -233,7 +233,7 @@ def answer_question(
         raise AnswerError(f"{loaded.source} holds no question with a gold answer for {str(conversation_id)[:80]!r}")
     if not 0 <= index < len(case.queries):
         raise AnswerError(f"no question {index}; this conversation has questions 0 to {len(case.queries) - 1}")
-    strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
+    strategy = engine.strategy("rea", thresholds)
     question = case.queries[index]
     budget = WorkBudget(engine.limits.answer_budget_s, what="the answer", variable="REA_ANSWER_BUDGET_S")
     with engine.gate.chat():  # a visitor waits for it: a running trace pauses between its turns
@@ -348,8 +348,7 @@ NO_MARKS = (
 
 def recheck_marks(
     engine: AppEngine,
-    tau_low: float,
-    tau_high: float,
+    thresholds: Thresholds,
     *,
     owner: str | None,
     on_progress=None,
@@ -376,7 +375,7 @@ def recheck_marks(
     cases = parse_needed_cases(conversations, where="stored marks")
     if not cases:
         return NO_MARKS
-    strategy = engine.strategy("rea", tau_low=tau_low, tau_high=tau_high)
+    strategy = engine.strategy("rea", thresholds)
     pace = DutyCycle(engine.limits.trace_share)  # leaves the CPU to chats, as a trace does
 
     def progressed(done: int, total: int) -> None:
@@ -392,10 +391,10 @@ def recheck_marks(
         budget_s=engine.limits.recheck_budget_s,
         stop=stop,
     )
-    return recheck_summary(result, strategy.config.scorer, tau_low, tau_high)
+    return recheck_summary(result, strategy.config.scorer, thresholds)
 
 
-def recheck_summary(result, scorer: str, tau_low: float, tau_high: float) -> str:
+def recheck_summary(result, scorer: str, thresholds: Thresholds) -> str:
     """A re-check (``evals.recheck.Recheck``) in one Markdown paragraph, saying why it ended early."""
     records = result.records
     covered = f"covered **{result.marks} of {result.total_marks}** marks"
@@ -403,8 +402,8 @@ def recheck_summary(result, scorer: str, tau_low: float, tau_high: float) -> str
         return f"**Stopped:** {result.note}; it {covered}."
     fixed = sum(r["all_kept"] for r in records)
     summary = (
-        f"Current policy ({scorer} scorer, tau_low {tau_low:.2f}, "
-        f"tau_high {tau_high:.2f}) keeps every needed exchange for "
+        f"Current policy ({scorer} scorer, tau_low {thresholds.low:.2f}, "
+        f"tau_high {thresholds.high:.2f}) keeps every needed exchange for "
         f"**{fixed} of {len(records)}** marked queries "
         f"({sum(r['recall'] for r in records) / len(records):.0%} of marked exchanges), "
         f"keeping {sum(r['kept_share'] for r in records) / len(records):.0%} of their history on average."

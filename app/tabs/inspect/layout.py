@@ -12,12 +12,11 @@ from pathlib import Path
 import gradio as gr
 from gradio.events import Dependency
 
-from rea_core import REAError, Resolution, prompt_time
+from rea_core import REAError, Resolution, Thresholds, prompt_time
 from rea_core.limits import DutyCycle
 from rea_core.retrieval.trace import redecide_turn, trace_conversation
 
 from ... import annotate_auth as auth
-from ... import thresholds
 from ...session_state import StateDropped
 from ...state import AppEngine
 from ...views.answer import evidence_rows, omitted_choices, render_answer
@@ -278,8 +277,9 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
                 progress((done, total), desc="tracing", unit="turns")
                 pace()
 
+            thresholds = Thresholds(lo, hi)
             result = trace_conversation(
-                engine.strategy("rea", tau_low=lo, tau_high=hi),
+                engine.strategy("rea", thresholds),
                 conv,
                 on_turn=on_turn,
                 turn_gate=engine.gate.background,  # each turn waits while a chat runs: chats first
@@ -297,14 +297,14 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         return {
             ui.trace: traced,
             ui.turn: gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1),
-            ui.status: f"{done} at tau_low {lo:.2f}, tau_high {hi:.2f}.",
-            **turn_views(last, result, lo, hi),
+            ui.status: f"{done} at tau_low {thresholds.low:.2f}, tau_high {thresholds.high:.2f}.",
+            **turn_views(last, result, thresholds),
         }
 
-    def decided(index: int, result, lo: float, hi: float) -> dict:
+    def decided(index: int, result, thresholds: Thresholds) -> dict:
         """The decisions table, prompt view and omitted choices of turn ``index`` at the sliders'
         thresholds: re-decided from the traced scores, no model call."""
-        plan, decisions = redecide_turn(engine.strategy("rea"), result, index, tau_low=lo, tau_high=hi)
+        plan, decisions = redecide_turn(engine.strategy("rea"), result, index, thresholds)
         users = [x.user for x in result.turns]
         times = [prompt_time(x.time) if x.time else "" for x in result.turns]  # "" where the file gave none
         rows = [
@@ -323,7 +323,9 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         ]
         return {
             ui.decisions: rows,
-            ui.prompt: render_prompt_view(plan, title=f"turn {index} at tau_low {lo:.2f}, tau_high {hi:.2f}"),
+            ui.prompt: render_prompt_view(
+                plan, title=f"turn {index} at tau_low {thresholds.low:.2f}, tau_high {thresholds.high:.2f}"
+            ),
             ui.needed: gr.Dropdown(choices=omitted, value=omitted[0][1] if omitted else None),
         }
 
@@ -353,11 +355,10 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
     picked = [ui.conversations, ui.conversation, ui.status, ui.trace, ui.heatmap, ui.decisions, ui.prompt, ui.needed]
     picked += [*answers, ui.example, ui.upload]
 
-    def turn_views(index, result, lo, hi) -> dict:
+    def turn_views(index, result, thresholds: Thresholds) -> dict:
         index = max(0, min(int(index), len(result.turns) - 1))
-        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
         heatmap = fit_heatmap(trace_heatmap(result, index, engine.limits.heatmap_rows))
-        return {ui.heatmap: heatmap, **decided(index, result, lo, hi)}
+        return {ui.heatmap: heatmap, **decided(index, result, thresholds)}
 
     def show_turn(index, traced, lo, hi):
         if not traced:
@@ -366,7 +367,7 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             _, result = store.get(traced)
         except StateDropped as exc:
             return {ui.status: f"**{escape(str(exc))}.**"}
-        return turn_views(index, result, lo, hi)
+        return turn_views(index, result, Thresholds.ordered(lo, hi))  # ordered in the browser already
 
     def thresholds_moved(index, traced, lo, hi):
         if not traced:
@@ -375,8 +376,8 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
             _, result = store.get(traced)
         except StateDropped as exc:
             return {ui.status: f"**{escape(str(exc))}.**"}
-        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")  # ordered in the browser already
-        return decided(max(0, min(int(index), len(result.turns) - 1)), result, lo, hi)
+        thresholds = Thresholds.ordered(lo, hi)  # ordered in the browser already
+        return decided(max(0, min(int(index), len(result.turns) - 1)), result, thresholds)
 
     held = [ui.conversations, ui.trace, ui.sessions]  # released when another file is picked
     ui.example.input(  # a person's pick only: the upload sets the picker too
@@ -477,8 +478,7 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
         try:
             return ih.recheck_marks(
                 engine,
-                lo,
-                hi,
+                Thresholds(lo, hi),
                 owner=reader.owner,
                 on_progress=lambda done, total: progress((done, total), desc="re-checking", unit="steps"),
                 stop=stop,
@@ -565,12 +565,12 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
     def ask(conv_id, index, file, cache, lo, hi):
         if not file or conv_id is None or index is None:
             return {ui.answers_note: "Load a file with questions and pick one first."}
-        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")
         sessions = store.get_or(cache, {})  # a cache: dropped, it is rebuilt
         answer = failed = None
         try:
             loaded = store.get(file)
-            answer = ih.answer_question(engine, loaded, conv_id, int(index), lo, hi, sessions)
+            thresholds = Thresholds.ordered(lo, hi)  # ordered in the browser already
+            answer = ih.answer_question(engine, loaded, conv_id, int(index), thresholds, sessions)
         except REAError as exc:
             failed = f"**Not answered:** {escape(exc.public)}"  # no model server URL
         try:  # kept even when the answer ran out of time: the exchanges it embedded are reused

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from ...compression.optimize import OptimizeConfig
 from ...errors import check_choice
 from ...prompt_layout import LAYOUTS
-from ...retrieval.hcr import validate_thresholds
 from ...retrieval.hcr_scores import HCRScoring
+from ...retrieval.thresholds import Thresholds
 from ...types import Resolution
 
 PAPER_TAU_LOW = 0.5  # REA paper, section 3.4 and appendix F: the paper's scorer, not ours
@@ -215,17 +215,10 @@ class REAConfig:
 
     def __post_init__(self) -> None:
         check_choice("scorer", self.scorer, HCR_SCORERS)
-        calibrated = default_thresholds(self.scorer)
-        if self.tau_low is None and self.tau_high is None:
-            object.__setattr__(self, "tau_low", calibrated[0])
-            object.__setattr__(self, "tau_high", calibrated[1])
-        elif self.tau_low is None:  # one given: the other calibrated, pulled along so the pair stays ordered
-            object.__setattr__(self, "tau_low", min(calibrated[0], float(self.tau_high)))
-        elif self.tau_high is None:
-            object.__setattr__(self, "tau_high", max(calibrated[1], float(self.tau_low)))
-        lo, hi = validate_thresholds(self.tau_low, self.tau_high)
-        object.__setattr__(self, "tau_low", lo)
-        object.__setattr__(self, "tau_high", hi)
+        # the fields stay two numbers (one REA_* variable each); the pair is made and checked here, once
+        thresholds = Thresholds.completed(self.tau_low, self.tau_high, Thresholds(*default_thresholds(self.scorer)))
+        object.__setattr__(self, "tau_low", thresholds.low)
+        object.__setattr__(self, "tau_high", thresholds.high)
         check_choice("im_placement", self.im_placement, IM_PLACEMENTS)
         check_choice("text_compression", self.text_compression, TEXT_COMPRESSIONS)
         check_choice("reply_form", self.reply_form, REPLY_FORMS)
@@ -276,11 +269,12 @@ class REAConfig:
         return self.scoring.unit_mode
 
     @property
-    def thresholds(self) -> tuple[float, float]:
-        return self.tau_low, self.tau_high
+    def thresholds(self) -> Thresholds:
+        """(tau_low, tau_high) as the one value HCR decides with."""
+        return Thresholds(self.tau_low, self.tau_high)
 
-    def with_thresholds(self, tau_low: float, tau_high: float) -> REAConfig:
-        return replace(self, tau_low=tau_low, tau_high=tau_high)
+    def with_thresholds(self, thresholds: Thresholds) -> REAConfig:
+        return replace(self, tau_low=thresholds.low, tau_high=thresholds.high)
 
     @property
     def score_label(self) -> str:

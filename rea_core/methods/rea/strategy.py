@@ -9,6 +9,7 @@ recognizer), ``use_hcr`` (off: every exchange at ``fixed_resolution``).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import Iterator, Sequence
 
@@ -33,6 +34,7 @@ from ...reconstruction import (
 from ...retrieval.hcr import fit_budget, fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
 from ...retrieval.hcr_scores import latent_scores, score_exchanges
 from ...retrieval.rewrite import rewrite_query
+from ...retrieval.thresholds import Thresholds
 from ...runtime import RuntimeConfig
 from ...session import ChatSession
 from ...types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, Resolution, TurnResult
@@ -78,6 +80,22 @@ class REAStrategy(Strategy):
 
     def parts(self) -> dict:
         return {"recognizer": self.recognizer, "codec": self.codec}
+
+    def with_thresholds(self, thresholds: Thresholds) -> REAStrategy:
+        return self._deciding(self.config.with_thresholds(thresholds))
+
+    def with_reply_form(self, form: str) -> REAStrategy:
+        return self._deciding(replace(self.config, reply_form=form))
+
+    def _deciding(self, config: REAConfig) -> REAStrategy:
+        """This strategy under ``config``, which differs from its own only in how a turn is decided and
+        laid out: a shallow copy on the same models, recognizer and codec, nothing rebuilt (a session
+        holds the memory, so that is shared as it was). Itself when nothing changed."""
+        if config == self.config:
+            return self
+        twin = copy.copy(self)
+        twin.config = config
+        return twin
 
     def new_session(self) -> ChatSession:
         return ChatSession(
@@ -237,16 +255,15 @@ class REAStrategy(Strategy):
         exchanges: Sequence[Exchange],
         instructions: Sequence[str],
         scores: np.ndarray,
-        thresholds: tuple[float, float],
+        thresholds: Thresholds,
         *,
         anchor: Sequence[Placement] = (),
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
-        """Decisions and plan from already computed ``scores`` at ``thresholds`` (tau_low, tau_high): no model call.
+        """Decisions and plan from already computed ``scores`` at ``thresholds``: no model call.
         ``anchor``: the previous prompt's kept older exchanges, which the layout keeps first (``prompt_layout``)."""
         turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
-            tau_low, tau_high = thresholds
-            decisions = plan_context(turns, scores, tau_low=tau_low, tau_high=tau_high)
+            decisions = plan_context(turns, scores, thresholds)
             recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
             decisions = keep_window(
                 decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed
@@ -327,7 +344,7 @@ class REAStrategy(Strategy):
         return None
 
     def redecide(
-        self, session: ChatSession, last: TurnResult, *, tau_low: float, tau_high: float
+        self, session: ChatSession, last: TurnResult, thresholds: Thresholds
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """Re-decide the latest turn under other thresholds from its cached scores (live sliders)."""
         scores = np.array([d.score for d in last.decisions], dtype=np.float64)
@@ -339,7 +356,7 @@ class REAStrategy(Strategy):
             earlier,
             session.instructions.texts(),
             scores,
-            (tau_low, tau_high),
+            thresholds,
             anchor=self.anchor(before),
         )
 
