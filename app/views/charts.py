@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rea_core import Decision, Reason, Resolution, prompt_time
+from rea_core.evals.charts import add_note, wrap, wrapped  # noqa: F401  (shared with the results charts)
 from rea_core.memory.episodic import Exchange
 
 from .reasons import reason_label
@@ -146,42 +147,6 @@ def _threshold_labels(tau_low: float, tau_high: float) -> tuple[tuple[float, str
         (tau_low, "leave out below", "bottom left" if tau_low > 0.9 else "top left"),
         (tau_high, "whole from", "bottom right" if tau_high > 0.9 else "top right"),
     )
-
-
-def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken between words (a word longer than that
-    is cut, ending in "…"): plotly titles and notes do not wrap themselves."""
-    lines, line = [], ""
-    for word in text.split():
-        word = word if len(word) <= width else word[: width - 1] + "…"
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    if line:
-        lines.append(line)
-    return lines or [""]  # one empty line for empty text: a joined title is then empty
-
-
-def wrapped(text: object, width: int) -> str:
-    """Plain ``text`` as plotly shows it: escaped once (its tags are markup there), wrapped with ``<br>``."""
-    return "<br>".join(escape(line, quote=False) for line in wrap(str(text), width))
-
-
-def add_note(fig: go.Figure, text: str, width: int = 46) -> go.Figure:
-    """Say, where the chart's marks would be, what appears there and when; the axes and legend go."""
-    fig.add_annotation(
-        text=wrapped(text, width),
-        x=0.5,
-        y=0.5,
-        xref="paper",
-        yref="paper",
-        showarrow=False,
-        font=dict(size=13, color="#555"),
-    )
-    fig.update_layout(xaxis_visible=False, yaxis_visible=False, showlegend=False)
-    return fig
 
 
 def _empty_reason(decisions: tuple[Decision, ...], exchanges: list[Exchange], thresholded: bool) -> str:

@@ -8,7 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..evals.adherence import ABLATIONS_TASK
 from .common import checked_out, load_pipeline, reported_errors, settings_from_options, split_names
+from .eval_cmd import TaskGroup, run_task
 from .options import (
     AdapterOpt,
     ContextWindowOpt,
@@ -31,6 +33,7 @@ from .options import (
 from .retrieval_cmd import qa, retrieval
 
 eval_app = typer.Typer(
+    cls=TaskGroup,  # adds a generic command for each registered evaluation without one here
     help="Evaluations: adherence (IAR), ablations, sweep, state "
     "tracking (JGA), latency, recognizer, segmentation, retrieval, qa.",
     no_args_is_help=True,
@@ -39,6 +42,7 @@ data_app = typer.Typer(help="Generate evaluation suites from the packaged conver
 
 StrategiesOpt = Annotated[str, typer.Option("--strategies", help="Comma-separated strategies or ablation arms.")]
 DataOpt = Annotated[Path, typer.Option("--data", help="JSONL file in the task's format (README).")]
+ABLATION_ARMS = ",".join(ABLATIONS_TASK.default_arms)
 
 
 def _names(value: str) -> list[str]:
@@ -78,37 +82,38 @@ def adherence(
 
     Example: rea eval adherence --data suite.jsonl --strategies vanilla,rea --out runs/adh
     """
-    from ..evals import adherence as task
+    from ..evals.adherence import ADHERENCE_TASK
 
-    with reported_errors():
-        checked_out(out)  # before any data or model is loaded
-        arms = _names(strategies)
-        config = settings_from_options(
-            tau_low=tau_low,
-            tau_high=tau_high,
-            max_new_tokens=max_new_tokens,
-            recent_raw=recent_raw,
-            recent_raw_tokens=recent_raw_tokens,
-            recent_compressed=recent_compressed,
-            query_rewrite=query_rewrite,
-            kv_reuse=False,
-            model=model,
-            adapter=adapter,
-            embedder=embedder,
-            recognizer_model=recognizer_model,
-        )
-        cases = task.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]  # before any model call
-        models = load_pipeline(config, context_window)
-        _print_summary(task.evaluate(models, config, cases, arms, out))
+    settings = dict(
+        tau_low=tau_low,
+        tau_high=tau_high,
+        max_new_tokens=max_new_tokens,
+        recent_raw=recent_raw,
+        recent_raw_tokens=recent_raw_tokens,
+        recent_compressed=recent_compressed,
+        query_rewrite=query_rewrite,
+        model=model,
+        adapter=adapter,
+        embedder=embedder,
+        recognizer_model=recognizer_model,
+    )
+    run_task(
+        ADHERENCE_TASK,
+        data=data,
+        out=out,
+        arms=strategies,
+        limit=limit,
+        load=load_pipeline,
+        settings=settings,
+        context_window=context_window,
+    )
 
 
 @eval_app.command()
 def ablations(
     data: DataOpt,
     out: OutOpt,
-    arms: Annotated[
-        str, typer.Option("--arms", help="Ablation arms (Table 4, D.3).")
-    ] = "vanilla,em-only,em-hcr,em-hcr-im,oracle-im,im-withheld,im-false-positive,all-raw,all-omitted",
+    arms: Annotated[str, typer.Option("--arms", help="Ablation arms (Table 4, D.3).")] = ABLATION_ARMS,
     limit: LimitOpt = None,
     model: ModelOpt = None,
     embedder: EmbedderOpt = None,
@@ -118,15 +123,8 @@ def ablations(
 
     Example: rea eval ablations --data suite.jsonl --out runs/ablations --limit 10
     """
-    from ..evals import adherence as task
-
-    with reported_errors():
-        checked_out(out)  # before any data or model is loaded
-        names = _names(arms)
-        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
-        cases = task.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]
-        models = load_pipeline(config)
-        _print_summary(task.evaluate(models, config, cases, names, out, title="Ablations"))
+    settings = dict(max_new_tokens=max_new_tokens, model=model, embedder=embedder)
+    run_task(ABLATIONS_TASK, data=data, out=out, arms=arms, limit=limit, load=load_pipeline, settings=settings)
 
 
 @eval_app.command()
@@ -213,16 +211,24 @@ def latency(
 
     Example: rea eval latency --turns 60 --strategies vanilla,rea --out runs/latency
     """
-    from ..evals import latency as task
+    from ..evals.latency import LATENCY_TASK
 
-    with reported_errors():
-        checked_out(out)  # before any data or model is loaded
-        arms = _names(strategies)
+    def check() -> None:
         if every < 1 or turns < 2:
             raise typer.BadParameter("--every must be >= 1 and --turns >= 2")
-        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
-        models = load_pipeline(config, context_window)
-        _print_summary(task.evaluate(models, config, arms, out, turns=turns, every=every, n=n, seed=seed))
+
+    run_task(
+        LATENCY_TASK,
+        data=None,
+        out=out,
+        arms=strategies,
+        limit=None,
+        load=load_pipeline,
+        settings=dict(max_new_tokens=max_new_tokens, model=model, embedder=embedder),
+        options=dict(turns=turns, every=every, n=n, seed=seed),
+        context_window=context_window,
+        check=check,
+    )
 
 
 @eval_app.command()

@@ -15,7 +15,10 @@ from pathlib import Path
 
 from ..conversations import Conversation, parse_conversation, read_jsonl
 from ..errors import DataFormatError
+from . import charts as c
+from .arms import REPLAY, get_arm, plain_name
 from .checks import Check
+from .task import EvalTask, Report, RunContext, register_eval, run_eval
 
 DEPTH_BUCKETS = ((1, 4), (5, 9), (10, 19), (20, 10**6))
 
@@ -79,10 +82,10 @@ def parse_case(obj: dict, where: str, *, max_chars: int | None = None) -> Adhere
                 f"{where}: global_instructions[{k}] until_turn must be a turn after {g['turn']} and before {n}"
             )
         checks = []
-        for c in g["checks"]:
-            if not isinstance(c, dict) or not isinstance(c.get("instruction_id"), str):
+        for spec in g["checks"]:
+            if not isinstance(spec, dict) or not isinstance(spec.get("instruction_id"), str):
                 raise DataFormatError(f'{where}: global_instructions[{k}] has a check without "instruction_id"')
-            check = Check(c["instruction_id"], dict(c.get("kwargs") or {}))
+            check = Check(spec["instruction_id"], dict(spec.get("kwargs") or {}))
             try:
                 check.validate()
             except (ValueError, TypeError) as exc:
@@ -183,49 +186,170 @@ def evaluate(
     title: str = "Instruction adherence",
 ) -> dict:
     """Run every arm on every case (resumable), then write results.json and report.html."""
-    import plotly.graph_objects as go
+    tasks = {t.key: t for t in (ADHERENCE_TASK, ABLATIONS_TASK)}
+    if title not in tasks:
+        raise ValueError(f"title must be one of {', '.join(tasks)}")
+    return run_eval(tasks[title], models, config, cases, arm_names, out_dir)
 
-    from .arms import get_arm
-    from .report import write_report, write_results
-    from .runner import RecordStore, run_arms
 
-    arms = {name: get_arm(name) for name in arm_names}  # unknown names fail before any model call
-    store = RecordStore(out_dir, {"task": title, "model": models.generator.name, "config": config.to_dict()})
-    run_arms(
-        store, list(arms), cases, lambda arm, case: run_case(arms[arm].build(models, config, case), case), label=title
+class AdherenceTask(EvalTask):
+    """``rea eval adherence``: IAR per strategy and per turn depth."""
+
+    name, title, results_task = "adherence", "Instruction adherence", "Instruction adherence"
+    arm_kind, arms_flag, default_arms = REPLAY, "--strategies", ("vanilla", "rea")
+    plain_title = "Following an instruction many turns later"
+    plain_summary = (
+        "Each chat gives the model an instruction (such as “answer in lowercase”) and checks later replies "
+        "against it. REA keeps standing instructions in their own memory; the whole chat (vanilla) resends "
+        "everything and lets them drift out of reach."
     )
-    ids = [c.id for c in cases]
-    per_arm = {name: metrics(store.records(name, ids)) for name in arms}
-    results = {
-        "task": title,
-        "conversations": len(cases),
-        "config": config.to_dict(),
-        "model": models.generator.name,
-        "arms": {name: {"describe": arms[name].describe, **m} for name, m in per_arm.items()},
-    }
-    write_results(out_dir, results)
-    fig = go.Figure()
-    for name, m in per_arm.items():
-        if m.get("by_depth"):
-            fig.add_scatter(x=list(m["by_depth"]), y=list(m["by_depth"].values()), mode="lines+markers", name=name)
-    fig.update_layout(
-        title="Adherence by turns since the instruction was given (Figure 4 style)",
-        xaxis_title="depth (turns)",
-        yaxis_title="share of instructions followed",
-        yaxis_range=[0, 1],
+
+    def load_cases(self, path, *, max_chars=None, limit=None, **options):
+        return load_cases(path, max_chars=max_chars)[:limit]
+
+    def run_settings(self, ctx: RunContext) -> dict:
+        return {"task": self.key, "model": ctx.models.generator.name, "config": ctx.settings.to_dict()}
+
+    def run_case(self, arm: str, case: AdherenceCase, ctx: RunContext) -> list[dict]:
+        return run_case(get_arm(arm).build(ctx.models, ctx.settings, case), case)
+
+    def summarize(self, records, ctx: RunContext) -> dict:
+        return {
+            "task": self.key,
+            "conversations": len(ctx.cases),
+            "config": ctx.settings.to_dict(),
+            "model": ctx.models.generator.name,
+            "arms": {name: {"describe": get_arm(name).describe, **metrics(recs)} for name, recs in records.items()},
+        }
+
+    def report(self, results: dict) -> Report:
+        keys = ("probes", "iar", "iar_10", "iar_depth_10_plus", "mean_prompt_tokens")
+        rows = [[name, *(m.get(k) for k in keys)] for name, m in results["arms"].items()]
+        rea = results.get("config", {}).get("rea", {})
+        return Report(
+            self.key,
+            [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
+            notes=f"{results['conversations']} conversations, model {results['model']}, "
+            f"tau_low {rea.get('tau_low')}, tau_high {rea.get('tau_high')}.",
+        )
+
+    def figures(self, results: dict) -> c.Figures:
+        import plotly.graph_objects as go
+
+        arms = c.series(results, "arms", "strategies")
+        conversations = c.count(results, "conversations")
+        probes = 0
+        for name, m in arms.items():
+            where = f'strategy "{c.clip(name)}"'
+            probes = max(probes, int(c.number(m.get("probes"), f"{where} probes", lo=0)))
+            if m.get("probes"):
+                c.number(m.get("iar"), f"{where} iar", lo=0, hi=1)
+                c.optional_number(m.get("iar_depth_10_plus"), f"{where} iar_depth_10_plus", lo=0, hi=1)
+                c.optional_number(m.get("mean_prompt_tokens"), f"{where} mean_prompt_tokens", lo=0)
+                for bucket, share in c.obj(m.get("by_depth"), f"{where} by_depth").items():
+                    c.number(share, f"{where} by_depth {c.clip(str(bucket), 20)}", lo=0, hi=1)
+        if not probes:
+            raise c.ResultsFormatError("no strategy has any probe turn: nothing to draw")
+        counts = f"{c.n_of(conversations, 'chat')}, {c.n_of(probes, 'checked reply', 'checked replies')} each"
+        scale = c.small_run(counts, probes, 100)
+        drawn = [(n, m) for n, m in arms.items() if m.get("probes")]
+
+        depth = go.Figure()
+        for i, (name, m) in c.rea_last(drawn):
+            depth.add_scatter(
+                x=[c.plain(b) for b in m["by_depth"]],
+                y=list(m["by_depth"].values()),
+                mode="lines+markers",
+                name=c.plain(plain_name(name)),
+                line=c.line(name, i),
+                marker_size=8,
+                hovertemplate="%{x} turns after it was given<br>followed %{y:.0%}" + c.hover(name),
+            )
+        depth_chart = c.chart(
+            depth,
+            "Instructions followed, by how long ago they were given",
+            scale,
+            legend_rows=len(drawn),
+            xaxis=dict(title="turns since the instruction", type="category"),
+            yaxis=dict(title="share followed", range=[0, 1.05], tickformat=".0%"),
+        )
+        c.empty_state(
+            depth,
+            "A line per strategy appears here when the run records how many turns after the instruction "
+            "each reply was checked.",
+        )
+        iar = go.Figure()
+        for key, label, color in (
+            ("iar", "all checked replies", "#7c3aed"),
+            ("iar_depth_10_plus", "10+ turns later", "#c4b5fd"),
+        ):
+            iar.add_bar(
+                x=[c.plain(plain_name(n)) for n, _ in drawn],
+                y=[m.get(key) for _, m in drawn],
+                name=label,
+                marker_color=color,
+                customdata=[m.get("mean_prompt_tokens") or 0 for _, m in drawn],
+                hovertemplate="%{x}: %{y:.0%} of checked replies follow every instruction"
+                "<br>mean prompt %{customdata:.0f} tokens<extra>" + label + "</extra>",
+            )
+        iar.update_xaxes(
+            tickvals=[c.plain(plain_name(n)) for n, _ in drawn],
+            ticktext=[c.wrapped(plain_name(n), 14) for n, _ in drawn],
+        )
+        iar_chart = c.chart(
+            iar,
+            adherence_verdict(arms),
+            (adherence_scores(arms), scale),
+            legend_rows=2,
+            barmode="group",
+            yaxis=dict(title="followed every instruction", range=[0, 1.05], tickformat=".0%"),
+        )
+        c.empty_state(iar, "A bar per strategy appears here once a strategy has checked replies.")
+        return c.Figures(
+            title=self.plain_title,
+            summary=self.plain_summary,
+            names=tuple(arms),
+            scale=c.with_model(scale, results.get("model")),
+            command=f"rea eval {self.name} --data <suite.jsonl> {self.arms_flag} {','.join(arms)} --out <folder>",
+            charts=(depth_chart, iar_chart),
+        )
+
+
+class AblationsTask(AdherenceTask):
+    """``rea eval ablations``: the adherence check with one part of REA changed in each arm."""
+
+    name, title, results_task = "ablations", "Ablations", "Ablations"
+    arms_flag = "--arms"
+    default_arms = ("vanilla", "em-only", "em-hcr", "em-hcr-im", "oracle-im", "im-withheld")
+    default_arms += ("im-false-positive", "all-raw", "all-omitted")
+    plain_title = "What each part of REA adds to following instructions"
+    plain_summary = (
+        "The same instruction check, with one part of REA changed or switched off in each variant: a "
+        "variant that follows fewer instructions shows what that part is for."
     )
-    bars = go.Figure(go.Bar(x=list(per_arm), y=[m.get("iar_10", 0) for m in per_arm.values()]))
-    bars.update_layout(title="IAR (0-10 scale)", yaxis_range=[0, 10])
-    rows = [
-        [name, m.get("probes"), m.get("iar"), m.get("iar_10"), m.get("iar_depth_10_plus"), m.get("mean_prompt_tokens")]
-        for name, m in per_arm.items()
-    ]
-    write_report(
-        out_dir,
-        title,
-        [bars, fig],
-        [("IAR per arm", ["arm", "probes", "IAR", "IAR 0-10", "IAR at depth >= 10", "mean prompt tokens"], rows)],
-        notes=f"{len(cases)} conversations, model {models.generator.name}, "
-        f"tau_low {config.rea.tau_low}, tau_high {config.rea.tau_high}.",
+
+
+ADHERENCE_TASK, ABLATIONS_TASK = register_eval(AdherenceTask()), register_eval(AblationsTask())
+
+
+def adherence_verdict(arms: dict) -> str:
+    """The adherence bars' title: whether REA follows more instructions than the whole chat (vanilla) in
+    this run, in plain words (a tie or a loss is said as plainly as a win); a plain heading when the run
+    has not both. ``adherence_scores`` gives the numbers beneath it."""
+    rea, vanilla = arms.get("rea") or {}, arms.get("vanilla") or {}
+    if not rea.get("probes") or not vanilla.get("probes"):
+        return "Replies that follow every instruction"
+    a, b = float(rea["iar"]), float(vanilla["iar"])
+    if a > b:
+        return "REA follows more instructions than the whole chat"
+    if a == b:
+        return "REA and the whole chat follow as many instructions"
+    return "REA does not beat the whole chat here"
+
+
+def adherence_scores(arms: dict) -> str:
+    """The numbers under the verdict: replies that follow every instruction, out of 10, per strategy."""
+    drawn = [(n, m) for n, m in arms.items() if m.get("probes")]
+    return "out of 10 replies, following every instruction: " + ", ".join(
+        f"{plain_name(n)} {10 * float(m['iar']):.1f}" for n, m in drawn
     )
-    return results

@@ -12,6 +12,11 @@ from pathlib import Path
 
 from ..conversations import Conversation, Turn
 from ..corpora import is_clean_turn, sharegpt_sessions
+from . import charts as c
+from .arms import REPLAY, get_arm, plain_name
+from .task import EvalTask, Report, RunContext, register_eval, run_eval
+
+MAX_POINTS = 20_000  # per-turn records of one arm that a results.json may hold to be drawn
 
 
 def make_long_conversations(n: int, turns: int, seed: int = 0) -> list[Conversation]:
@@ -83,108 +88,179 @@ def evaluate(
     n: int = 1,
     seed: int = 0,
 ) -> dict:
-    import plotly.graph_objects as go
+    for name in arm_names:
+        get_arm(name)  # unknown names fail before the conversations are built
+    cases = make_long_conversations(n, turns, seed)
+    return run_eval(LATENCY_TASK, models, config, cases, arm_names, out_dir, turns=turns, every=every, n=n, seed=seed)
 
-    from .arms import get_arm
-    from .report import write_report, write_results
-    from .runner import RecordStore, run_arms
 
-    arms = {name: get_arm(name) for name in arm_names}
-    conversations = make_long_conversations(n, turns, seed)
-    store = RecordStore(
-        out_dir,
-        {
+def _mean(values: list) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+class LatencyTask(EvalTask):
+    """``rea eval latency``: per-turn latency and prompt tokens over long conversations."""
+
+    name, title, results_task = "latency", "Latency", "latency"
+    arm_kind, arms_flag, default_arms = REPLAY, "--strategies", ("vanilla", "rea")
+    needs_data = False
+
+    def load_cases(self, path, *, max_chars=None, limit=None, turns=60, n=1, seed=0, **options):
+        return make_long_conversations(n, turns, seed)
+
+    def run_settings(self, ctx: RunContext) -> dict:
+        o = ctx.options
+        return {
             "task": "latency",
-            "model": models.generator.name,
-            "config": config.to_dict(),
-            "turns": turns,
-            "every": every,
-            "seed": seed,
-        },
-    )
-    run_arms(
-        store,
-        list(arms),
-        conversations,
-        lambda arm, conv: run_conversation(arms[arm].build(models, config, conv), conv, every),
-        label="Latency",
-    )
-    ids = [c.id for c in conversations]
-    by_arm = {name: store.records(name, ids) for name in arms}
-    summary = {}
-    for name, recs in by_arm.items():
-        gen = [r for r in recs if r["generated"]]
-        ttfts = [r["ttft_s"] for r in gen if r.get("ttft_s") is not None]
-        summary[name] = {
-            "mean_latency_s": sum(r["latency_s"] for r in gen) / len(gen) if gen else None,
-            "mean_ttft_s": sum(ttfts) / len(ttfts) if ttfts else None,
-            "reused_share": (
-                sum(r.get("reused_tokens", 0) for r in gen) / max(1, sum(r["prompt_tokens"] for r in gen))
-            )
-            if gen
-            else None,
-            "mean_prompt_tokens": sum(r["prompt_tokens"] for r in recs) / len(recs) if recs else None,
-            "last_turn_prompt_tokens": recs[-1]["prompt_tokens"] if recs else None,
+            "model": ctx.models.generator.name,
+            "config": ctx.settings.to_dict(),
+            "turns": o["turns"],
+            "every": o["every"],
+            "seed": o["seed"],
         }
-    ratio = last_turns_ratio(by_arm, "vanilla", "rea") if {"vanilla", "rea"} <= set(arms) else None
-    cached_ratio = (
-        last_turns_ratio(by_arm, "vanilla-cached", "rea-cached")
-        if {"vanilla-cached", "rea-cached"} <= set(arms)
-        else None
-    )
-    results = {
-        "task": "latency",
-        "turns": turns,
-        "every": every,
-        "conversations": n,
-        "model": models.generator.name,
-        "context_window": models.generator.context_window,
-        "max_new_tokens": config.runtime.max_new_tokens,
-        "arms": summary,
-        "vanilla_over_rea_last_quarter": ratio,
-        "vanilla_cached_over_rea_cached_last_quarter": cached_ratio,
-        "per_turn": by_arm,
-    }
-    write_results(out_dir, results)
-    lat, tok = go.Figure(), go.Figure()
-    for name, recs in by_arm.items():
-        gen = [r for r in recs if r["generated"]]
-        lat.add_scatter(x=[r["turn"] for r in gen], y=[r["latency_s"] for r in gen], mode="lines+markers", name=name)
-        tok.add_scatter(x=[r["turn"] for r in recs], y=[r["prompt_tokens"] for r in recs], mode="lines", name=name)
-    lat.update_layout(title="Reply latency by turn", xaxis_title="turn", yaxis_title="seconds")
-    tok.update_layout(title="Prompt tokens by turn", xaxis_title="turn", yaxis_title="tokens")
-    rows = [
-        [
-            name,
-            s["mean_latency_s"],
-            s["mean_ttft_s"],
-            s["reused_share"],
-            s["mean_prompt_tokens"],
-            s["last_turn_prompt_tokens"],
-        ]
-        for name, s in summary.items()
-    ]
-    write_report(
-        out_dir,
-        "Long-conversation latency",
-        [lat, tok],
-        [
-            (
-                "per arm",
-                [
-                    "arm",
-                    "mean latency (s)",
-                    "mean time to first token (s)",
-                    "prompt share from KV cache",
-                    "mean prompt tokens",
-                    "prompt tokens at last turn",
-                ],
-                rows,
+
+    def run_case(self, arm: str, case: Conversation, ctx: RunContext) -> list[dict]:
+        return run_conversation(get_arm(arm).build(ctx.models, ctx.settings, case), case, ctx.options["every"])
+
+    def summarize(self, records, ctx: RunContext) -> dict:
+        summary = {}
+        for name, recs in records.items():
+            gen = [r for r in recs if r["generated"]]
+            summary[name] = {
+                "mean_latency_s": _mean([r["latency_s"] for r in gen]),
+                "mean_ttft_s": _mean([r["ttft_s"] for r in gen if r.get("ttft_s") is not None]),
+                "reused_share": (
+                    sum(r.get("reused_tokens", 0) for r in gen) / max(1, sum(r["prompt_tokens"] for r in gen))
+                )
+                if gen
+                else None,
+                "mean_prompt_tokens": _mean([r["prompt_tokens"] for r in recs]),
+                "last_turn_prompt_tokens": recs[-1]["prompt_tokens"] if recs else None,
+            }
+
+        def ratio(a: str, b: str) -> float | None:
+            return last_turns_ratio(records, a, b) if {a, b} <= set(records) else None
+
+        return {
+            "task": "latency",
+            "turns": ctx.options["turns"],
+            "every": ctx.options["every"],
+            "conversations": ctx.options["n"],
+            "model": ctx.models.generator.name,
+            "context_window": ctx.models.generator.context_window,
+            "max_new_tokens": ctx.settings.runtime.max_new_tokens,
+            "arms": summary,
+            "vanilla_over_rea_last_quarter": ratio("vanilla", "rea"),
+            "vanilla_cached_over_rea_cached_last_quarter": ratio("vanilla-cached", "rea-cached"),
+            "per_turn": dict(records),
+        }
+
+    def report(self, results: dict) -> Report:
+        keys = ("mean_latency_s", "mean_ttft_s", "reused_share", "mean_prompt_tokens", "last_turn_prompt_tokens")
+        rows = [[name, *(s[k] for k in keys)] for name, s in results["arms"].items()]
+        header = ["arm", "mean latency (s)", "mean time to first token (s)", "prompt share from KV cache"]
+        header += ["mean prompt tokens", "prompt tokens at last turn"]
+        ratio, cached = (
+            results["vanilla_over_rea_last_quarter"],
+            results["vanilla_cached_over_rea_cached_last_quarter"],
+        )
+        return Report(
+            "Long-conversation latency",
+            [("per arm", header, rows)],
+            notes="vanilla/REA latency over the last quarter of generated turns: "
+            f"{ratio if ratio is None else round(ratio, 2)}; "
+            "with KV reuse (vanilla-cached/rea-cached): "
+            f"{cached if cached is None else round(cached, 2)}",
+        )
+
+    def figures(self, results: dict) -> c.Figures:
+        import plotly.graph_objects as go
+
+        turns, every = c.count(results, "turns"), c.count(results, "every")
+        conversations = c.count(results, "conversations")
+        per_turn = c.obj(results.get("per_turn"), '"per_turn"')
+        if not per_turn or len(per_turn) > c.MAX_SERIES:
+            raise c.ResultsFormatError(f'"per_turn" must hold 1 to {c.MAX_SERIES} strategies, found {len(per_turn)}')
+        records: dict[str, list[dict]] = {}
+        for name, recs in per_turn.items():
+            where = f'per_turn "{c.clip(str(name))}"'
+            if not isinstance(recs, list):
+                raise c.ResultsFormatError(f"{where} must be a list of turns, found {c.kind(recs)}")
+            if len(recs) > MAX_POINTS:
+                raise c.ResultsFormatError(f"{where} holds {len(recs)} turns; at most {MAX_POINTS} are drawn")
+            for k, r in enumerate(recs):
+                r = c.obj(r, f"{where} turn {k}")
+                for key in ("turn", "prompt_tokens", "latency_s"):
+                    c.number(r.get(key), f"{where} turn {k}: {key}", lo=0)
+                if not isinstance(r.get("generated"), bool):
+                    raise c.ResultsFormatError(f"{where} turn {k}: generated must be true or false")
+            records[str(name)] = recs
+        ratio = c.optional_number(
+            results.get("vanilla_over_rea_last_quarter"), '"vanilla_over_rea_last_quarter"', lo=0
+        )
+        counts = f"{c.n_of(conversations, 'chat')} of {turns} turns, " + (
+            f"a reply generated every {every}th turn" if every > 1 else "every reply generated"
+        )
+        scale = c.small_run(counts, conversations * turns, 60)
+        command = (
+            f"rea eval latency --turns {turns} --every {every} --n {conversations} "
+            f"--strategies {','.join(per_turn)} --out <folder>"
+        )
+        if isinstance(results.get("max_new_tokens"), int) and results["max_new_tokens"] != 64:
+            command = command.replace(" --out", f" --max-new-tokens {results['max_new_tokens']} --out")
+
+        tokens, seconds = go.Figure(), go.Figure()
+        for i, (name, recs) in c.rea_last(records.items()):
+            shown, line = c.plain(plain_name(name)), c.line(name, i)
+            tokens.add_scatter(
+                x=[r["turn"] for r in recs],
+                y=[r["prompt_tokens"] for r in recs],
+                mode="lines",
+                name=shown,
+                line=line,
+                hovertemplate="turn %{x}: %{y} tokens read" + c.hover(name),
             )
-        ],
-        notes="vanilla/REA latency over the last quarter of generated turns: "
-        f"{ratio if ratio is None else round(ratio, 2)}; "
-        "with KV reuse (vanilla-cached/rea-cached): "
-        f"{cached_ratio if cached_ratio is None else round(cached_ratio, 2)}",
-    )
-    return results
+            gen = [r for r in recs if r["generated"]]
+            seconds.add_scatter(
+                x=[r["turn"] for r in gen],
+                y=[r["latency_s"] for r in gen],
+                mode="lines+markers",
+                name=shown,
+                line=line,
+                hovertemplate="turn %{x}: %{y:.2f} s" + c.hover(name),
+            )
+        tokens_chart = c.chart(
+            tokens,
+            "How much the model reads each turn",
+            scale,
+            legend_rows=len(records),
+            xaxis=dict(title="turn"),
+            yaxis=dict(title="prompt length (tokens)", rangemode="tozero"),
+        )
+        c.empty_state(tokens, "A line per strategy appears here once the run records at least one turn.")
+        slower = f"last quarter of the chat: the whole chat takes {ratio:.2f}× REA's time" if ratio else ""
+        seconds_chart = c.chart(
+            seconds,
+            "Seconds to reply, turn by turn",
+            (scale, slower) if slower else scale,
+            legend_rows=len(records),
+            xaxis=dict(title="turn"),
+            yaxis=dict(title="seconds", rangemode="tozero"),
+        )
+        c.empty_state(
+            seconds,
+            "Reply times appear here for the turns where a reply was generated; this run generated none "
+            "(run it with a smaller --every than --turns).",
+        )
+        return c.Figures(
+            title="Reply time as a chat grows long",
+            summary="One long chat replayed turn by turn. The whole chat (vanilla) sends all of its history every "
+            "turn, so what the model reads, and the wait for each reply, keep growing; REA sends only what it keeps.",
+            names=tuple(records),
+            scale=c.with_model(scale, results.get("model")),
+            command=command,
+            charts=(tokens_chart, seconds_chart),
+        )
+
+
+LATENCY_TASK = register_eval(LatencyTask())

@@ -24,11 +24,12 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import DataFormatError
 from ..memory.episodic import exchange_text
 from ..methods.rea.config import REAConfig
 from ..settings import Settings
 from ..types import Reason, Resolution
+from . import charts as c
+from .arms import ARMS, BASELINE_K, NO_FOLLOW_UP, RETRIEVAL, arms_for, plain_name  # noqa: F401  (re-exported)
 from .cases import (  # noqa: F401  (re-exported: callers import the loaders and cases from here)
     RetrievalCase,
     RetrievalQuery,
@@ -52,48 +53,14 @@ from .retrieval_metrics import (  # noqa: F401  (re-exported, as the loaders)
     summarize,
     sweep_record,
 )
+from .task import EvalTask, Report, RunContext, register_eval, run_eval
 
-BASELINE_K = 10
-
-NO_FOLLOW_UP = {
-    "context_turns": 0,
-    "follow_up_decay": 0.0,
-    "follow_up_prior": 0.0,
-    "referent_top_k": 0,
-    "recent_raw": 0,
-    "recent_compressed": 0,
-}
-# REA policies compared: name -> (description, config overrides). Thresholds not given are the scorer's
-# calibrated ones.
+# REA policies compared: name -> (description, config overrides), and the baselines: name -> description.
+# Both from the one arm table; thresholds a policy does not give are its scorer's calibrated ones.
 REA_POLICIES: dict[str, tuple[str, dict]] = {
-    "rea": ("REA as configured (default: hybrid scorer, follow-up awareness, recency)", {}),
-    "rea-first-release": (
-        "the first release's HCR: user text + reply chunks (MiniLM), paper thresholds 0.5/0.7, no follow-up awareness",
-        {
-            "scorer": "minilm",
-            "tau_low": 0.5,
-            "tau_high": 0.7,
-            "neighbor_weight": 0.0,
-            **NO_FOLLOW_UP,
-            "text_compression": "first_words",
-        },
-    ),
-    "rea-minilm": ("user text + reply chunks (MiniLM), calibrated", {"scorer": "minilm"}),
-    "rea-exchange": ("whole exchange (MiniLM), calibrated", {"scorer": "exchange"}),
-    "rea-sentence": ("the paper's sentence-level max pairwise cosine, calibrated", {"scorer": "sentence"}),
-    "rea-hybrid-plain": ("hybrid without follow-up awareness or recency", {"scorer": "hybrid", **NO_FOLLOW_UP}),
-    # Not in DEFAULT_POLICIES: one generator call per query (retrieval.rewrite).
-    "rea-rewrite": (
-        "REA as configured, also scoring the generator's standalone rewrite of each query (query_rewrite)",
-        {"query_rewrite": True},
-    ),
+    n: (a.describe_for(RETRIEVAL), dict(a.rea)) for n, a in arms_for(RETRIEVAL).items() if a.rea is not None
 }
-BASELINES = {
-    "bm25": f"BM25 (bm25s) top {BASELINE_K}",
-    "dense": f"whole-exchange MiniLM cosine top {BASELINE_K}",
-    "recency": f"the last {BASELINE_K} exchanges",
-    "keep-all": "every exchange raw (vanilla)",
-}
+BASELINES = {n: a.describe_for(RETRIEVAL) for n, a in arms_for(RETRIEVAL).items() if a.rea is None}
 DEFAULT_POLICIES = (
     "rea",
     "rea-first-release",
@@ -106,6 +73,14 @@ DEFAULT_POLICIES = (
     "recency",
     "keep-all",
 )
+# The data sets ``rea eval retrieval`` is run on, in plain words (the file name stays in the command).
+DATASETS: dict[str, str] = {
+    "test-long.jsonl": "held-out long chats",
+    "test-short.jsonl": "held-out short chats",
+    "dev-long.jsonl": "long tuning chats",
+    "dev-short.jsonl": "short tuning chats",
+    "backrefs.jsonl": "chats that refer back",
+}
 
 
 # -- running policies ------------------------------------------------------------------------------
@@ -114,11 +89,7 @@ DEFAULT_POLICIES = (
 def policy_config(name: str, base: REAConfig) -> REAConfig:
     """The config of an REA policy: the base config with the policy's overrides (thresholds re-calibrated
     for another scorer unless the policy names them)."""
-    overrides = dict(REA_POLICIES[name][1])
-    if "scorer" in overrides and overrides["scorer"] != base.scorer:
-        overrides.setdefault("tau_low", None)
-        overrides.setdefault("tau_high", None)
-    return replace(base, **overrides)
+    return ARMS[name].rea_config(base)
 
 
 class CachedEmbedder:
@@ -258,13 +229,7 @@ def run_case(policy: str, case: RetrievalCase, models, settings: Settings) -> li
 
 
 def check_policies(names: Sequence[str]) -> list[str]:
-    unknown = [n for n in names if n not in REA_POLICIES and n not in BASELINES]
-    if unknown:
-        raise DataFormatError(
-            f"unknown retrieval policy {', '.join(unknown)}; "
-            f"choose from {', '.join(list(REA_POLICIES) + list(BASELINES))}"
-        )
-    return list(names)
+    return RETRIEVAL_TASK.check_arms(names)
 
 
 def evaluate(
@@ -278,125 +243,225 @@ def evaluate(
     calibrate_target: float | None = None,
 ) -> dict:
     """Run every policy on every case (resumable), then write results.json and report.html."""
-    import plotly.graph_objects as go
-
-    from .report import write_report, write_results
-    from .runner import RecordStore, run_arms
-
-    policies = check_policies(policies)
-    models = replace(models, embedder=CachedEmbedder(models.embedder))
-    store = RecordStore(
-        out_dir,
-        {"task": "retrieval", "dataset": dataset, "embedder": models.embedder.name, "config": config.to_dict()},
+    return run_eval(
+        RETRIEVAL_TASK, models, config, cases, policies, out_dir, dataset=dataset, calibrate_target=calibrate_target
     )
-    run_arms(store, policies, cases, lambda p, case: run_case(p, case, models, config), label="retrieval")
-    ids = [c.id for c in cases]
-    per = {p: summarize(store.records(p, ids)) for p in policies}
-    describe = {**{k: v[0] for k, v in REA_POLICIES.items()}, **BASELINES}
-    results = {
-        "task": "retrieval",
-        "dataset": dataset,
-        "conversations": len(cases),
-        "queries": sum(len(c.queries) for c in cases),
-        "embedder": models.embedder.name,
-        "config": config.to_dict(),
-        "policies": {
-            p: {
-                "describe": describe[p],
-                **({"thresholds": _thresholds(p, config.rea)} if p in REA_POLICIES else {}),
-                **m,
-            }
-            for p, m in per.items()
-        },
-    }
-    if calibrate_target is not None:
-        results["calibration"] = {
-            p: {"scorer": policy_config(p, config.rea).scorer, **calibrate(m["sweep"], calibrate_target)}
-            for p, m in per.items()
-            if m.get("sweep")
-        }
-    write_results(out_dir, results)
-
-    curve = go.Figure()
-    for p, m in per.items():
-        if m.get("sweep"):
-            curve.add_scatter(
-                x=m["sweep"]["kept_share"],
-                y=m["sweep"]["all_kept"],
-                mode="lines+markers",
-                name=p,
-                text=[f"tau_low {t:.2f}" for t in m["sweep"]["tau_low"]],
-                hovertemplate="%{text}<br>kept %{x:.1%}<br>all needed kept %{y:.1%}",
-            )
-        else:
-            curve.add_scatter(
-                x=[m.get("kept_share", 0)],
-                y=[m.get("all_kept", 0)],
-                mode="markers",
-                marker_symbol="diamond",
-                marker_size=11,
-                name=p,
-            )
-    curve.update_layout(
-        title="All needed exchanges kept vs share of history kept (threshold sweep per REA scorer)",
-        xaxis_title="mean share of earlier exchanges kept",
-        yaxis_title="queries with every needed exchange kept",
-        xaxis_range=[0, 1],
-        yaxis_range=[0, 1],
-    )
-    bars = go.Figure()
-    for k in RECALL_KS:
-        bars.add_bar(x=list(per), y=[m.get(f"recall@{k}", 0) for m in per.values()], name=f"recall@{k}")
-    bars.update_layout(title="Ranking quality: needed exchanges among the top k", barmode="group", yaxis_range=[0, 1])
-    header = [
-        "policy",
-        "queries",
-        "all kept",
-        "recency at equal kept",
-        "recall",
-        "kept",
-        "kept share",
-        "prompt tokens",
-        "prompt share",
-    ] + [f"recall@{k}" for k in RECALL_KS]
-    rows = [
-        [
-            p,
-            m.get("queries"),
-            m.get("all_kept"),
-            m.get("recency_matched_all_kept"),
-            m.get("recall"),
-            m.get("kept"),
-            m.get("kept_share"),
-            m.get("prompt_tokens"),
-            m.get("prompt_share"),
-        ]
-        + [m.get(f"recall@{k}") for k in RECALL_KS]
-        for p, m in per.items()
-    ]
-    tables = [("Policies", header, rows)]
-    if calibrate_target is not None:
-        tables.append(
-            (
-                "Calibrated thresholds",
-                ["policy", "scorer", "tau_low", "tau_high", "all kept", "kept share", "target reached"],
-                [
-                    [p, c["scorer"], c["tau_low"], c["tau_high"], c["all_kept"], c["kept_share"], c["reached"]]
-                    for p, c in results["calibration"].items()
-                ],
-            )
-        )
-    write_report(
-        out_dir,
-        f"Retrieval ({dataset})",
-        [curve, bars],
-        tables,
-        notes=f"{len(cases)} conversations, {results['queries']} queries, "
-        f"embedder {models.embedder.name}. Scores are each scorer's own scale.",
-    )
-    return results
 
 
 def _thresholds(policy: str, config: REAConfig) -> dict:
     cfg = policy_config(policy, config)
     return {"scorer": cfg.scorer, "tau_low": cfg.tau_low, "tau_high": cfg.tau_high}
+
+
+class RetrievalTask(EvalTask):
+    """``rea eval retrieval``: does HCR keep what each query needs, and at what cost?"""
+
+    name, title = "retrieval", "retrieval"
+    arm_kind, arm_word, arms_flag, default_arms = RETRIEVAL, "policy", "--policies", DEFAULT_POLICIES
+
+    def load_cases(self, path, *, max_chars=None, limit=None, fmt: str = "jsonl", **options):
+        return load_cases(path, fmt, max_chars=max_chars)[:limit]
+
+    def prepare(self, ctx: RunContext) -> RunContext:
+        return replace(ctx, models=replace(ctx.models, embedder=CachedEmbedder(ctx.models.embedder)))
+
+    def run_settings(self, ctx: RunContext) -> dict:
+        return {
+            "task": "retrieval",
+            "dataset": ctx.options["dataset"],
+            "embedder": ctx.models.embedder.name,
+            "config": ctx.settings.to_dict(),
+        }
+
+    def run_case(self, arm: str, case: RetrievalCase, ctx: RunContext) -> list[dict]:
+        return run_case(arm, case, ctx.models, ctx.settings)
+
+    def summarize(self, records, ctx: RunContext) -> dict:
+        per = {p: summarize(recs) for p, recs in records.items()}
+        rea = ctx.settings.rea
+        results = {
+            "task": "retrieval",
+            "dataset": ctx.options["dataset"],
+            "conversations": len(ctx.cases),
+            "queries": sum(len(case.queries) for case in ctx.cases),
+            "embedder": ctx.models.embedder.name,
+            "config": ctx.settings.to_dict(),
+            "policies": {
+                p: {
+                    "describe": ARMS[p].describe_for(RETRIEVAL),
+                    **({"thresholds": _thresholds(p, rea)} if p in REA_POLICIES else {}),
+                    **m,
+                }
+                for p, m in per.items()
+            },
+        }
+        target = ctx.options.get("calibrate_target")
+        if target is not None:
+            results["calibration"] = {
+                p: {"scorer": policy_config(p, rea).scorer, **calibrate(m["sweep"], target)}
+                for p, m in per.items()
+                if m.get("sweep")
+            }
+        return results
+
+    def report(self, results: dict) -> Report:
+        import plotly.graph_objects as go
+
+        per = results["policies"]
+        bars = go.Figure()
+        for k in RECALL_KS:
+            bars.add_bar(x=list(per), y=[m.get(f"recall@{k}", 0) for m in per.values()], name=f"recall@{k}")
+        bars.update_layout(
+            title="Ranking quality: needed exchanges among the top k", barmode="group", yaxis_range=[0, 1]
+        )
+        keys = ("queries", "all_kept", "recency_matched_all_kept", "recall", "kept", "kept_share", "prompt_tokens")
+        keys += ("prompt_share", *(f"recall@{k}" for k in RECALL_KS))
+        header = ["policy", "queries", "all kept", "recency at equal kept", "recall", "kept", "kept share"]
+        header += ["prompt tokens", "prompt share"] + [f"recall@{k}" for k in RECALL_KS]
+        tables = [("Policies", header, [[p, *(m.get(k) for k in keys)] for p, m in per.items()])]
+        if "calibration" in results:
+            keys = ("scorer", "tau_low", "tau_high", "all_kept", "kept_share", "reached")
+            tables.append(
+                (
+                    "Calibrated thresholds",
+                    ["policy", "scorer", "tau_low", "tau_high", "all kept", "kept share", "target reached"],
+                    [[p, *(cal[k] for k in keys)] for p, cal in results["calibration"].items()],
+                )
+            )
+        return Report(
+            f"Retrieval ({results['dataset']})",
+            tables,
+            notes=f"{results['conversations']} conversations, {results['queries']} queries, "
+            f"embedder {results['embedder']}. Scores are each scorer's own scale.",
+            figures=[bars],
+        )
+
+    def console(self, results: dict, out_dir: Path) -> str:
+        lines = []
+        for p, m in results["policies"].items():
+            matched = m.get("recency_matched_all_kept")
+            lines.append(
+                f"{p:20s} all kept {m.get('all_kept', 0):.3f}  "
+                + (f"(recency at equal kept {matched:.3f})  " if matched is not None else "")
+                + f"recall {m.get('recall', 0):.3f}  kept {m.get('kept_share', 0):6.1%}  "
+                f"prompt {m.get('prompt_share', 0):6.1%}  "
+                + "  ".join(f"r@{k} {m.get(f'recall@{k}', 0):.3f}" for k in RECALL_KS)
+                + (f"  {m['seconds']:.3f} s/query" if "seconds" in m else "")
+                + (f"  rewritten {m['rewritten']:.1%}" if "rewritten" in m else "")
+            )
+        for p, cal in results.get("calibration", {}).items():
+            lines.append(
+                f"calibrated {p} ({cal['scorer']}): tau_low {cal['tau_low']:.2f} "
+                f"tau_high {cal['tau_high']:.2f} -> all kept {cal['all_kept']:.3f} "
+                f"at {cal['kept_share']:.1%} kept{'' if cal['reached'] else ' (target not reached)'}"
+            )
+        return "\n".join([*lines, f"report: {Path(out_dir) / 'report.html'}"])
+
+    def figures(self, results: dict) -> c.Figures:
+        import plotly.graph_objects as go
+
+        policies = c.series(results, "policies", "policies")
+        queries, conversations = c.count(results, "queries"), c.count(results, "conversations")
+        for name, m in policies.items():
+            where = f'policy "{c.clip(name)}"'
+            for key in ("all_kept", "recall", "kept_share", "prompt_share"):
+                c.number(m.get(key), f"{where} {key}", lo=0, hi=1)
+            if m.get("sweep") is not None:
+                sweep, lengths = c.obj(m["sweep"], f"{where} sweep"), set()
+                for key in ("tau_low", "all_kept", "kept_share"):
+                    values = sweep.get(key)
+                    if not isinstance(values, list) or not values:
+                        raise c.ResultsFormatError(f"{where} sweep {key} must be a non-empty list of numbers")
+                    for v in values:
+                        c.number(v, f"{where} sweep {key}", lo=0, hi=1)
+                    lengths.add(len(values))
+                if len(lengths) > 1:
+                    raise c.ResultsFormatError(f"{where} sweep lists differ in length")
+        dataset = results.get("dataset")
+        dataset = c.clip(dataset) if isinstance(dataset, str) else "?"
+        data_file = dataset.removesuffix(" (jsonl)").removesuffix(" (locomo)")
+        locomo = dataset.endswith(" (locomo)")
+        scale = c.small_run(f"{c.n_of(conversations, 'chat')}, {c.n_of(queries, 'follow-up')}", queries, 100)
+        fmt = " --format locomo" if locomo else ""
+
+        bars = go.Figure()
+        measures = (
+            ("all_kept", "follow-ups with every needed turn kept", "#7c3aed"),
+            ("kept_share", "share of earlier turns kept", "#f59e0b"),
+            ("prompt_share", "share of the chat's text sent", "#9ca3af"),
+        )
+        shown = [c.plain(plain_name(n)) for n in policies]
+        for key, label, color in measures:
+            bars.add_bar(
+                x=shown,
+                y=[m[key] for m in policies.values()],
+                name=label,
+                marker_color=color,
+                hovertemplate="%{x}: %{y:.1%}<extra>" + label + "</extra>",
+            )
+        bars.update_xaxes(tickvals=shown, ticktext=[c.wrapped(plain_name(n), 12) for n in policies], tickangle=0)
+        bars_chart = c.chart(
+            bars,
+            "Kept the turn the follow-up needed? At what cost?",
+            scale,
+            legend_rows=len(measures),
+            barmode="group",
+            yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+        )
+        c.empty_state(bars, "Three bars per memory policy appear here once the run holds a policy's results.")
+        curve = go.Figure()
+        swept = any(m.get("sweep") for m in policies.values())
+        for i, (name, m) in enumerate(policies.items()):
+            label, color = c.plain(plain_name(name)), c.color(name, i)
+            if m.get("sweep"):
+                s = m["sweep"]
+                curve.add_scatter(
+                    x=s["kept_share"],
+                    y=s["all_kept"],
+                    mode="lines",
+                    name=label,
+                    legendgroup=str(i),
+                    line=dict(color=color, width=2),
+                    customdata=s["tau_low"],
+                    hovertemplate="omit threshold %{customdata:.2f}: kept %{x:.1%} of earlier turns, "
+                    "every needed turn kept for %{y:.1%}" + c.hover(name),
+                )
+            curve.add_scatter(
+                x=[m["kept_share"]],
+                y=[m["all_kept"]],
+                mode="markers",
+                name=label,
+                legendgroup=str(i),
+                showlegend=not m.get("sweep"),  # one legend entry per policy: its line, or its point alone
+                marker=dict(color=color, size=12, symbol="diamond", line=dict(color="#111", width=1)),
+                hovertemplate="as run: kept %{x:.1%} of earlier turns, every needed turn kept for %{y:.1%}"
+                + c.hover(name),
+            )
+        key = (
+            "line: the omit threshold from 0 to 1 · ◆: as run" if swept else "◆: each as run (this file has no sweep)"
+        )
+        curve_chart = c.chart(
+            curve,
+            "What happens as the omit threshold moves",
+            (scale, key),
+            legend_rows=len(policies),
+            xaxis=dict(title="share of earlier turns kept", range=[0, 1.02], tickformat=".0%"),
+            yaxis=dict(title="needed turns all kept", range=[0, 1.05], tickformat=".0%"),
+        )
+        c.empty_state(
+            curve, "A line per policy appears here once a run sweeps its omit threshold, and a ◆ for each as run."
+        )
+        where = "LoCoMo long conversations" if locomo else DATASETS.get(data_file, f"chats of {data_file}")
+        return c.Figures(
+            title=f"Finding the earlier turn a follow-up needs ({where})",
+            summary="Each question needs something said many turns earlier (“what did you say about the plants?”). "
+            "A good memory keeps the turn it needs and sends little else; keeping the whole chat finds it "
+            "every time, at the cost of sending everything.",
+            names=tuple(policies),
+            scale=c.with_model(scale, results.get("embedder")),
+            command=f"rea eval retrieval --data <{data_file}>{fmt} --policies {','.join(policies)} --out <folder>",
+            charts=(bars_chart, curve_chart),
+        )
+
+
+RETRIEVAL_TASK = register_eval(RetrievalTask())

@@ -3,7 +3,7 @@
 from app.thresholds import ordered_thresholds
 from app.views.memory import im_table
 from app.views.prompt import render_prompt_view
-from rea_core import Decision, Resolution
+from rea_core import Decision, Resolution, Thresholds
 from rea_core.memory.episodic import Exchange
 from rea_core.memory.instructional import InstructionalMemory
 from rea_core.reconstruction import build_prompt_plan
@@ -98,7 +98,7 @@ def test_the_window_is_its_own_recent_block_with_its_token_count_and_rules_are_n
     from rea_core.retrieval.hcr import keep_best, keep_window, plan_context
 
     exchanges = [Exchange(i, f"question {i}", f"answer {i} {XSS}") for i in range(6)]
-    decisions = plan_context(list(range(6)), [0.1, 0.05, 0.02, 0.03, 0.01, 0.02], tau_low=0.5, tau_high=0.7)
+    decisions = plan_context(list(range(6)), [0.1, 0.05, 0.02, 0.03, 0.01, 0.02], Thresholds(0.5, 0.7))
     decisions = keep_best(keep_window(decisions, [4, 4], raw_tokens=100, band=1), 1)
     plan = build_prompt_plan(
         query="and now?",
@@ -132,7 +132,7 @@ def test_every_exchange_says_why_it_is_where_it_is():
     from rea_core.retrieval.hcr import keep_best, keep_window, plan_context
 
     exchanges = [Exchange(i, f"question {i}", f"answer {i}") for i in range(5)]
-    decisions = plan_context(list(range(5)), [0.8, 0.5, 0.1, 0.05, 0.02], tau_low=0.3, tau_high=0.7)
+    decisions = plan_context(list(range(5)), [0.8, 0.5, 0.1, 0.05, 0.02], Thresholds(0.3, 0.7))
     decisions = keep_best(keep_window(decisions, [4], raw_tokens=100, band=0), 1)
     assert [d.reason for d in decisions] == [Reason.SCORE, Reason.SCORE, Reason.REFERENT, Reason.SCORE, Reason.RECENT]
     plan = build_prompt_plan(

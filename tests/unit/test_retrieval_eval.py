@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from rea_core import REAConfig, Resolution
+from rea_core import REAConfig, Resolution, Thresholds
 from rea_core.errors import DataFormatError
 from rea_core.evals import retrieval as R
 from rea_core.lexical import BM25Index
@@ -160,7 +160,7 @@ def test_bm25_index_grows_and_truncates_like_a_fresh_one():
 def test_fusion_smoothing_and_decision_floors():
     assert np.allclose(fuse(np.array([1.0, -0.2]), np.array([0.0, 1.0]), 0.3), [0.3, 0.7])
     assert np.allclose(smooth_neighbors(np.array([0.0, 1.0, 0.0]), 0.2), [0.2, 1.0, 0.2])
-    decisions = plan_context([0, 1, 2, 3], [0.1, 0.05, 0.02, 0.6], tau_low=0.5, tau_high=0.9)
+    decisions = plan_context([0, 1, 2, 3], [0.1, 0.05, 0.02, 0.6], Thresholds(0.5, 0.9))
     assert [d.resolution for d in keep_window(decisions, [40], raw_tokens=100, band=1)] == [
         Resolution.OMIT,
         Resolution.OMIT,

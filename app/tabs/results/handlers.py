@@ -1,7 +1,8 @@
 """The Results tab's plain functions: read the shipped results (``app/results/<name>/results.json``)
 and dropped-in ones, and the escaped HTML that names each run and the command that reproduces it.
 
-Figures come from ``app.views.results_charts``; nothing here draws or recomputes a metric.
+Figures come from each evaluation's own ``figures`` (through ``app.views.results_charts``); nothing here
+draws or recomputes a metric.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from ...session_state import SessionStore, StateDropped
 from ...views.results_charts import Heading, ResultsFormatError, ResultsView, results_view
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "results"
-TASK_ORDER = ("adherence", "ablations", "latency", "retrieval")  # the case in the order a visitor reads it
+# The case in the order a visitor reads it; another evaluation's runs follow.
+TASK_ORDER = ("adherence", "ablations", "latency", "retrieval")
 MAX_SESSION_UPLOADS = 6  # dropped-in runs kept per browser session; the oldest goes first
-# A 20,000-point latency file (results_charts.MAX_POINTS) holds about 220,000 values; past this a file
+# A 20,000-point latency file (rea_core.evals.latency.MAX_POINTS) holds about 220,000 values; past this a file
 # is padding, refused before it is decoded (9 MB of ``{}, `` decodes to 200 MB of objects).
 MAX_RESULT_VALUES = 250_000
 

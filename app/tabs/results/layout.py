@@ -7,7 +7,7 @@ from __future__ import annotations
 import gradio as gr
 
 from ...state import AppEngine
-from ...views.results_charts import DRAWN, ResultsView
+from ...views.results_charts import ResultsView, drawn
 from . import handlers as rh
 
 INTRO = (
@@ -50,7 +50,7 @@ def build_results_tab(engine: AppEngine) -> None:
             gr.HTML(rh.broken_html(f"{name}/results.json", view))
     with gr.Group(elem_id="results-drop"):
         gr.Markdown(
-            f"**Your own run.** Drop the `results.json` of a `rea eval … --out` folder ({DRAWN}; at most "
+            f"**Your own run.** Drop the `results.json` of a `rea eval … --out` folder ({drawn()}; at most "
             f"{engine.limits.max_upload_mb:g} MB): it is drawn below for this browser session only."
         )
         upload = gr.File(

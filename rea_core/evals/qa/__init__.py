@@ -18,7 +18,7 @@ The NLL gap share of an arm is (none - arm) / (none - oracle) on the MEAN NLLs o
 Inputs are the retrieval loader's cases (``retrieval.load_cases(..., answers=True)``): LoCoMo JSON,
 or conversation JSONL whose query turns carry ``"answer"`` (and optionally ``"needed"``).
 
-One module per job: ``inputs`` (which questions), ``arms`` (each arm's prompt), ``nll`` (the gold answer's
+One module per job: ``inputs`` (which questions), ``prompts`` (each arm's prompt), ``nll`` (the gold answer's
 NLL, one rule: an over-long prompt is refused, never cut), ``run`` (``rea eval qa``), ``answer`` (one
 question for the app's Inspect tab), ``metrics`` (pure scores and summaries) and ``report``.
 """
@@ -27,7 +27,21 @@ from __future__ import annotations
 
 from ...errors import DataFormatError  # noqa: F401  (raised by prepare_cases and answer_question)
 from .answer import EvidenceDecision, QuestionAnswer, answer_question, question_label
-from .arms import (
+from .inputs import CATEGORIES, prepare_cases, select_questions
+from .metrics import (
+    answer_scores,
+    exact_match,
+    first_line,
+    gap_share,
+    mean_nll,
+    normalize_answer,
+    parse_judge,
+    summarize,
+    summarize_arms,
+    token_f1,
+)
+from .nll import AnswerNLL, answer_nll, reference_nlls
+from .prompts import (
     ARMS,
     DEFAULT_ARMS,
     MAX_NEW_TOKENS,
@@ -48,22 +62,10 @@ from .arms import (
     with_question,
     wrapped_question,
 )
-from .inputs import CATEGORIES, check_arms, prepare_cases, select_questions
-from .metrics import (
-    answer_scores,
-    exact_match,
-    first_line,
-    gap_share,
-    mean_nll,
-    normalize_answer,
-    parse_judge,
-    summarize,
-    summarize_arms,
-    token_f1,
-)
-from .nll import AnswerNLL, answer_nll, reference_nlls
-from .report import MEM0_ORDER, mem0_table, write_qa_report
-from .run import QARecord, evaluate, judge_verdict, run_case
+from .report import MEM0_ORDER, mem0_table, qa_figures, qa_report
+from .run import QA_TASK, QARecord, evaluate, judge_verdict, run_case
+
+check_arms = QA_TASK.check_arms
 
 __all__ = [
     "ARMS",
@@ -72,6 +74,7 @@ __all__ = [
     "MAX_NEW_TOKENS",
     "MEM0_ORDER",
     "MEMORY_ARMS",
+    "QA_TASK",
     "AnswerNLL",
     "ArmPrompt",
     "EvidenceDecision",
@@ -98,6 +101,8 @@ __all__ = [
     "normalize_answer",
     "parse_judge",
     "prepare_cases",
+    "qa_figures",
+    "qa_report",
     "question_label",
     "question_session",
     "reference_nlls",
@@ -112,5 +117,4 @@ __all__ = [
     "vanilla_plan",
     "with_question",
     "wrapped_question",
-    "write_qa_report",
 ]

@@ -15,10 +15,10 @@ from ...reconstruction import render_messages
 from ...session import new_session_id
 from ...types import PromptPlan, Reason, Resolution
 from ..cases import RetrievalCase
-from .arms import MAX_NEW_TOKENS, question_session, with_question
 from .inputs import CATEGORIES
 from .metrics import answer_scores, first_line, gap_share
 from .nll import AnswerNLL, answer_nll, reference_nlls
+from .prompts import MAX_NEW_TOKENS, question_session, with_question
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Which questions ``rea eval qa`` asks: the arms checked, the questions with a gold answer kept (by LoCoMo
-category where asked), and a ``--limit`` spread evenly across conversations."""
+"""Which questions ``rea eval qa`` asks: the questions with a gold answer kept (by LoCoMo category where
+asked), checked for what the arms need, and a ``--limit`` spread evenly across conversations."""
 
 from __future__ import annotations
 
@@ -10,18 +10,8 @@ import numpy as np
 
 from ...errors import DataFormatError
 from ..cases import RetrievalCase
-from .arms import ARMS
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}  # LoCoMo's numbering
-
-
-def check_arms(names: Sequence[str]) -> list[str]:
-    unknown = [n for n in names if n not in ARMS]
-    if unknown:
-        raise DataFormatError(f"unknown qa arm {', '.join(unknown)}; choose from {', '.join(ARMS)}")
-    if not names:
-        raise DataFormatError(f"no qa arm given; choose from {', '.join(ARMS)}")
-    return list(dict.fromkeys(names))
 
 
 def select_questions(cases: Sequence[RetrievalCase], limit: int | None) -> list[RetrievalCase]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from ...backends.base import ANSWER_LOGPROBS, has
 from ...reconstruction import render_messages
 from ..cases import RetrievalCase
-from .arms import none_plan, subset_plan, with_question
 from .metrics import mean_nll
+from .prompts import none_plan, subset_plan, with_question
 
 
 @dataclass(frozen=True)

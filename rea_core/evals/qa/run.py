@@ -1,6 +1,6 @@
 """Running ``rea eval qa``: every question of every case under every arm (resumable), each with the gold
 answer's NLL, a greedy short answer, its F1/EM and the optional judge's verdict; then results.json and
-report.html."""
+report.html (``QATask``, run by ``task.run_eval``)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,15 @@ from ...reconstruction import render_messages
 from ...session import new_session_id
 from ...settings import Settings
 from ...templates import fill, load_template
-from ..cases import RetrievalCase
-from .arms import ARMS, MAX_NEW_TOKENS, MEMORY_ARMS, QAContext, arm_prompts, with_question
-from .inputs import CATEGORIES, check_arms
+from ..arms import QA
+from ..cases import RetrievalCase, load_cases
+from ..retrieval import CachedEmbedder
+from ..task import EvalTask, Report, RunContext, register_eval, run_eval
+from .inputs import CATEGORIES, prepare_cases
 from .metrics import answer_scores, first_line, parse_judge, summarize_arms
 from .nll import answer_nll
-from .report import write_qa_report
+from .prompts import ARMS, DEFAULT_ARMS, MAX_NEW_TOKENS, MEMORY_ARMS, QAContext, arm_prompts, with_question
+from .report import mem0_table, qa_figures, qa_report
 
 
 @dataclass(frozen=True)
@@ -146,65 +149,125 @@ def evaluate(
     categories: Sequence[str] | None = None,
 ) -> dict:
     """Run every arm on every case (resumable), then write results.json and report.html."""
-    from ..report import write_results
-    from ..retrieval import CachedEmbedder
-    from ..runner import RecordStore, run_arms
+    options = dict(dataset=dataset, judge=judge, limit=limit, max_new_tokens=max_new_tokens, categories=categories)
+    return run_eval(QA_TASK, models, config, cases, arms, out_dir, **options)
 
-    arms = check_arms(arms)
-    models = replace(models, embedder=CachedEmbedder(models.embedder))
-    ctx = QAContext(models=models, settings=config, max_new_tokens=max_new_tokens, judge=judge)
-    g = models.generator
-    nll_note = (
-        None
-        if has(g, ANSWER_LOGPROBS)
-        else f"not available: '{g.name}' gives no log-probabilities of a given reply (an OpenAI-compatible server)"
+
+def nll_note(generator) -> str | None:
+    """Why no NLL is scored with ``generator`` (None: it is)."""
+    if has(generator, ANSWER_LOGPROBS):
+        return None
+    return (
+        f"not available: '{generator.name}' gives no log-probabilities of a given reply (an OpenAI-compatible server)"
     )
-    store = RecordStore(
-        out_dir,
-        {
-            "task": "qa",
-            "dataset": dataset,
-            "generator": g.name,
-            "embedder": models.embedder.name,
-            "judge": getattr(judge, "name", None),
-            "limit": limit,
-            "categories": list(categories) if categories else None,
-            "max_new_tokens": max_new_tokens,
-            "config": config.to_dict(),
-        },
-    )
-    if nll_note:
-        print(f"qa: NLL {nll_note}", file=sys.stderr)
-    run_arms(store, arms, cases, lambda arm, case: run_case(arm, case, ctx), label="qa")
-    ids = [c.id for c in cases]
-    records = {arm: store.records(arm, ids) for arm in arms}
-    per = summarize_arms(records)
-    memory = {
-        arm: {
-            "seconds_per_conversation": float(
-                np.mean([sum(r["memory_s"] for r in records[arm] if r["case_id"] == c) for c in ids])
-            )
+
+
+class QATask(EvalTask):
+    """``rea eval qa``: can the model answer from each arm's prompt?"""
+
+    name, title, arm_kind, default_arms = "qa", "qa", QA, DEFAULT_ARMS
+    fixed_settings = {"kv_reuse": False, "codec": "none"}
+
+    def load_cases(self, path, *, max_chars=None, limit=None, arms=(), fmt="jsonl", categories=None, **options):
+        cases = load_cases(path, fmt, answers=True, max_chars=max_chars)
+        return prepare_cases(cases, arms, limit, categories=categories)
+
+    def prepare(self, ctx: RunContext) -> RunContext:
+        models = replace(ctx.models, embedder=CachedEmbedder(ctx.models.embedder))
+        o = ctx.options
+        shared = QAContext(
+            models=models,
+            settings=ctx.settings,
+            max_new_tokens=o.get("max_new_tokens", MAX_NEW_TOKENS),
+            judge=o.get("judge"),
+        )
+        note = nll_note(models.generator)
+        if note:
+            print(f"qa: NLL {note}", file=sys.stderr)
+        return replace(ctx, models=models, shared=shared)
+
+    def _common(self, ctx: RunContext) -> dict:
+        o = ctx.options
+        return {
+            "dataset": o.get("dataset"),
+            "generator": ctx.models.generator.name,
+            "embedder": ctx.models.embedder.name,
+            "judge": getattr(o.get("judge"), "name", None),
         }
-        for arm in arms
-        if arm in MEMORY_ARMS
-    }
-    results = {
-        "task": "qa",
-        "dataset": dataset,
-        "conversations": len(cases),
-        "questions": sum(len(c.queries) for c in cases),
-        "generator": g.name,
-        "embedder": models.embedder.name,
-        "judge": getattr(judge, "name", None),
-        "nll": nll_note
-        or "mean NLL per gold answer token, teacher-forced after the arm's prompt "
-        "(a prompt and answer over the context window are not scored: nll_scored counts the scored)",
-        "max_new_tokens": max_new_tokens,
-        "categories": list(categories) if categories else None,
-        "config": config.to_dict(),
-        "arms": {arm: {"describe": ARMS[arm], **per[arm]} for arm in arms},
-        "memory_building": memory,
-    }
-    write_results(out_dir, results)
-    write_qa_report(out_dir, results)
-    return results
+
+    def run_settings(self, ctx: RunContext) -> dict:
+        o, categories = ctx.options, ctx.options.get("categories")
+        return {
+            "task": "qa",
+            **self._common(ctx),
+            "limit": o.get("limit"),
+            "categories": list(categories) if categories else None,
+            "max_new_tokens": ctx.shared.max_new_tokens,
+            "config": ctx.settings.to_dict(),
+        }
+
+    def run_case(self, arm: str, case: RetrievalCase, ctx: RunContext) -> list[dict]:
+        return run_case(arm, case, ctx.shared)
+
+    def summarize(self, records, ctx: RunContext) -> dict:
+        per = summarize_arms(dict(records))
+        ids = [c.id for c in ctx.cases]
+        memory = {
+            arm: {
+                "seconds_per_conversation": float(
+                    np.mean([sum(r["memory_s"] for r in records[arm] if r["case_id"] == c) for c in ids])
+                )
+            }
+            for arm in records
+            if arm in MEMORY_ARMS
+        }
+        categories = ctx.options.get("categories")
+        return {
+            "task": "qa",
+            "dataset": ctx.options.get("dataset"),
+            "conversations": len(ctx.cases),
+            "questions": sum(len(c.queries) for c in ctx.cases),
+            **{k: v for k, v in self._common(ctx).items() if k != "dataset"},
+            "nll": nll_note(ctx.models.generator)
+            or "mean NLL per gold answer token, teacher-forced after the arm's prompt "
+            "(a prompt and answer over the context window are not scored: nll_scored counts the scored)",
+            "max_new_tokens": ctx.shared.max_new_tokens,
+            "categories": list(categories) if categories else None,
+            "config": ctx.settings.to_dict(),
+            "arms": {arm: {"describe": ARMS[arm], **per[arm]} for arm in records},
+            "memory_building": memory,
+        }
+
+    def console(self, results: dict, out_dir: Path) -> str:
+        def num(value: float | None) -> str:
+            return "n/a" if value is None else f"{value:.3f}"
+
+        lines = [f"NLL: {results['nll']}"]
+        for arm, m in results["arms"].items():
+            a = m["all"]
+            gap = "n/a" if a.get("gap_share") is None else f"{a['gap_share']:+.3f}"
+            judged = "" if a.get("judge") is None else f"  judge {a['judge']:.3f}"
+            scored = a.get("nll_scored", a.get("questions"))
+            refused = "" if scored == a.get("questions") else f" ({scored}/{a.get('questions')} scored)"
+            lines.append(
+                f"{arm:12s} NLL {num(a.get('nll'))}{refused}  gap share {gap}  "
+                f"F1 {num(a.get('f1'))}  EM {num(a.get('em'))}{judged}  "
+                f"prompt {a.get('prompt_tokens', 0):7.0f} tok ({a.get('prompt_share', 0):6.1%})  "
+                f"{a.get('seconds', 0):.2f} s/q"
+            )
+        header, rows = mem0_table(results)
+        lines.append("\nMem0 layout\n" + " | ".join(header))
+        cell = lambda v: f"{v:.3f}" if isinstance(v, float) else ("-" if v is None else str(v))  # noqa: E731
+        lines += [" | ".join(cell(v) for v in row) for row in rows]
+        for arm, m in results["memory_building"].items():
+            lines.append(f"{arm}: memory building {m['seconds_per_conversation']:.1f} s per conversation")
+        return "\n".join([*lines, f"report: {Path(out_dir) / 'report.html'}"])
+
+    def report(self, results: dict) -> Report:
+        return qa_report(results)
+
+    def figures(self, results: dict):
+        return qa_figures(results)
+
+
+QA_TASK = register_eval(QATask())

@@ -1,5 +1,6 @@
 """The prompt each ``rea eval qa`` arm shows the model for a question: no history, the evidence alone,
 vanilla's window, REA's plan (with and without times), BM25 at REA's budget, or a memory strategy's own.
+The arms themselves (names, descriptions) are rows of the one table, ``evals.arms``.
 
 Every arm's prompt is a ``PromptPlan`` rendered with ``render_messages``, so it is the prompt the
 strategy would really send; the model reads the question through the ``qa_question`` wrapper.
@@ -18,24 +19,13 @@ from ...reconstruction import assemble_plan, build_prompt_plan, render_messages
 from ...settings import Settings
 from ...templates import fill, load_template
 from ...types import Decision, PromptPlan, Resolution, SegmentKind
+from ..arms import QA, arms_for
 from ..cases import RetrievalCase
 from ..retrieval import exchange_tokens, store_exchanges
 
 MAX_NEW_TOKENS = 24  # a short phrase
 
-ARMS: dict[str, str] = {
-    "none": "system prompt and question only",
-    "oracle": "the question's evidence exchanges only, raw, in turn order",
-    "vanilla": "the vanilla strategy's full history, oldest whole exchanges dropped once per conversation to fit "
-    "the window (context window - max new tokens, with a reserve for the question and answer)",
-    "rea": "REAStrategy's plan at its configured thresholds (no latent codec: compressed replies are text "
-    "stand-ins; no Instructional Memory)",
-    "rea-no-time": "as rea, with RuntimeConfig.show_time off",
-    "bm25": "BM25 (bm25s) top exchanges, added in rank order until their tokens reach what rea kept for that "
-    "question, shown raw in turn order",
-    "secom": "the SeCom strategy (segments, compression, retrieval), memory built exchange by exchange",
-    "comedy": "the COMEDY strategy (session memories, compressive memory), memory built exchange by exchange",
-}
+ARMS: dict[str, str] = {n: a.describe_for(QA) for n, a in arms_for(QA).items()}  # name -> description
 DEFAULT_ARMS = ("none", "oracle", "vanilla", "rea", "rea-no-time", "bm25")  # secom/comedy: minutes of memory building
 MEMORY_ARMS = ("secom", "comedy")
 
