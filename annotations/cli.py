@@ -22,8 +22,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from rea_core.cli.common import checked_out, quiet_libraries, reported_errors
-from rea_core.cli.options import EmbedderOpt
+from rea_core.cli import EmbedderOpt, checked_out, quiet_libraries, reported_errors
 
 db_app = typer.Typer(help="The annotations database.", no_args_is_help=True)
 train_app = typer.Typer()  # its commands join the library's ``rea train`` group in ``register``
@@ -250,8 +249,8 @@ def recognizer(
 def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedder: str, as_json: bool) -> None:
     """The shipped default's training: no database; the file's own split decides train and held-out."""
     from rea_core.backends import load_embedder
-    from rea_core.recognizer.default import load_label_set
-    from rea_core.training.recognizer import train_default
+    from rea_core.recognizer import load_label_set
+    from rea_core.training import train_default
 
     with reported_errors():
         if out is None:

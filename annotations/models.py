@@ -22,7 +22,7 @@ from sqlalchemy import Boolean, DateTime, Float, ForeignKey, Integer, MetaData, 
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-from rea_core.recognizer.labels import LABELS
+from rea_core.recognizer import LABELS
 
 # Deterministic constraint names: Alembic batch mode on SQLite needs names to
 # find constraints again, and migrations must spell the same names.

@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 
 from rea_core.conversations import jsonl_lines
-from rea_core.recognizer.hard_set import hard_set_path, load_hard_set
+from rea_core.recognizer import hard_set_path, load_hard_set
 from rea_core.text import normalize
 
 from .io import ImportRow

@@ -17,13 +17,18 @@ from typing import Any
 import numpy as np
 from sqlalchemy.orm import sessionmaker
 
-from rea_core.backends.base import Embedder
-from rea_core.evals.recognizer_eval import default_validation_path
-from rea_core.recognizer import InstructionRecognizer
-from rea_core.recognizer.default import load_label_set
-from rea_core.recognizer.metrics import baseline_metrics, decision_threshold, evaluate_scores, recognizer_scores
-from rea_core.recognizer.trained import TrainedRecognizer
-from rea_core.training.recognizer import train_recognizer
+from rea_core.backends import Embedder
+from rea_core.evals import default_validation_path
+from rea_core.recognizer import (
+    InstructionRecognizer,
+    TrainedRecognizer,
+    baseline_metrics,
+    decision_threshold,
+    evaluate_scores,
+    load_label_set,
+    recognizer_scores,
+)
+from rea_core.training import train_recognizer
 
 from . import store_items, store_review
 

@@ -21,8 +21,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from rea_core.recognizer import GLOBAL, OTHER, InstructionRecognizer, rule_stage
-from rea_core.recognizer.metrics import evaluate_recognizer
+from rea_core.recognizer import GLOBAL, OTHER, InstructionRecognizer, evaluate_recognizer, rule_stage
 
 from . import store_items
 from .store_items import QueueItem

@@ -10,8 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from rea_core.cli.common import quiet_libraries, reported_errors, settings_from_options
-from rea_core.cli.options import (
+from rea_core.cli import (
     AdapterOpt,
     EmbedderOpt,
     ModelOpt,
@@ -21,6 +20,9 @@ from rea_core.cli.options import (
     RecognizerModelOpt,
     TauHighOpt,
     TauLowOpt,
+    quiet_libraries,
+    reported_errors,
+    settings_from_options,
 )
 
 

@@ -12,8 +12,7 @@ from html import escape
 import gradio as gr
 from starlette.middleware import Middleware
 
-from rea_core import Settings
-from rea_core.methods.rea.config import default_thresholds
+from rea_core import Settings, default_thresholds
 
 from .annotate_auth import password_check, sign_in_configured
 from .state import REPO_ROOT, AppEngine

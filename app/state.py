@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 
 from rea_core import (
+    REPLY_FORMS,
     ChatSession,
     Models,
     REAConfig,
@@ -24,7 +25,6 @@ from rea_core import (
 )
 from rea_core.limits import Limits, ModelGate
 from rea_core.loading import build_from_settings
-from rea_core.methods.rea.config import REPLY_FORMS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

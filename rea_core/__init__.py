@@ -28,8 +28,10 @@ from .timestamps import now_time, prompt_time
 from .types import Decision, PromptPlan, Reason, Resolution, TurnResult
 
 __version__ = "0.1.0"
+from .methods.rea.config import REPLY_FORMS, default_thresholds
 
 __all__ = [
+    "REPLY_FORMS",
     "COMEDYConfig",
     "ChatSession",
     "Decision",
@@ -47,6 +49,7 @@ __all__ = [
     "TurnResult",
     "available_strategies",
     "build_strategy",
+    "default_thresholds",
     "load_conversations",
     "load_models",
     "load_sessions",

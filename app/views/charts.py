@@ -9,8 +9,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rea_core import Decision, Reason, Resolution, prompt_time
-from rea_core.evals.charts import add_note, wrap, wrapped  # noqa: F401  (shared with the results charts)
-from rea_core.memory.episodic import Exchange
+from rea_core.evals import add_note, wrap
+from rea_core.memory import Exchange
 
 from .reasons import reason_label
 

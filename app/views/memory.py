@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from rea_core.memory.instructional import InstructionalMemory
+from rea_core.memory import InstructionalMemory
 
 
 def im_table(memory: InstructionalMemory | None, *, enabled: bool) -> str:
@@ -48,7 +48,7 @@ def short_stats(entry: dict) -> str:
 def stats_line(entry: dict) -> str:
     """One turn's cost and decisions in full, from a session log entry: the hover of ``short_stats``
     (plain text, no user text; the caller escapes it)."""
-    from rea_core.methods.base import stats_text
+    from rea_core.methods import stats_text
 
     return stats_text(entry)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from rea_core.recognizer.metrics import defined
+from rea_core.recognizer import defined
 
 COLORS = ("#7c3aed", "#9ca3af")
 NOT_TRAINED = "after an adjudicator<br>trains the first candidate."

@@ -16,10 +16,18 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from rea_core.errors import DataFormatError
-from rea_core.evals.adherence import adherence_scores, adherence_verdict  # noqa: F401  (re-exported)
-from rea_core.evals.arms import ARMS, plain_name
-from rea_core.evals.charts import MAX_SERIES, Heading, ResultsFormatError, clip, kind, obj  # noqa: F401
-from rea_core.evals.task import EvalTask, eval_tasks, task_of
+from rea_core.evals import (
+    ARMS,
+    EvalTask,
+    Heading,
+    ResultsFormatError,
+    clip,
+    eval_tasks,
+    kind,
+    obj,
+    plain_name,
+    task_of,
+)
 
 # Every arm ``rea eval`` writes, as the charts name it; a name not here is shown as written.
 PLAIN_NAMES: dict[str, str] = {name: arm.plain for name, arm in ARMS.items()}

@@ -6,7 +6,7 @@ vanilla has none), ``strategy.py`` and, in ``__init__.py``, the one ``MethodSpec
 finds a method by name. How any of them is served is ``runtime.RuntimeConfig``.
 """
 
-from .base import Strategy, turn_summary
+from .base import Strategy, stats_text, turn_summary
 from .registry import (
     MethodSpec,
     available_strategies,
@@ -24,5 +24,6 @@ __all__ = [
     "get_strategy",
     "register_method",
     "register_strategy",
+    "stats_text",
     "turn_summary",
 ]

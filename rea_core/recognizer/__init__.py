@@ -7,9 +7,20 @@ with an English word-class second opinion beside the trained classifier (stage `
 ``recognize`` runs both; ``metrics`` measures exactly that; ``training`` fits new stage-2 versions.
 """
 
+from .default import load_label_set, provenance_line
+from .hard_set import hard_set_path, load_hard_set
 from .labels import GLOBAL, LABELS, ORDINARY, OTHER, REVOKE, TASK
+from .metrics import (
+    baseline_metrics,
+    decision_threshold,
+    defined,
+    evaluate_recognizer,
+    evaluate_scores,
+    recognizer_scores,
+)
 from .recognize import WORD_CLASS_STAGE, InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
 from .rules import LANG_CUE, PROHIBITION, is_replacement, rule_priors, rule_stage
+from .trained import TrainedRecognizer
 
 __all__ = [
     "GLOBAL",
@@ -24,8 +35,19 @@ __all__ = [
     "InstructionRecognizer",
     "Recognizer",
     "RecognizerConfig",
+    "TrainedRecognizer",
+    "baseline_metrics",
     "build_recognizer",
+    "decision_threshold",
+    "defined",
+    "evaluate_recognizer",
+    "evaluate_scores",
+    "hard_set_path",
     "is_replacement",
+    "load_hard_set",
+    "load_label_set",
+    "provenance_line",
+    "recognizer_scores",
     "rule_priors",
     "rule_stage",
 ]

@@ -2,3 +2,7 @@
 
 Kept apart from the runtime code they produce (``compression/``, ``recognizer/``).
 """
+
+from .recognizer import train_default, train_recognizer
+
+__all__ = ["train_default", "train_recognizer"]

@@ -207,7 +207,8 @@ def test_a_replys_stats_are_one_short_plain_line_with_the_details_on_hover():
 
 
 def test_an_empty_chart_says_why_and_titles_are_wrapped_not_cut():
-    from app.views.charts import empty_chart, retrieval_chart, wrap
+    from app.views.charts import empty_chart, retrieval_chart
+    from rea_core.evals import wrap
 
     fig = retrieval_chart((), [], tau_low=0.2, tau_high=0.36)
     assert "After your first message" in fig.layout.annotations[0].text and fig.layout.xaxis.visible is False

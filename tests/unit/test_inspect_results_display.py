@@ -23,8 +23,9 @@ from app.tabs.inspect.display import (
 )
 from app.tabs.results import handlers as rh
 from app.views.answer import render_answer, speaker_names, without_speaker
-from app.views.charts import score_heatmap, wrap
+from app.views.charts import score_heatmap
 from app.views.results_charts import PLAIN_NAMES, plain_name, results_view
+from rea_core.evals import wrap
 from rea_core.limits import Limits
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -8,8 +8,9 @@ import pytest
 
 from app.session_state import SessionStore
 from app.tabs.results import handlers as rh
-from app.views.results_charts import MAX_SERIES, ResultsFormatError, plain_name, results_view
+from app.views.results_charts import ResultsFormatError, plain_name, results_view
 from rea_core.errors import REAError
+from rea_core.evals import MAX_SERIES
 from rea_core.limits import Limits
 
 LIMITS = Limits()
@@ -195,7 +196,7 @@ def test_a_broken_shipped_file_becomes_a_message_beside_the_good_ones(tmp_path):
 
 
 def test_the_iar_chart_says_whether_rea_wins_ties_or_loses():
-    from app.views.results_charts import adherence_scores, adherence_verdict
+    from rea_core.evals import adherence_scores, adherence_verdict
 
     def arms(rea, vanilla):
         return {"vanilla": {"probes": 47, "iar": vanilla}, "rea": {"probes": 47, "iar": rea}}

@@ -272,7 +272,7 @@ def end_session_column(engine: AppEngine, column: ColumnState) -> str:
 
 def set_reply_form(columns: list[ColumnState], form: str) -> None:
     """The app's form control: REA's compressed replies as latent vectors or text from the next reply on."""
-    from rea_core.methods.rea.config import REPLY_FORMS
+    from rea_core import REPLY_FORMS
 
     if form not in REPLY_FORMS:
         raise ValueError(f"reply form must be one of {', '.join(REPLY_FORMS)}; got {form!r}")

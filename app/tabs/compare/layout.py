@@ -17,7 +17,7 @@ import gradio as gr
 from gradio.events import Dependency
 
 from rea_core import REAError
-from rea_core.methods.registry import get_strategy
+from rea_core.methods import get_strategy
 
 from ... import thresholds
 from ...state import AppEngine, ColumnState

@@ -54,7 +54,7 @@ def read_conversations(engine: AppEngine, path: Path) -> list:
 
 def _locomo_data(path: Path) -> bool:
     """Whether a ``.json`` file is LoCoMo (else it is read as a saved chat, whose errors then explain it)."""
-    from rea_core.evals.retrieval import is_locomo
+    from rea_core.evals import is_locomo
     from rea_core.validation import parse_json, read_text
 
     try:
@@ -96,7 +96,7 @@ def load_file(engine: AppEngine, path: Path) -> LoadedFile:
     """
     from rea_core import load_conversations
     from rea_core.errors import DataFormatError
-    from rea_core.evals.retrieval import case_conversation, load_locomo, parse_needed_rows
+    from rea_core.evals import case_conversation, load_locomo, parse_needed_rows
     from rea_core.session import saved_conversations
 
     engine.limits.check_file_size(path)
@@ -214,7 +214,7 @@ def store_mark(engine: AppEngine, session: str | None, **fields) -> None:
 
 def question_choices(loaded: LoadedFile | None, conversation_id: str | None) -> list[tuple[str, int]]:
     """The Answers picker: ("category · question", index into the case's questions)."""
-    from rea_core.evals.qa import question_label
+    from rea_core.evals import question_label
 
     case = loaded.questions.get(conversation_id) if loaded and conversation_id else None
     return [] if case is None else [(question_label(q), i) for i, q in enumerate(case.queries)]
@@ -226,7 +226,7 @@ def answer_question(
     """Question ``index`` of a loaded conversation answered from REA's prompt at these thresholds
     (``qa.answer_question``); ``sessions`` is the browser session's cache of embedded conversations.
     The conversation and index come from the request, so they are checked here."""
-    from rea_core.evals.qa import answer_question as answer
+    from rea_core.evals import answer_question as answer
 
     case = loaded.questions.get(conversation_id)
     if case is None:
@@ -362,8 +362,7 @@ def recheck_marks(
     ``Limits.recheck_budget_s``, and ``stop`` (a ``threading.Event``) ends it between steps; an early
     end says why and how many marks it covered. ``on_progress(done, total)``: steps, for a progress bar.
     """
-    from rea_core.evals.recheck import recheck_cases
-    from rea_core.evals.retrieval import parse_needed_cases
+    from rea_core.evals import parse_needed_cases, recheck_cases
     from rea_core.limits import DutyCycle
 
     def read():

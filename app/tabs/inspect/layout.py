@@ -14,7 +14,7 @@ from gradio.events import Dependency
 
 from rea_core import REAError, Resolution, Thresholds, prompt_time
 from rea_core.limits import DutyCycle
-from rea_core.retrieval.trace import redecide_turn, trace_conversation
+from rea_core.retrieval import redecide_turn, trace_conversation
 
 from ... import annotate_auth as auth
 from ...session_state import StateDropped

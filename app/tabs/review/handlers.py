@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rea_core import REAError
-from rea_core.recognizer.metrics import defined
+from rea_core.recognizer import defined
 
 from ...annotate_auth import Identity, require_adjudicator
 from ...state import AppEngine
@@ -403,7 +403,7 @@ def source_metrics_markdown(engine: AppEngine) -> str:
 
 def provenance(engine: AppEngine) -> str:
     """Where the packaged stage 2 comes from: label set, counts, held-out metrics (one line)."""
-    from rea_core.recognizer.default import provenance_line
+    from rea_core.recognizer import provenance_line
 
     shipped, _ = engine.strategy("rea").recognizer.packaged
     return provenance_line(shipped)
