@@ -18,8 +18,8 @@ Example:
     >>> from annotations import create_db_engine, session_factory, upgrade, list_failure_marks
     >>> engine = create_db_engine()          # REA_DATABASE_URL or ~/.local/share/rea-studio
     >>> upgrade(engine)
-    >>> with session_factory(engine)() as session:
-    ...     marks = list_failure_marks(session)
+    >>> with session_factory(engine)() as db:
+    ...     marks = list_failure_marks(db)
 """
 
 from .db import StoreError, create_db_engine, database_url, session_factory, upgrade

@@ -58,25 +58,26 @@ def _writable(out: Path) -> None:
         _fail(str(exc))
 
 
-def _session(db: str | None):
-    """Sessions on the migrated database; a bad URL or an unreachable server is one error line."""
+def _db_factory(url: str | None):
+    """Database sessions on the migrated database; a bad URL or an unreachable server is one error line."""
     from . import StoreError, create_db_engine, session_factory, upgrade
 
     try:
-        engine = create_db_engine(db)
+        engine = create_db_engine(url)
         upgrade(engine)
     except StoreError as exc:
         _fail(str(exc))
     return session_factory(engine)
 
 
-def _in_store(db: str | None, work, *errors: type[Exception]):
-    """``work(session)`` on the migrated database; a store error (or one of ``errors``) is one error line."""
+def _in_store(url: str | None, work, *errors: type[Exception]):
+    """``work(db)`` with a database session on the migrated database; a store error (or one of ``errors``)
+    is one error line."""
     from . import StoreError
 
     try:
-        with _session(db)() as session:
-            return work(session)
+        with _db_factory(url)() as url:
+            return work(url)
     except (StoreError, *errors) as exc:
         _fail(str(exc))
 
@@ -87,7 +88,7 @@ def import_(
     annotator: Annotated[
         Optional[str], typer.Option("--annotator", help="Whose labels the rows' 'label' field are.")
     ] = None,
-    db: DbOpt = None,
+    url: DbOpt = None,
 ) -> None:
     """Import a file in one transaction (deduplicated); a bad line imports nothing of it.
 
@@ -99,8 +100,8 @@ def import_(
 
     try:
         rows = read_rows(file, annotator=annotator)
-        with _session(db)() as session:
-            result = import_rows(session, rows, source=file.name, annotator=annotator)
+        with _db_factory(url)() as url:
+            result = import_rows(url, rows, source=file.name, annotator=annotator)
     except FileNotFoundError:
         _fail(f"{file}: no such file")
     except (ImportFormatError, StoreError) as exc:
@@ -116,7 +117,7 @@ def export(
     out: Annotated[Path, typer.Option("--out", help="File to write.")],
     format: Annotated[str, typer.Option("--format", help="jsonl, csv or parquet.")] = "jsonl",
     labeled_only: Annotated[bool, typer.Option("--labeled-only", help="Only items with a label.")] = False,
-    db: DbOpt = None,
+    url: DbOpt = None,
 ) -> None:
     """Export every item with each annotator's label and the adjudicated or majority label.
 
@@ -128,7 +129,7 @@ def export(
     if format not in EXPORT_FORMATS:
         _fail(f"unknown format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
     _writable(out)
-    rows = _in_store(db, lambda session: export_rows(session, labeled_only=labeled_only))
+    rows = _in_store(url, lambda url: export_rows(url, labeled_only=labeled_only))
     try:
         write_export(rows, out, format)  # written under a temporary name, then renamed: never half a file
     except OSError as exc:
@@ -137,14 +138,14 @@ def export(
 
 
 @annotations_app.command()
-def stats(db: DbOpt = None) -> None:
+def stats(url: DbOpt = None) -> None:
     """Counts of items and labels, and agreement (Cohen's kappa per pair, Fleiss' kappa).
 
     Example: rea annotations stats
     """
     from .store_review import agreement_stats
 
-    s = _in_store(db, agreement_stats)
+    s = _in_store(url, agreement_stats)
     fmt = lambda k: "undefined" if k is None else f"{k:.3f}"  # noqa: E731
     typer.echo(f"items: {s.n_items}  labeled: {s.n_labeled}  adjudicated: {s.n_adjudicated}")
     typer.echo("labels: " + ", ".join(f"{k} {v}" for k, v in sorted(s.label_counts.items())))
@@ -155,17 +156,17 @@ def stats(db: DbOpt = None) -> None:
 
 
 @db_app.command()
-def upgrade(db: DbOpt = None) -> None:
+def upgrade(url: DbOpt = None) -> None:
     """Migrate the database schema to the latest version (safe to run every start).
 
     Example: rea db upgrade --db postgresql+psycopg://user:pass@host/rea
     """
     from . import StoreError
     from . import upgrade as run_upgrade
-    from .db import database_url, safe_url
+    from .url import database_url, safe_url
 
     with reported_errors():
-        url = database_url(db)
+        url = database_url(url)
         try:
             run_upgrade(url)
         except StoreError as exc:
@@ -199,7 +200,7 @@ def print_metrics(metrics: dict) -> None:
 
 @train_app.command()
 def recognizer(
-    db: DbOpt = None,
+    url: DbOpt = None,
     activate: Annotated[
         bool, typer.Option("--activate/--no-activate", help="Make the new version the one in use.")
     ] = True,
@@ -235,7 +236,7 @@ def recognizer(
 
     quiet_libraries()
     try:
-        Session = _session(db)
+        Session = _db_factory(url)
         version = train_from_store(Session, load_embedder(embedder), created_by=created_by, activate=activate)
     except (StoreError, REAError) as exc:
         _fail(str(exc))
@@ -282,14 +283,14 @@ def _train_from_file(labels: Path, out: Optional[Path], tests: list[str], embedd
 
 
 @train_app.command()
-def versions(db: DbOpt = None) -> None:
+def versions(url: DbOpt = None) -> None:
     """List trained recognizer versions, newest first, with validation metrics.
 
     Example: rea train versions
     """
     from .store_review import list_versions
 
-    found = _in_store(db, list_versions)
+    found = _in_store(url, list_versions)
     if not found:
         typer.echo("no trained versions; the packaged recognizer is in use")
     for v in found:
@@ -303,7 +304,7 @@ def versions(db: DbOpt = None) -> None:
 @train_app.command()
 def use(
     version: Annotated[str, typer.Argument(help="A version id, or 'packaged' for the default recognizer.")],
-    db: DbOpt = None,
+    url: DbOpt = None,
 ) -> None:
     """Switch the recognizer in use (a running app picks it up when it restarts).
 
@@ -318,7 +319,7 @@ def use(
         if version.isascii() and version.isdigit()  # "²" is a digit to Python, not to int()
         else _fail("version must be an id or 'packaged'")
     )
-    _in_store(db, lambda session: set_active_version(session, target), ValueError)
+    _in_store(url, lambda url: set_active_version(url, target), ValueError)
     typer.echo(f"recognizer in use: {version}")
 
 
@@ -326,7 +327,7 @@ def use(
 def save_model(
     version: Annotated[int, typer.Argument(help="Version id.")],
     out: Annotated[Path, typer.Option("--out")],
-    db: DbOpt = None,
+    url: DbOpt = None,
 ) -> None:
     """Write a version's weights as JSON (load with TrainedRecognizer.load).
 
@@ -335,7 +336,7 @@ def save_model(
     from .store_review import version_model
 
     _writable(out)
-    model = _in_store(db, lambda session: version_model(session, version), ValueError)
+    model = _in_store(url, lambda url: version_model(url, version), ValueError)
     try:
         out.write_text(json.dumps(model), encoding="utf-8")
     except OSError as exc:

@@ -186,39 +186,38 @@ def session_factory(engine: Engine) -> sessionmaker:
 T = TypeVar("T")
 
 
-def store_error(session: Session, exc: OperationalError, outcome: str) -> StoreError:
+def store_error(db: Session, exc: OperationalError, outcome: str) -> StoreError:
     """A driver error as `StoreError`: the operator's message names the database (never its password),
     the visitor's only the outcome (e.g. "nothing was saved")."""
     return StoreError(
-        f"The database at {safe_url(session.get_bind().url)} is "
-        f"locked or unreachable: {exc.orig}; {outcome}. Try again.",
+        f"The database at {safe_url(db.get_bind().url)} is locked or unreachable: {exc.orig}; {outcome}. Try again.",
         visitor_message=f"The annotations database is locked or unreachable; {outcome}. Try again.",
     )
 
 
 @contextmanager
-def writing(session: Session, outcome: str = "nothing was saved") -> Iterator[None]:
+def writing(db: Session, outcome: str = "nothing was saved") -> Iterator[None]:
     """One write transaction: BEGIN IMMEDIATE on SQLite, commit at the end, roll back on any error.
 
     Raises:
         StoreError: The database is locked or unreachable; nothing of the block was saved (``outcome``).
     """
     try:
-        if session.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
-            session.commit()
-        session.connection(execution_options={IMMEDIATE_OPTION: True})
+        if db.in_transaction():  # end an earlier read so this write can BEGIN IMMEDIATE
+            db.commit()
+        db.connection(execution_options={IMMEDIATE_OPTION: True})
         yield
-        session.commit()
+        db.commit()
     except OperationalError as exc:
-        session.rollback()
-        raise store_error(session, exc, outcome) from exc
+        db.rollback()
+        raise store_error(db, exc, outcome) from exc
     except BaseException:
-        session.rollback()
+        db.rollback()
         raise
 
 
 @contextmanager
-def reading(session: Session, outcome: str = "nothing was loaded") -> Iterator[None]:
+def reading(db: Session, outcome: str = "nothing was loaded") -> Iterator[None]:
     """One read transaction, rolled back at the end so it holds no snapshot (nor, on SQLite, a read lock).
 
     Objects the block loaded are detached first, fully loaded, so they stay readable after the
@@ -230,10 +229,10 @@ def reading(session: Session, outcome: str = "nothing was loaded") -> Iterator[N
     try:
         yield
     except OperationalError as exc:
-        raise store_error(session, exc, outcome) from exc
+        raise store_error(db, exc, outcome) from exc
     finally:
-        session.expunge_all()
-        session.rollback()
+        db.expunge_all()
+        db.rollback()
 
 
 def retrying(write: Callable[[], T], attempts: int = 3) -> T:

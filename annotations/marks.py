@@ -78,13 +78,13 @@ def _validated(fields: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _find_by_key(session: Session, values: dict[str, Any]) -> RetrievalFailureMark | None:
+def _find_by_key(db: Session, values: dict[str, Any]) -> RetrievalFailureMark | None:
     conditions = [getattr(RetrievalFailureMark, name) == values[name] for name in KEY_FIELDS]
-    return session.scalars(select(RetrievalFailureMark).where(*conditions)).one_or_none()
+    return db.scalars(select(RetrievalFailureMark).where(*conditions)).one_or_none()
 
 
 def add_failure_mark(
-    session: Session, *, max_marks: int | None = None, max_bytes: int | None = None, **fields: Any
+    db: Session, *, max_marks: int | None = None, max_bytes: int | None = None, **fields: Any
 ) -> RetrievalFailureMark:
     """Record that HCR omitted an exchange a query needed, once per key.
 
@@ -95,7 +95,7 @@ def add_failure_mark(
     it (``annotations.contexts``).
 
     Args:
-        session: An open session; committed (or rolled back) here.
+        db: An open database session; committed (or rolled back) here.
         max_marks: The most marks one annotator may hold (None: no limit); an update of
             one of them is always allowed, since it adds no row.
         max_bytes: The most bytes one annotator's marks may hold (``stored_bytes``; None: no
@@ -122,40 +122,40 @@ def add_failure_mark(
         values["context_sha256"] = None
 
     def write() -> RetrievalFailureMark:
-        with writing(session):  # read-then-write: SQLite's write lock is taken first
-            mark = _find_by_key(session, values)
+        with writing(db):  # read-then-write: SQLite's write lock is taken first
+            mark = _find_by_key(db, values)
             if mark is None and max_marks is not None:
-                held = count_failure_marks(session, values["annotator"])
+                held = count_failure_marks(db, values["annotator"])
                 if held >= max_marks:
                     raise MarkQuotaError(values["annotator"], held, max_marks)
-            before = stored_bytes(session, values["annotator"]) if max_bytes is not None else 0
+            before = stored_bytes(db, values["annotator"]) if max_bytes is not None else 0
             if turns is not None:
-                values["context_sha256"] = store_context(session, turns)
+                values["context_sha256"] = store_context(db, turns)
             if mark is None:
                 mark = RetrievalFailureMark(**values)
-                session.add(mark)
+                db.add(mark)
             else:
                 for name, value in values.items():
                     setattr(mark, name, value)
-            session.flush()
+            db.flush()
             if max_bytes is not None:
-                after = stored_bytes(session, values["annotator"])
+                after = stored_bytes(db, values["annotator"])
                 if after > max_bytes and after > before:  # writing() rolls the mark and its context back
                     raise MarkBytesQuotaError(values["annotator"], after, max_bytes)
-            return _with_contexts(session, [mark])[0]
+            return _with_contexts(db, [mark])[0]
 
     return retrying(write)
 
 
-def count_failure_marks(session: Session, annotator: str) -> int:
+def count_failure_marks(db: Session, annotator: str) -> int:
     """How many marks ``annotator`` holds (inside the caller's transaction)."""
     query = select(func.count()).select_from(RetrievalFailureMark).where(RetrievalFailureMark.annotator == annotator)
-    return session.execute(query).scalar_one()
+    return db.execute(query).scalar_one()
 
 
-def _octets(session: Session, column):
+def _octets(db: Session, column):
     """The UTF-8 bytes of a text column, in the session's SQL dialect."""
-    if session.get_bind().dialect.name == "postgresql":
+    if db.get_bind().dialect.name == "postgresql":
         return func.octet_length(column)
     return func.length(cast(column, LargeBinary))  # SQLite: a BLOB's length is its bytes
 
@@ -163,7 +163,7 @@ def _octets(session: Session, column):
 MARK_TEXTS = ("conversation_id", "query_text", "exchange_user", "exchange_reply", "note", "source")
 
 
-def stored_bytes(session: Session, annotator: str) -> int:
+def stored_bytes(db: Session, annotator: str) -> int:
     """The bytes ``annotator``'s marks hold (inside the caller's transaction): their texts, plus each
     distinct turn of their contexts once (a context shares its rows with the contexts that extend it,
     ``annotations.contexts``), so marks on one conversation count its turns once.
@@ -172,30 +172,30 @@ def stored_bytes(session: Session, annotator: str) -> int:
     """
     mine = RetrievalFailureMark.annotator == annotator
     texts = sum(
-        (func.coalesce(_octets(session, getattr(RetrievalFailureMark, name)), 0) for name in MARK_TEXTS), literal(0)
+        (func.coalesce(_octets(db, getattr(RetrievalFailureMark, name)), 0) for name in MARK_TEXTS), literal(0)
     )
-    own = session.execute(select(func.coalesce(func.sum(texts), 0)).where(mine)).scalar_one()
+    own = db.execute(select(func.coalesce(func.sum(texts), 0)).where(mine)).scalar_one()
     table = MarkContext.__table__
-    size = _octets(session, table.c.turn).label("size")
+    size = _octets(db, table.c.turn).label("size")
     heads = select(table.c.sha256, table.c.parent, size).where(
         table.c.sha256.in_(select(RetrievalFailureMark.context_sha256).where(mine))
     )
     walk = heads.cte("owned_contexts", recursive=True)
     walk = walk.union(select(table.c.sha256, table.c.parent, size).join(walk, table.c.sha256 == walk.c.parent))
-    contexts = session.execute(select(func.coalesce(func.sum(walk.c.size), 0))).scalar_one()
+    contexts = db.execute(select(func.coalesce(func.sum(walk.c.size), 0))).scalar_one()
     return int(own) + int(contexts)
 
 
-def _with_contexts(session: Session, marks: list[RetrievalFailureMark]) -> list[RetrievalFailureMark]:
+def _with_contexts(db: Session, marks: list[RetrievalFailureMark]) -> list[RetrievalFailureMark]:
     """Fill each mark's ``context`` from the shared contexts table (one recursive query)."""
-    texts = load_contexts(session, {m.context_sha256 for m in marks if m.context_sha256})
+    texts = load_contexts(db, {m.context_sha256 for m in marks if m.context_sha256})
     for mark in marks:
         mark.context = texts.get(mark.context_sha256) if mark.context_sha256 else None
     return marks
 
 
 def list_failure_marks(
-    session: Session, conversation_id: str | None = None, *, annotator: str | None = None
+    db: Session, conversation_id: str | None = None, *, annotator: str | None = None
 ) -> list[RetrievalFailureMark]:
     """Return marks newest first, optionally for one conversation and of one annotator (None: everyone's,
     for an adjudicator or the CLI).
@@ -210,11 +210,11 @@ def list_failure_marks(
         query = query.where(RetrievalFailureMark.conversation_id == conversation_id)
     if annotator is not None:
         query = query.where(RetrievalFailureMark.annotator == annotator)
-    with reading(session):
-        return _with_contexts(session, list(session.scalars(query)))
+    with reading(db):
+        return _with_contexts(db, list(db.scalars(query)))
 
 
-def delete_failure_mark(session: Session, mark_id: int) -> bool:
+def delete_failure_mark(db: Session, mark_id: int) -> bool:
     """Delete one mark by id.
 
     Returns:
@@ -223,8 +223,8 @@ def delete_failure_mark(session: Session, mark_id: int) -> bool:
     Raises:
         StoreError: The database is locked or unreachable; nothing was deleted.
     """
-    with writing(session, "nothing was deleted"):
-        result = session.execute(delete(RetrievalFailureMark).where(RetrievalFailureMark.id == mark_id))
+    with writing(db, "nothing was deleted"):
+        result = db.execute(delete(RetrievalFailureMark).where(RetrievalFailureMark.id == mark_id))
     return result.rowcount > 0
 
 
@@ -261,7 +261,7 @@ def marks_as_conversations(marks: list[RetrievalFailureMark]) -> list[dict]:
 
 
 def export_failure_marks_jsonl(
-    session: Session,
+    db: Session,
     path_or_file: str | os.PathLike[str] | IO[str],
     *,
     raw: bool = False,
@@ -275,7 +275,7 @@ def export_failure_marks_jsonl(
     partial file behind.
 
     Args:
-        session: An open session.
+        db: An open database session.
         path_or_file: A path to (over)write, or an open text file.
         raw: Every mark's columns instead of conversations.
         annotator: Only this annotator's marks (the app's owner filter); None: everyone's.
@@ -289,9 +289,9 @@ def export_failure_marks_jsonl(
     query = select(RetrievalFailureMark).order_by(RetrievalFailureMark.id)
     if annotator is not None:
         query = query.where(RetrievalFailureMark.annotator == annotator)
-    with reading(session):
-        marks = list(session.scalars(query))
-        _with_contexts(session, marks)
+    with reading(db):
+        marks = list(db.scalars(query))
+        _with_contexts(db, marks)
     rows = [mark_to_dict(mark) for mark in marks] if raw else marks_as_conversations(marks)
     lines = [json.dumps(row, ensure_ascii=False) + "\n" for row in rows]
     if isinstance(path_or_file, (str, os.PathLike)):

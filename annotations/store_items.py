@@ -45,55 +45,55 @@ def _share(double_share: float | None) -> float:
     return AnnotationSettings.current().double_label_share if double_share is None else double_share
 
 
-def apply_double_share(session: Session, share: float) -> int:
+def apply_double_share(db: Session, share: float) -> int:
     """Mark which items get a second label under ``share`` (the setting may have changed since they
     were imported); labels already given stay. Returns how many items changed."""
 
-    with reading(session):  # a page load that changes nothing takes no write lock
-        rows = session.execute(select(Item.id, Item.text_hash, Item.double)).all()
+    with reading(db):  # a page load that changes nothing takes no write lock
+        rows = db.execute(select(Item.id, Item.text_hash, Item.double)).all()
     changed = {i: is_double(h, share) for i, h, double in rows if is_double(h, share) != bool(double)}
     if not changed:
         return 0
 
     def run() -> int:
-        with writing(session):
+        with writing(db):
             for value in (True, False):
                 ids = [i for i, v in changed.items() if v is value]
                 for start in range(0, len(ids), 500):
-                    session.execute(update(Item).where(Item.id.in_(ids[start : start + 500])).values(double=value))
+                    db.execute(update(Item).where(Item.id.in_(ids[start : start + 500])).values(double=value))
             return len(changed)
 
     return retrying(run)
 
 
-def _annotator(session: Session, name: str, role: str | None = None) -> Annotator:
+def _annotator(db: Session, name: str, role: str | None = None) -> Annotator:
     name = name.strip()
     if not name:
         raise AccessError("sign in first: no annotator name")
-    found = session.scalars(select(Annotator).where(Annotator.name == name)).one_or_none()
+    found = db.scalars(select(Annotator).where(Annotator.name == name)).one_or_none()
     if found is None:
         found = Annotator(name=name, role=role or "annotator")
-        session.add(found)
-        session.flush()
+        db.add(found)
+        db.flush()
     elif role and found.role != role:
         found.role = role
     return found
 
 
-def ensure_annotator(session: Session, name: str, role: str = "annotator") -> Annotator:
+def ensure_annotator(db: Session, name: str, role: str = "annotator") -> Annotator:
     """Create or update the annotator row at sign-in (role comes from the server's config)."""
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
 
     def run():
-        with writing(session):
-            return _annotator(session, name, role)
+        with writing(db):
+            return _annotator(db, name, role)
 
     return retrying(run)
 
 
 def _set_label(
-    session: Session,
+    db: Session,
     item_id: int,
     annotator: Annotator,
     label: str,
@@ -112,16 +112,16 @@ def _set_label(
         shown_score=shown_score,
         undone=False,
     )
-    session.add(event)
-    session.flush()
-    current = session.scalars(
+    db.add(event)
+    db.flush()
+    current = db.scalars(
         select(CurrentLabel).where(CurrentLabel.item_id == item_id, CurrentLabel.annotator_id == annotator.id)
     ).one_or_none()
     if current is None:
-        session.add(CurrentLabel(item_id=item_id, annotator_id=annotator.id, label=label, event_id=event.id))
+        db.add(CurrentLabel(item_id=item_id, annotator_id=annotator.id, label=label, event_id=event.id))
     else:
         current.label, current.event_id, current.updated_at = label, event.id, event.created_at
-    session.flush()
+    db.flush()
     return event
 
 
@@ -135,7 +135,7 @@ class ImportResult:
 
 
 def import_rows(
-    session: Session,
+    db: Session,
     rows: Sequence[ImportRow],
     *,
     source: str,
@@ -153,17 +153,15 @@ def import_rows(
     share = _share(double_share)
 
     def run() -> ImportResult:
-        with writing(session):
+        with writing(db):
             existing: dict[str, int] = {}
             unique = sorted(set(hashes))
             for start in range(0, len(unique), 500):
                 chunk = unique[start : start + 500]
-                existing.update(
-                    session.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).all()
-                )
+                existing.update(db.execute(select(Item.text_hash, Item.id).where(Item.text_hash.in_(chunk))).all())
             batch = ImportBatch(source=source[:500], annotator=annotator, n_rows=len(rows))
-            session.add(batch)
-            session.flush()
+            db.add(batch)
+            db.flush()
             new_rows = {h: r for h, r in zip(hashes, rows) if h not in existing}
             scores = list(scorer([r.text for r in new_rows.values()])) if new_rows else []
             for (h, r), score in zip(new_rows.items(), scores):
@@ -176,20 +174,18 @@ def import_rows(
                     double=is_double(h, share),
                     score=float(score),
                 )
-                session.add(item)
-                session.flush()
+                db.add(item)
+                db.flush()
                 existing[h] = item.id
             n_labels = 0
             for h, r in zip(hashes, rows):
                 for name, label in r.labels:
-                    _set_label(session, existing[h], _annotator(session, name), label)
+                    _set_label(db, existing[h], _annotator(db, name), label)
                     n_labels += 1
                 if r.adjudicated:
-                    adj = session.scalars(
-                        select(Adjudication).where(Adjudication.item_id == existing[h])
-                    ).one_or_none()
+                    adj = db.scalars(select(Adjudication).where(Adjudication.item_id == existing[h])).one_or_none()
                     if adj is None:
-                        session.add(
+                        db.add(
                             Adjudication(
                                 item_id=existing[h], label=r.adjudicated, adjudicator=r.adjudicator or "import"
                             )
@@ -202,22 +198,22 @@ def import_rows(
     return retrying(run)
 
 
-def count_items(session: Session) -> int:
-    with reading(session):
-        return session.scalar(select(func.count(Item.id))) or 0
+def count_items(db: Session) -> int:
+    with reading(db):
+        return db.scalar(select(func.count(Item.id))) or 0
 
 
 def ensure_seeded(
-    session: Session, rows_factory: Callable[[], Sequence[ImportRow]] | None = None, double_share: float | None = None
+    db: Session, rows_factory: Callable[[], Sequence[ImportRow]] | None = None, double_share: float | None = None
 ) -> int:
     """Import the built-in seed pool when the store has no items yet; returns items added."""
-    if count_items(session):
+    if count_items(db):
         return 0
     from .seed import seed_rows
 
     rows = (rows_factory or seed_rows)()
     try:
-        return import_rows(session, rows, source="seed:packaged", double_share=double_share).n_new_items
+        return import_rows(db, rows, source="seed:packaged", double_share=double_share).n_new_items
     except IntegrityError:  # another process seeded at the same moment
         return 0
 
@@ -235,10 +231,10 @@ class QueueItem:
     score: float | None
 
 
-def _open_query(session: Session, annotator: str):
+def _open_query(db: Session, annotator: str):
     """Items this annotator may still label: fewer labels than needed (2 for the double-annotated
     share, else 1), not adjudicated, neither labeled nor skipped by them. Returns (query, label count)."""
-    who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
+    who = db.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
     n = _label_count()
     query = select(Item).where(n < case((Item.double, 2), else_=1), ~exists().where(Adjudication.item_id == Item.id))
     if who is not None:
@@ -254,36 +250,36 @@ def _open_query(session: Session, annotator: str):
     return query, n
 
 
-def next_item(session: Session, annotator: str) -> QueueItem | None:
+def next_item(db: Session, annotator: str) -> QueueItem | None:
     """The annotator's next item: a second label on an item someone else labeled first (only the
     double-labeled share waits for one), so agreement is measurable from the first labels; then
     the recognizer's least sure."""
-    with reading(session):
-        query, n = _open_query(session, annotator)
+    with reading(db):
+        query, n = _open_query(db, annotator)
         query = query.order_by(n.desc(), func.abs(func.coalesce(Item.score, 0.5) - 0.5), Item.id).limit(1)
-        item = session.scalars(query).first()
+        item = db.scalars(query).first()
         return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
 
 
-def open_items(session: Session, annotator: str, limit: int = 5000) -> list[QueueItem]:
+def open_items(db: Session, annotator: str, limit: int = 5000) -> list[QueueItem]:
     """Every item still in the annotator's queue (oldest first; annotator "": every item still waiting
     for a label), for the triage queue modes and rescoring."""
-    with reading(session):
-        query, _ = _open_query(session, annotator)
+    with reading(db):
+        query, _ = _open_query(db, annotator)
         return [
             QueueItem(i.id, i.text, i.source, i.context, i.score)
-            for i in session.scalars(query.order_by(Item.id).limit(limit))
+            for i in db.scalars(query.order_by(Item.id).limit(limit))
         ]
 
 
-def get_item(session: Session, item_id: int) -> QueueItem | None:
-    with reading(session):
-        item = session.get(Item, item_id)
+def get_item(db: Session, item_id: int) -> QueueItem | None:
+    with reading(db):
+        item = db.get(Item, item_id)
         return None if item is None else QueueItem(item.id, item.text, item.source, item.context, item.score)
 
 
 def record_label(
-    session: Session,
+    db: Session,
     annotator: str,
     item_id: int,
     label: str,
@@ -302,13 +298,13 @@ def record_label(
         raise ValueError(f"label must be one of {', '.join(LABEL_CHOICES)}")
 
     def run() -> LabelEvent:
-        with writing(session, "the label was NOT saved"):
-            if session.get(Item, item_id) is None:
+        with writing(db, "the label was NOT saved"):
+            if db.get(Item, item_id) is None:
                 raise ValueError(f"no item {item_id}")
             return _set_label(
-                session,
+                db,
                 item_id,
-                _annotator(session, annotator),
+                _annotator(db, annotator),
                 label,
                 note=note,
                 seconds=seconds,
@@ -318,22 +314,22 @@ def record_label(
     return retrying(run)
 
 
-def record_skip(session: Session, annotator: str, item_id: int, *, seconds: float | None = None) -> LabelEvent:
+def record_skip(db: Session, annotator: str, item_id: int, *, seconds: float | None = None) -> LabelEvent:
     """Skip an item for this annotator (it leaves their queue; undo brings it back)."""
 
     def run() -> LabelEvent:
-        with writing(session, "the skip was NOT saved"):
-            if session.get(Item, item_id) is None:
+        with writing(db, "the skip was NOT saved"):
+            if db.get(Item, item_id) is None:
                 raise ValueError(f"no item {item_id}")
             event = LabelEvent(
                 item_id=item_id,
-                annotator_id=_annotator(session, annotator).id,
+                annotator_id=_annotator(db, annotator).id,
                 action="skip",
                 seconds=seconds,
                 undone=False,
             )
-            session.add(event)
-            session.flush()
+            db.add(event)
+            db.flush()
             return event
 
     return retrying(run)
@@ -347,15 +343,15 @@ class Undone:
     restored: str | None  # the label now current on that item for this annotator (None: none)
 
 
-def undo_last(session: Session, annotator: str) -> Undone | None:
+def undo_last(db: Session, annotator: str) -> Undone | None:
     """Undo the annotator's latest label or skip; the earlier label (if any) becomes current again."""
 
     def run() -> Undone | None:
-        with writing(session, "nothing was undone"):
-            who = session.scalars(select(Annotator).where(Annotator.name == annotator)).one_or_none()
+        with writing(db, "nothing was undone"):
+            who = db.scalars(select(Annotator).where(Annotator.name == annotator)).one_or_none()
             if who is None:
                 return None
-            last = session.scalars(
+            last = db.scalars(
                 select(LabelEvent)
                 .where(LabelEvent.annotator_id == who.id, LabelEvent.undone.is_(False))
                 .order_by(LabelEvent.id.desc())
@@ -364,10 +360,10 @@ def undo_last(session: Session, annotator: str) -> Undone | None:
             if last is None:
                 return None
             last.undone = True
-            session.flush()
+            db.flush()
             restored = None
             if last.action == "label":
-                previous = session.scalars(
+                previous = db.scalars(
                     select(LabelEvent)
                     .where(
                         LabelEvent.item_id == last.item_id,
@@ -378,13 +374,13 @@ def undo_last(session: Session, annotator: str) -> Undone | None:
                     .order_by(LabelEvent.id.desc())
                     .limit(1)
                 ).first()
-                current = session.scalars(
+                current = db.scalars(
                     select(CurrentLabel).where(
                         and_(CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id)
                     )
                 ).one_or_none()
                 if previous is None:
-                    session.execute(
+                    db.execute(
                         delete(CurrentLabel).where(
                             CurrentLabel.item_id == last.item_id, CurrentLabel.annotator_id == who.id
                         )
@@ -405,16 +401,14 @@ class Progress:
     team_total: int  # labels needed: one per item, two per double-annotated item
 
 
-def progress(session: Session, annotator: str) -> Progress:
-    with reading(session):
+def progress(db: Session, annotator: str) -> Progress:
+    with reading(db):
         need = case((Item.double, 2), else_=1)
         n = _label_count()
-        team_total = session.scalar(select(func.coalesce(func.sum(need), 0))) or 0
-        team_done = session.scalar(select(func.coalesce(func.sum(case((n < need, n), else_=need)), 0))) or 0
-        who = session.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
-        mine = (
-            session.scalar(select(func.count(CurrentLabel.id)).where(CurrentLabel.annotator_id == who)) if who else 0
-        )
+        team_total = db.scalar(select(func.coalesce(func.sum(need), 0))) or 0
+        team_done = db.scalar(select(func.coalesce(func.sum(case((n < need, n), else_=need)), 0))) or 0
+        who = db.scalars(select(Annotator.id).where(Annotator.name == annotator)).one_or_none()
+        mine = db.scalar(select(func.count(CurrentLabel.id)).where(CurrentLabel.annotator_id == who)) if who else 0
         left = select(func.count(Item.id)).where(n < need, ~exists().where(Adjudication.item_id == Item.id))
         if who is not None:
             left = left.where(
@@ -426,12 +420,12 @@ def progress(session: Session, annotator: str) -> Progress:
                     LabelEvent.undone.is_(False),
                 ),
             )
-        return Progress(int(mine or 0), int(session.scalar(left) or 0), int(team_done), int(team_total))
+        return Progress(int(mine or 0), int(db.scalar(left) or 0), int(team_done), int(team_total))
 
 
-def my_label(session: Session, annotator: str, item_id: int) -> str | None:
-    with reading(session):
-        return session.scalar(
+def my_label(db: Session, annotator: str, item_id: int) -> str | None:
+    with reading(db):
+        return db.scalar(
             select(CurrentLabel.label)
             .join(Annotator, Annotator.id == CurrentLabel.annotator_id)
             .where(Annotator.name == annotator, CurrentLabel.item_id == item_id)

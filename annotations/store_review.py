@@ -23,8 +23,8 @@ from .models import LABEL_CHOICES, Adjudication, Annotator, CurrentLabel, Item, 
 from .store_items import AccessError
 
 
-def _labels_by_item(session: Session) -> dict[int, dict[str, str]]:
-    rows = session.execute(
+def _labels_by_item(db: Session) -> dict[int, dict[str, str]]:
+    rows = db.execute(
         select(CurrentLabel.item_id, Annotator.name, CurrentLabel.label)
         .join(Annotator, Annotator.id == CurrentLabel.annotator_id)
         .order_by(CurrentLabel.item_id, Annotator.name)
@@ -53,11 +53,11 @@ class AgreementStats:
         return sum(self.final_counts.values())
 
 
-def agreement_stats(session: Session) -> AgreementStats:
-    with reading(session):
-        by_item = _labels_by_item(session)
-        adjudicated = dict(session.execute(select(Adjudication.item_id, Adjudication.label)).all())
-        n_items = session.query(Item).count()
+def agreement_stats(db: Session) -> AgreementStats:
+    with reading(db):
+        by_item = _labels_by_item(db)
+        adjudicated = dict(db.execute(select(Adjudication.item_id, Adjudication.label)).all())
+        n_items = db.query(Item).count()
     names = sorted({n for labels in by_item.values() for n in labels})
     stats = AgreementStats(n_items=n_items, n_labeled=len(by_item), n_adjudicated=len(adjudicated))
     for a, b in combinations(names, 2):
@@ -84,21 +84,21 @@ class Disagreement:
     adjudicated: str | None
 
 
-def disagreements(session: Session, *, include_adjudicated: bool = False, limit: int = 200) -> list[Disagreement]:
+def disagreements(db: Session, *, include_adjudicated: bool = False, limit: int = 200) -> list[Disagreement]:
     """Items whose annotators gave different labels, not yet adjudicated ones first."""
-    with reading(session):
-        by_item = _labels_by_item(session)
+    with reading(db):
+        by_item = _labels_by_item(db)
         split = [i for i, labels in by_item.items() if len(set(labels.values())) > 1]
         adjudicated = (
             dict(
-                session.execute(
+                db.execute(
                     select(Adjudication.item_id, Adjudication.label).where(Adjudication.item_id.in_(split))
                 ).all()
             )
             if split
             else {}
         )
-        items = {i.id: i for i in session.scalars(select(Item).where(Item.id.in_(split)))} if split else {}
+        items = {i.id: i for i in db.scalars(select(Item).where(Item.id.in_(split)))} if split else {}
         out = [
             Disagreement(i, items[i].text, items[i].context, by_item[i], adjudicated.get(i))
             for i in sorted(split)
@@ -108,7 +108,7 @@ def disagreements(session: Session, *, include_adjudicated: bool = False, limit:
     return out[:limit]
 
 
-def adjudicate(session: Session, item_id: int, label: str, adjudicator: str, note: str = "") -> Adjudication:
+def adjudicate(db: Session, item_id: int, label: str, adjudicator: str, note: str = "") -> Adjudication:
     """Set the final label of an item; only an annotator with the adjudicator role may.
 
     Raises:
@@ -117,27 +117,27 @@ def adjudicate(session: Session, item_id: int, label: str, adjudicator: str, not
     """
     if label not in LABEL_CHOICES:
         raise ValueError(f"label must be one of {', '.join(LABEL_CHOICES)}")
-    with writing(session, "the adjudication was NOT saved"):
-        role = session.scalar(select(Annotator.role).where(Annotator.name == adjudicator))
+    with writing(db, "the adjudication was NOT saved"):
+        role = db.scalar(select(Annotator.role).where(Annotator.name == adjudicator))
         if role != "adjudicator":
             raise AccessError(f"{adjudicator!r} is not an adjudicator")
-        if session.get(Item, item_id) is None:
+        if db.get(Item, item_id) is None:
             raise ValueError(f"no item {item_id}")
-        adj = session.scalars(select(Adjudication).where(Adjudication.item_id == item_id)).one_or_none()
+        adj = db.scalars(select(Adjudication).where(Adjudication.item_id == item_id)).one_or_none()
         if adj is None:
             adj = Adjudication(item_id=item_id, label=label, adjudicator=adjudicator, note=note)
-            session.add(adj)
+            db.add(adj)
         else:
             adj.label, adj.adjudicator, adj.note = label, adjudicator, note
         return adj
 
 
-def export_rows(session: Session, *, labeled_only: bool = False) -> list[dict[str, Any]]:
+def export_rows(db: Session, *, labeled_only: bool = False) -> list[dict[str, Any]]:
     """One dict per item: text, every annotator's label, majority, adjudicated and final label."""
-    with reading(session):
-        by_item = _labels_by_item(session)
-        adj = {a.item_id: a for a in session.scalars(select(Adjudication))}
-        items = list(session.scalars(select(Item).order_by(Item.id)))
+    with reading(db):
+        by_item = _labels_by_item(db)
+        adj = {a.item_id: a for a in db.scalars(select(Adjudication))}
+        items = list(db.scalars(select(Item).order_by(Item.id)))
         rows = []
         for item in items:
             labels = by_item.get(item.id, {})
@@ -162,19 +162,19 @@ def export_rows(session: Session, *, labeled_only: bool = False) -> list[dict[st
     return rows
 
 
-def labeled_rows(session: Session) -> list[tuple[str, str, str]]:
+def labeled_rows(db: Session) -> list[tuple[str, str, str]]:
     """(text, final label, source) of every item with a final label: recall and precision per source."""
     return [
         (r["text"], r["final_label"], r["source"] or "unknown")
-        for r in export_rows(session, labeled_only=True)
+        for r in export_rows(db, labeled_only=True)
         if r["final_label"]
     ]
 
 
-def training_data(session: Session) -> tuple[list[str], list[str]]:
+def training_data(db: Session) -> tuple[list[str], list[str]]:
     """Texts and final labels (adjudicated, else majority; ties left out) for recognizer training;
     as many as ``agreement_stats(...).n_final``."""
-    rows = [r for r in export_rows(session, labeled_only=True) if r["final_label"]]
+    rows = [r for r in export_rows(db, labeled_only=True) if r["final_label"]]
     return [r["text"] for r in rows], [r["final_label"] for r in rows]
 
 
@@ -193,7 +193,7 @@ def _info(v: RecognizerVersion) -> VersionInfo:
 
 
 def save_version(
-    session: Session,
+    db: Session,
     model: dict[str, Any],
     metrics: dict[str, Any],
     *,
@@ -202,9 +202,9 @@ def save_version(
     activate: bool = False,
 ) -> VersionInfo:
     """Store a trained recognizer and its metrics, as a candidate; `activate` also puts it in use."""
-    with writing(session, "the trained recognizer was NOT saved"):
+    with writing(db, "the trained recognizer was NOT saved"):
         if activate:
-            session.execute(update(RecognizerVersion).values(active=False))
+            db.execute(update(RecognizerVersion).values(active=False))
         version = RecognizerVersion(
             created_by=created_by,
             n_labels=n_labels,
@@ -212,59 +212,57 @@ def save_version(
             metrics_json=json.dumps(metrics),
             active=activate,
         )
-        session.add(version)
-        session.flush()
+        db.add(version)
+        db.flush()
         return _info(version)
 
 
-def list_versions(session: Session) -> list[VersionInfo]:
+def list_versions(db: Session) -> list[VersionInfo]:
     """Trained versions, newest first."""
-    with reading(session):
-        return [_info(v) for v in session.scalars(select(RecognizerVersion).order_by(RecognizerVersion.id.desc()))]
+    with reading(db):
+        return [_info(v) for v in db.scalars(select(RecognizerVersion).order_by(RecognizerVersion.id.desc()))]
 
 
-def add_version_metrics(session: Session, version_id: int, **parts: Any) -> None:
+def add_version_metrics(db: Session, version_id: int, **parts: Any) -> None:
     """Keep more measurements of a version (e.g. on the validation set), so they are computed once."""
-    with writing(session):
-        v = session.get(RecognizerVersion, version_id)
+    with writing(db):
+        v = db.get(RecognizerVersion, version_id)
         if v is None:
             raise ValueError(f"no recognizer version {version_id}")
         v.metrics_json = json.dumps({**json.loads(v.metrics_json), **parts})
 
 
-def version_model(session: Session, version_id: int) -> dict[str, Any]:
-    with reading(session):
-        v = session.get(RecognizerVersion, version_id)
+def version_model(db: Session, version_id: int) -> dict[str, Any]:
+    with reading(db):
+        v = db.get(RecognizerVersion, version_id)
         if v is None:
             raise ValueError(f"no recognizer version {version_id}")
         return json.loads(v.model_json)
 
 
-def active_version(session: Session) -> VersionInfo | None:
-    with reading(session):
-        v = session.scalars(select(RecognizerVersion).where(RecognizerVersion.active.is_(True))).first()
+def active_version(db: Session) -> VersionInfo | None:
+    with reading(db):
+        v = db.scalars(select(RecognizerVersion).where(RecognizerVersion.active.is_(True))).first()
         return _info(v) if v else None
 
 
-def set_active_version(session: Session, version_id: int | None) -> None:
+def set_active_version(db: Session, version_id: int | None) -> None:
     """Switch the recognizer in use to a version, or (None) back to the packaged one."""
-    with writing(session, "the recognizer was NOT switched"):
-        if version_id is not None and session.get(RecognizerVersion, version_id) is None:
+    with writing(db, "the recognizer was NOT switched"):
+        if version_id is not None and db.get(RecognizerVersion, version_id) is None:
             raise ValueError(f"no recognizer version {version_id}")
-        session.execute(update(RecognizerVersion).values(active=False))
+        db.execute(update(RecognizerVersion).values(active=False))
         if version_id is not None:
-            session.execute(update(RecognizerVersion).where(RecognizerVersion.id == version_id).values(active=True))
+            db.execute(update(RecognizerVersion).where(RecognizerVersion.id == version_id).values(active=True))
 
 
-def item_texts(session: Session) -> list[tuple[int, str]]:
-    with reading(session):
-        return list(session.execute(select(Item.id, Item.text).order_by(Item.id)).all())
+def item_texts(db: Session) -> list[tuple[int, str]]:
+    with reading(db):
+        return list(db.execute(select(Item.id, Item.text).order_by(Item.id)).all())
 
 
-def set_scores(session: Session, scores: dict[int, float], version_id: int | None) -> None:
+def set_scores(db: Session, scores: dict[int, float], version_id: int | None) -> None:
     """Store the recognizer's P(global) per item, which orders the labeling queue."""
-    with writing(session):
+    with writing(db):
         for item_id, score in scores.items():
-            session.execute(
-                update(Item).where(Item.id == item_id).values(score=float(score), score_version=version_id)
-            )
+            db.execute(update(Item).where(Item.id == item_id).values(score=float(score), score_version=version_id))

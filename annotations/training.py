@@ -117,8 +117,8 @@ def train_from_store(
     set) and `validation_report` (``validation_report`` of the new version).
     """
     validation = validation if validation is not None else validation_rows()
-    with Session() as session:
-        texts, labels = store_review.training_data(session)
+    with Session() as db:
+        texts, labels = store_review.training_data(db)
     result = train_recognizer(texts, labels, embedder, validation=validation, seed=seed)
     metrics = dict(result.metrics)
     if validation:
@@ -126,9 +126,9 @@ def train_from_store(
             [r["text"] for r in validation], [r["label"] for r in validation]
         )
         metrics["validation_report"] = validation_report(result.model, validation, embedder)
-    with Session() as session:
+    with Session() as db:
         version = store_review.save_version(
-            session, result.model.to_dict(), metrics, created_by=created_by, n_labels=len(texts), activate=activate
+            db, result.model.to_dict(), metrics, created_by=created_by, n_labels=len(texts), activate=activate
         )
     if activate:
         rescore(Session, embedder, result.model, version.id)
@@ -138,15 +138,15 @@ def train_from_store(
 def rescore(Session: sessionmaker, embedder: Embedder, model: TrainedRecognizer, version_id: int | None) -> None:
     """Give every item still waiting for a label the P(global) of the version in use (None: the
     packaged one), so the queue puts its least sure first."""
-    with Session() as session:
-        waiting = store_items.open_items(session, "")
+    with Session() as db:
+        waiting = store_items.open_items(db, "")
     if not waiting:
         return
     scores = model.p_global([it.text for it in waiting], embedder)
-    with Session() as session:
-        store_review.set_scores(session, dict(zip([it.id for it in waiting], scores.tolist())), version_id)
+    with Session() as db:
+        store_review.set_scores(db, dict(zip([it.id for it in waiting], scores.tolist())), version_id)
 
 
 def load_version(Session: sessionmaker, version_id: int) -> TrainedRecognizer:
-    with Session() as session:
-        return TrainedRecognizer.from_dict(store_review.version_model(session, version_id))
+    with Session() as db:
+        return TrainedRecognizer.from_dict(store_review.version_model(db, version_id))

@@ -81,11 +81,11 @@ def likely_false_alarms(items: Sequence[QueueItem], recognizer: InstructionRecog
     return sorted(out, key=lambda t: (t.p_global, t.item.id))
 
 
-def next_in_mode(session: Session, annotator: str, mode: str, recognizer: InstructionRecognizer) -> Triaged | None:
+def next_in_mode(db: Session, annotator: str, mode: str, recognizer: InstructionRecognizer) -> Triaged | None:
     """The annotator's next item in a triage mode (the default queue is ``store_items.next_item``)."""
     if mode not in (MISSED, FALSE_ALARM):
         raise ValueError(f"queue mode must be one of {QUEUE_MODES[1:]}; got {mode!r}")
-    items = store_items.open_items(session, annotator)
+    items = store_items.open_items(db, annotator)
     found = likely_missed(items, recognizer) if mode == MISSED else likely_false_alarms(items, recognizer)
     return found[0] if found else None
 

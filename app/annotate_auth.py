@@ -224,8 +224,11 @@ def require_adjudicator(who: Identity | None) -> Identity:
     return who
 
 
-# What a visitor reads on Annotate and Review where no sign-in is configured: no setting names (the
-# README's annotation studio section tells whoever runs the studio how to add accounts).
+# What a visitor reads on Annotate and Review: no setting names (the README's annotation studio section
+# tells whoever runs the studio how to add accounts), and where an account comes from.
 NOT_CONFIGURED = (
-    "Labeling needs an account on this studio; this one has none set up, so you can look but not save labels."
+    "Labeling needs an account, and this studio has none set up: you can read the guideline and look around, "
+    "but not save labels. To label, ask whoever runs this studio for an account."
 )
+SIGN_IN_TO_LABEL = "Labeling needs an account: sign in above. No account yet? Ask whoever runs this studio for one."
+SIGN_IN_TO_REVIEW = "Reviewing needs an account: sign in above. No account yet? Ask whoever runs this studio for one."

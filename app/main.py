@@ -143,7 +143,7 @@ def apply_recognizer_at_startup(engine: AppEngine) -> str:
     database down the app still starts, on the packaged recognizer, and says why in the log."""
     from rea_core import REAError
 
-    from .tabs.review.handlers import apply_active
+    from .recognizer_version import apply_active
 
     try:
         return apply_active(engine)

@@ -55,7 +55,7 @@ class AppEngine:
     database_url: str | None = None  # the annotation store; None: settings.store's
     examples_dir: Path = REPO_ROOT / "examples"
     _strategies: dict[str, Strategy] = field(default_factory=dict, init=False, repr=False)
-    # The one path that swaps the shared recognizer (tabs.review.handlers.apply_active) holds this lock.
+    # The one path that swaps the shared recognizer (recognizer_version.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     recognizer_version: int | None = field(default=None, init=False)  # studio version in use; None: packaged
     # Stop flags of the replies streaming now, one per browser session (the Stop button sets it);

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import gradio as gr
 
-from rea_core import Thresholds
-
 NOTE = "the lower threshold cannot exceed the upper one."
 LOW_LABEL = "lower: leave out below"
 HIGH_LABEL = "upper: send whole from"
@@ -35,17 +33,6 @@ ORDER_JS = f"""(lo, hi, note, last) => {{
   if (lo > hi) return [hi, keep, `Lower threshold lowered to ${{hi.toFixed(2)}}: {NOTE}`, `${{hi}},${{hi}}`];
   return [keep, keep, lo === plo && hi === phi ? keep : "", `${{lo}},${{hi}}`];
 }}"""
-
-
-def ordered_thresholds(tau_low: float, tau_high: float, moved: str) -> tuple[float, float, str]:
-    """The sliders' pair ordered by moving the other slider (``Thresholds.ordered``), with the note that
-    says so (``ORDER_JS`` does the same in the browser)."""
-    ordered = Thresholds.ordered(tau_low, tau_high, keep="low" if moved == "low" else "high")
-    if ordered.high != float(tau_high):
-        return ordered.low, ordered.high, f"Upper threshold raised to {ordered.high:.2f}: {NOTE}"
-    if ordered.low != float(tau_low):
-        return ordered.low, ordered.high, f"Lower threshold lowered to {ordered.low:.2f}: {NOTE}"
-    return ordered.low, ordered.high, ""
 
 
 def wire_thresholds(tau_low: gr.Slider, tau_high: gr.Slider, note: gr.Markdown):

@@ -34,7 +34,7 @@ from gradio_client import Client, handle_file  # noqa: E402
 from app.main import launch  # noqa: E402
 from app.state import AppEngine  # noqa: E402
 from app.tabs.compare import handlers  # noqa: E402
-from rea_core import RuntimeConfig, Settings, load_models
+from rea_core import RuntimeConfig, Settings, Thresholds, load_models
 
 TOPICS = [
     "gardening",
@@ -128,8 +128,7 @@ def long_conversation_file(engine: AppEngine, n: int) -> str:
                 engine,
                 column,
                 f"Turn {i}: what should I know about {topic}?",
-                0.5,
-                0.7,
+                Thresholds(0.5, 0.7),
                 reply=f"Here are some facts about {topic}. It has a long "
                 f"history. Many people enjoy it. Turn {i} ends here.",
             )
@@ -199,14 +198,14 @@ def main() -> None:
         columns = handlers.load_columns(engine, path)
         for column in columns:  # what a loaded conversation holds after one more turn: a cached latest query
             handlers.respond_column(
-                engine, column, "What should I know about volcanoes and bread?", 0.5, 0.7, reply="Facts."
+                engine, column, "What should I know about volcanoes and bread?", Thresholds(0.5, 0.7), reply="Facts."
             )
         server_ms = []
         for k in range(30):
             lo, hi = (0.3, 0.6) if k % 2 else (0.45, 0.75)
             t = time.perf_counter()
             for column in columns:
-                handlers.column_views(engine, column, lo, hi)
+                handlers.column_views(engine, column, Thresholds(lo, hi))
             server_ms.append((time.perf_counter() - t) * 1000)
         client = Client(url, verbose=False)
         client.predict(handle_file(path), 0.5, 0.7, api_name="/load_conversation")

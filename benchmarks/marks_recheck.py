@@ -52,7 +52,7 @@ def store_marks(engine: AppEngine, annotator: str, marks: int, conversations: in
     last query turns, each naming up to 4 earlier exchanges. Returns the marked query turns."""
     per = -(-marks // conversations)
     queries, stored = 0, 0
-    with engine.db() as session:
+    with engine.db() as db:
         for c in range(conversations):
             talk = conversation(c, turns, chars)
             left = min(per, marks - stored)
@@ -60,7 +60,7 @@ def store_marks(engine: AppEngine, annotator: str, marks: int, conversations: in
             queries += len({q for q, _ in pairs})
             for q, e in pairs:
                 add_failure_mark(
-                    session,
+                    db,
                     annotator=annotator,
                     conversation_id=f"bench-{c}",
                     query_turn=q,

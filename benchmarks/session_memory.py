@@ -100,8 +100,8 @@ def build_results_files(folder: Path, max_bytes: int) -> list[Path]:
     return [*paths, empties]
 
 
-def drop_results(url: str, session: str, paths: list[Path]) -> str:
-    """Drop ``paths`` into the Results tab of browser session ``session`` as the page does (upload, then
+def drop_results(url: str, session_hash: str, paths: list[Path]) -> str:
+    """Drop ``paths`` into the Results tab of browser session ``session_hash`` as the page does (upload, then
     the queued ``results_upload`` event); returns the status it shows."""
     import httpx
 
@@ -113,9 +113,9 @@ def drop_results(url: str, session: str, paths: list[Path]) -> str:
             {"path": where, "orig_name": p.name, "meta": {"_type": "gradio.FileData"}}
             for where, p in zip(uploaded.json(), paths)
         ]
-        body = {"data": [files, None], "fn_index": dep["id"], "session_hash": session, "trigger_id": None}
+        body = {"data": [files, None], "fn_index": dep["id"], "session_hash": session_hash, "trigger_id": None}
         http.post("gradio_api/queue/join", json=body).raise_for_status()
-        with http.stream("GET", f"gradio_api/queue/data?session_hash={session}") as stream:
+        with http.stream("GET", f"gradio_api/queue/data?session_hash={session_hash}") as stream:
             for line in stream.iter_lines():
                 if '"process_completed"' in line:
                     return line

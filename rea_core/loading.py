@@ -26,15 +26,9 @@ class Models:
 
     generator: Generator
     embedder: Embedder
-    classifier: Generator | None = (
-        None  # the recognizer's LLM; None means the backbone (paper: a small separate model)
-    )
+    recognizer_llm: Generator | None = None  # a separate LLM for the recognizer's stage 2 (None: the backbone)
     codec: "DualLoRACodec | None" = None  # latent compression adapters on the generator's backbone (section 3.2)
     codec_note: str = ""  # why there is no codec, for the app and CLI to show
-
-    @property
-    def recognizer_model(self) -> Generator:
-        return self.classifier or self.generator
 
 
 def load_models(
@@ -98,7 +92,7 @@ def load_models(
     return Models(
         generator=generator,
         embedder=load_embedder(embedder),
-        classifier=load_generator(recognizer_model, device=device) if recognizer_model else None,
+        recognizer_llm=load_generator(recognizer_model, device=device) if recognizer_model else None,
         codec=loaded,
         codec_note=note,
     )

@@ -33,7 +33,7 @@ from .methods.rea.config import REAConfig
 from .methods.registry import MethodSpec, available_strategies, get_method
 from .methods.secom.config import SeComConfig
 from .runtime import RuntimeConfig
-from .settings_legacy import LEGACY_NESTED, from_flat
+from .settings_legacy import LEGACY_NESTED, from_flat, renamed_fields
 
 DEFAULT_DATA_DIR = Path.home() / ".local" / "share" / "rea-studio"
 FLAG_TRUE, FLAG_FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -358,7 +358,9 @@ class Settings:
         sections_held = {f.name for f in fields(cls)} - set(LEGACY_NESTED)
         if not any(isinstance(v, Mapping) and k in sections_held for k, v in data.items()):
             data = from_flat(data)
-        sections = {f.name: _known(section_class(f), data.get(f.name)) for f in settings_sections()}
+        sections = {
+            f.name: _known(section_class(f), renamed_fields(f.name, data.get(f.name))) for f in settings_sections()
+        }
         saved = data.get("methods") or {}
         methods = {s.name: _known(s.config_class, saved.get(s.name)) for s in _extra_methods()}
         return cls(**sections, methods=methods)

@@ -12,6 +12,8 @@ LEGACY_NAMES = {  # fields of a flat config of earlier releases that were rename
     "latent_replies": ("reply_form", {None: "auto", True: "latent", False: "text"}),
     "compressed_form": ("text_compression", None),
 }
+# Fields of a section renamed since: section -> {old name: new name}.
+RENAMED_FIELDS = {"comedy": {"session_turns": "sitting_turns"}}
 # The method groups a flat config of earlier releases nested, as a dict or as ``<group>_*`` keys: a record of
 # that file format, fixed; methods registered today are saved under their own section or ``methods``.
 LEGACY_NESTED = ("secom", "comedy")
@@ -35,3 +37,11 @@ def from_flat(flat: dict) -> dict:
         else:
             out["rea"][key] = value
     return out
+
+
+def renamed_fields(section: str, values: Mapping | None) -> Mapping | None:
+    """A saved section with its renamed fields under their new names."""
+    names = RENAMED_FIELDS.get(section)
+    if not names or not isinstance(values, Mapping):
+        return values
+    return {names.get(k, k): v for k, v in values.items()}

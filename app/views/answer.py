@@ -7,11 +7,10 @@ page as markup.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from html import escape
 
 from rea_core import Resolution, prompt_time
+from rea_core.evals import first_line
 
 from .reasons import reason_label
 
@@ -20,40 +19,11 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-# A leading speaker name: one to four short words (letters first), then a colon.
-_SPEAKER = re.compile(r"\s*([^\W\d_][\w'’.-]*(?: [\w'’.-]+){0,3})\s*:\s*")
-MAX_SPEAKER_CHARS = 32
-
-
-def speaker_names(texts: Iterable[str]) -> frozenset[str]:
-    """The names a conversation's turns begin with, "Name: text" as a LoCoMo file's exchanges hold them."""
-    names = set()
-    for text in texts:
-        name, colon, _ = (text or "").partition(": ")
-        m = _SPEAKER.fullmatch(name + ": ") if colon else None
-        if m and len(m.group(1)) <= MAX_SPEAKER_CHARS:
-            names.add(m.group(1))
-    return frozenset(names)
-
-
-def without_speaker(text: str, speakers: Iterable[str]) -> str:
-    """``text`` without a leading "Name:" where Name is one of the conversation's ``speakers``: the model
-    copies the "Jo: ..." form of the turns it read. Anything else stays ("Note: 3:30"), and so does a
-    reply that would be left empty."""
-    names = {n.strip().casefold() for n in speakers if n and n.strip()}
-    while names:
-        m = _SPEAKER.match(text)
-        if not m or m.group(1).casefold() not in names or not text[m.end() :].strip():
-            break
-        text = text[m.end() :]
-    return text
-
-
-def render_answer(answer, *, number: int | None = None, speakers: Iterable[str] = ()) -> str:
-    """HTML for a ``qa.QuestionAnswer``: gold answer, REA's answer (a leading speaker name of the
-    conversation's ``speakers`` taken off), F1/EM, NLL with the none/oracle references and this
-    question's gap share, prompt tokens; None: the empty panel. ``number``: the question's place in its
-    conversation, counted from 1 as people count."""
+def render_answer(answer, *, number: int | None = None) -> str:
+    """HTML for a ``qa.QuestionAnswer``: gold answer, REA's answer (as the library gives it, a copied
+    speaker name taken off; the generated line on hover where it differs), F1/EM, NLL with the
+    none/oracle references and this question's gap share, prompt tokens; None: the empty panel.
+    ``number``: the question's place in its conversation, counted from 1 as people count."""
     if answer is None:
         return '<div class="rea-answer rea-empty">Pick a question and answer it with REA.</div>'
     nll = _num(answer.nll) if answer.nll is not None else f"n/a ({escape(answer.nll_note or 'not scored')})"
@@ -73,13 +43,14 @@ def render_answer(answer, *, number: int | None = None, speakers: Iterable[str] 
     )
     f1 = "n/a" if answer.f1 is None else f"{answer.f1:.2f}"
     em = "n/a" if answer.em is None else f"{answer.em:.0f}"
-    generated = answer.prediction
-    prediction = "(no answer generated)" if generated is None else without_speaker(generated, speakers)
-    said = (
-        escape(prediction)
-        if generated is None or prediction == generated
-        else f'<span title="{escape("generated: " + generated)}">{escape(prediction)}</span>'
-    )
+    prediction = answer.prediction
+    generated = first_line(answer.reply) if answer.reply else prediction  # the line before the name came off
+    if prediction is None:
+        said = "(no answer generated)"
+    elif generated == prediction:
+        said = escape(prediction)
+    else:
+        said = f'<span title="{escape("generated: " + generated)}">{escape(prediction)}</span>'
     which = f"Question {number}" if number is not None else "Question"
     cut = f"<li><b>Time budget:</b> {escape(answer.budget_note)}</li>" if answer.budget_note else ""
     return (

@@ -16,6 +16,7 @@ from .reasons import reason_label
 
 COLORS = {Resolution.RAW: "#2e7d32", Resolution.COMPRESSED: "#f9a825", Resolution.OMIT: "#9e9e9e"}
 WINDOW_COLOR = "#00838f"
+SCALE = "from 0 (unrelated) to 1 (on the same point)"  # the words of the thresholds panel
 
 
 def _short(text: str, n: int = 120) -> str:
@@ -60,7 +61,8 @@ def retrieval_chart(
     """One bar per scored exchange, colored by decision; with ``score_label`` (the strategy's
     thresholded score, REA's HCR) tau_low and tau_high are drawn as lines, else the scores are the
     strategy's own ranking (SeCom's BM25 or dense scores) with no thresholds. Strategies that do not
-    score (vanilla, COMEDY) get a title that says so and counts their decisions.
+    score (vanilla, COMEDY) get a title that says so and counts their decisions. The score's formula
+    (``score_label``) is for researchers, in the Details panel; the chart says what it means in plain words.
 
     The legend tells exchanges kept by their score from those a rule keeps whatever their score
     (hatched), and every bar's hover says its reason."""
@@ -106,7 +108,8 @@ def retrieval_chart(
     title = "How REA scored each past turn" if score_label else "Its own ranking of past turns"
     # At most 36 characters a line (48 for the small one): a 390 px phone's chart is about 300 px wide.
     lines = [title] + (wrap(f"for: {' '.join(query.split())}", 36)[:2] if query else [])
-    scale = "<br>".join(wrap(_short(score_label, 120), 48)) if score_label else "its own ranking: no thresholds"
+    # In plain words: the scorer's formula (``score_label``) is for researchers, in the Details panel.
+    scale = "<br>".join(wrap(SCALE if score_label else "its own ranking: no thresholds", 48))
     fig.update_layout(
         title=dict(
             text="<br>".join(escape(line, quote=False) for line in lines) + f"<br><sup>{scale}</sup>",  # escaped

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from rea_core.memory import InstructionalMemory
@@ -53,9 +54,11 @@ def stats_line(entry: dict) -> str:
     return stats_text(entry)
 
 
+_SETTING_NAME = re.compile(r"\s*\(REA_[A-Z0-9_]+\)")  # "(REA_REPLY_BUDGET_S)": for whoever runs the server
+
+
 def stats_html(entry: dict) -> str:
-    """A reply's stats as it is shown under it: the short line, the full one on hover (escaped: a loaded
-    file's log is visitor input)."""
-    return (
-        f'<span class="rea-stats" title="{escape(stats_line(entry))}">{escape(short_stats(entry), quote=False)}</span>'
-    )
+    """A reply's stats as it is shown under it: the short line, the full one on hover without the names of
+    the server's settings (escaped: a loaded file's log is visitor input)."""
+    full = _SETTING_NAME.sub("", stats_line(entry))
+    return f'<span class="rea-stats" title="{escape(full)}">{escape(short_stats(entry), quote=False)}</span>'

@@ -97,7 +97,7 @@ def chat(
 
     with reported_errors():
         names = _strategy_names(strategy)
-        config = settings_from_options(
+        settings = settings_from_options(
             tau_low=tau_low,
             tau_high=tau_high,
             max_new_tokens=max_new_tokens,
@@ -113,8 +113,8 @@ def chat(
             tokenizer=tokenizer,
         )
         resumed = _resumed(load_sessions(load), names, load) if load else {}  # a bad file fails before any model loads
-        models = load_pipeline(config, context_window)
-        strategies = {n: build_from_settings(n, models, config, served=True) for n in names}
+        models = load_pipeline(settings, context_window)
+        strategies = {n: build_from_settings(n, models, settings, served=True) for n in names}
         for n, session in resumed.items():  # SeCom's segments, COMEDY's memories: refused now, not at every turn
             strategies[n].check_memory(session)
         sessions = {n: resumed[n] if n in resumed else s.new_session() for n, s in strategies.items()}
@@ -134,7 +134,7 @@ def chat(
                 continue
             if command == "/new":
                 for n, strat in strategies.items():
-                    note = strat.end_session(sessions[n])
+                    note = strat.end_sitting(sessions[n])
                     typer.echo(f"[{n}] {note or 'no session memory to consolidate'}")
                 continue
             if command == "/im":
@@ -274,7 +274,7 @@ def replay(
             raise REAError(f"replay takes one strategy; got {len(names)} ({strategy!r}). Run it once per strategy.")
         if limit is not None and limit < 1:
             raise REAError(f"--limit must be at least 1; got {limit}")
-        config = settings_from_options(
+        settings = settings_from_options(
             tau_low=tau_low,
             tau_high=tau_high,
             max_new_tokens=max_new_tokens,
@@ -289,10 +289,10 @@ def replay(
             recognizer_model=recognizer_model,
         )
         conversations = load_conversations(
-            file, max_chars=config.runtime.max_message_chars, max_turns=config.limits.max_turns
+            file, max_chars=settings.runtime.max_message_chars, max_turns=settings.limits.max_turns
         )[:limit]  # validated before any model call
-        models = load_pipeline(config, context_window)
-        strat = build_from_settings(names[0], models, config)
+        models = load_pipeline(settings, context_window)
+        strat = build_from_settings(names[0], models, settings)
         for conv in conversations:
             session = strat.new_session()
             for turn in conv.turns:

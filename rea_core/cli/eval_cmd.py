@@ -29,7 +29,7 @@ def run_task(
     arms: str,
     limit: int | None,
     load: Callable,
-    settings: Mapping[str, object] = {},
+    overrides: Mapping[str, object] = {},
     options: Mapping[str, object] = {},
     context_window: int | None = None,
     check: Callable[[], None] | None = None,
@@ -46,12 +46,12 @@ def run_task(
         names = task.check_arms(split_names(arms))
         if check is not None:
             check()
-        config = settings_from_options(**{**task.fixed_settings, **settings})
-        max_chars = config.runtime.max_message_chars  # each turn within REA_MAX_MESSAGE_CHARS, as in the app
+        settings = settings_from_options(**{**task.fixed_settings, **overrides})
+        max_chars = settings.runtime.max_message_chars  # each turn within REA_MAX_MESSAGE_CHARS, as in the app
         cases = task.load_cases(data, max_chars=max_chars, limit=limit, arms=names, **options)
-        models = load(config, context_window) if task.needs_models else None
-        extra = after_load(config) if after_load is not None else {}
-        results = run_eval(task, models, config, cases, names, out, limit=limit, **options, **extra)
+        models = load(settings, context_window) if task.needs_models else None
+        extra = after_load(settings) if after_load is not None else {}
+        results = run_eval(task, models, settings, cases, names, out, limit=limit, **options, **extra)
         typer.echo(task.console(results, out))
     return results
 
@@ -68,7 +68,7 @@ def task_command(task) -> click.Command:
             arms=flags["arms"],
             limit=flags["limit"],
             load=load_pipeline,
-            settings={k: flags[k] for k in ("model", "embedder", "max_new_tokens")},
+            overrides={k: flags[k] for k in ("model", "embedder", "max_new_tokens")},
             options={k: v for k, v in flags.items() if k in own},
             context_window=flags["context_window"],
         )

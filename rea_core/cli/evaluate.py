@@ -84,7 +84,7 @@ def adherence(
     """
     from ..evals.adherence import ADHERENCE_TASK
 
-    settings = dict(
+    overrides = dict(
         tau_low=tau_low,
         tau_high=tau_high,
         max_new_tokens=max_new_tokens,
@@ -104,7 +104,7 @@ def adherence(
         arms=strategies,
         limit=limit,
         load=load_pipeline,
-        settings=settings,
+        overrides=overrides,
         context_window=context_window,
     )
 
@@ -123,8 +123,8 @@ def ablations(
 
     Example: rea eval ablations --data suite.jsonl --out runs/ablations --limit 10
     """
-    settings = dict(max_new_tokens=max_new_tokens, model=model, embedder=embedder)
-    run_task(ABLATIONS_TASK, data=data, out=out, arms=arms, limit=limit, load=load_pipeline, settings=settings)
+    overrides = dict(max_new_tokens=max_new_tokens, model=model, embedder=embedder)
+    run_task(ABLATIONS_TASK, data=data, out=out, arms=arms, limit=limit, load=load_pipeline, overrides=overrides)
 
 
 @eval_app.command()
@@ -145,17 +145,17 @@ def sweep(
     """
     from ..evals import adherence
     from ..evals import sweep as task
-    from ..retrieval.hcr import validate_thresholds
+    from ..retrieval.thresholds import Thresholds
 
     with reported_errors():
         checked_out(out)  # before any data or model is loaded
         grid = sorted({float(v) for v in values.split(",") if v.strip()})
         for v in grid:
-            validate_thresholds(v, v)
-        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
-        cases = adherence.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]
-        models = load_pipeline(config)
-        _print_summary(task.evaluate(models, config, cases, grid, out))
+            Thresholds(v, v)  # each value a valid threshold, or one ThresholdError line
+        settings = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        cases = adherence.load_cases(data, max_chars=settings.runtime.max_message_chars)[:limit]
+        models = load_pipeline(settings)
+        _print_summary(task.evaluate(models, settings, cases, grid, out))
 
 
 @eval_app.command()
@@ -188,10 +188,10 @@ def state(
                 data.write_text(
                     "".join(json.dumps(c) + "\n" for c in task.make_state_suite(n=n, seed=seed)), encoding="utf-8"
                 )
-        config = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
-        cases = task.load_cases(data, max_chars=config.runtime.max_message_chars)[:limit]
-        models = load_pipeline(config)
-        _print_summary(task.evaluate(models, config, cases, arms, out))
+        settings = settings_from_options(max_new_tokens=max_new_tokens, kv_reuse=False, model=model, embedder=embedder)
+        cases = task.load_cases(data, max_chars=settings.runtime.max_message_chars)[:limit]
+        models = load_pipeline(settings)
+        _print_summary(task.evaluate(models, settings, cases, arms, out))
 
 
 @eval_app.command()
@@ -224,7 +224,7 @@ def latency(
         arms=strategies,
         limit=None,
         load=load_pipeline,
-        settings=dict(max_new_tokens=max_new_tokens, model=model, embedder=embedder),
+        overrides=dict(max_new_tokens=max_new_tokens, model=model, embedder=embedder),
         options=dict(turns=turns, every=every, n=n, seed=seed),
         context_window=context_window,
         check=check,
@@ -262,8 +262,8 @@ def recognizer(
         elif stage2 == "llm":
             from ..backends import load_generator
 
-            classifier = load_generator(settings.models.model, cache_dir=settings.models.cache_dir)
-            recognizer, name = build_recognizer(classifier, None, "llm"), f"rules + few-shot {classifier.name}"
+            llm = load_generator(settings.models.model, cache_dir=settings.models.cache_dir)
+            recognizer, name = build_recognizer(llm, None, "llm"), f"rules + few-shot {llm.name}"
         else:
             from ..backends import load_embedder
 
@@ -298,14 +298,14 @@ def segmentation(
         checked_out(out)  # before any data or model is loaded
         from ..methods.secom.config import SeComConfig
 
-        config = settings_from_options(
+        settings = settings_from_options(
             secom=None if threshold is None else SeComConfig(boundary_threshold=threshold),
             model=model,
             embedder=embedder,
         )
-        task.load_gold(data or task.default_gold_path(), max_chars=config.runtime.max_message_chars)  # no model yet
-        models = load_pipeline(config)
-        _print_summary(task.evaluate(models, config, out, data))
+        task.load_gold(data or task.default_gold_path(), max_chars=settings.runtime.max_message_chars)  # no model yet
+        models = load_pipeline(settings)
+        _print_summary(task.evaluate(models, settings, out, data))
 
 
 # Defined in ``retrieval_cmd``; registered here, after segmentation, so ``rea eval --help`` keeps its order.

@@ -77,7 +77,7 @@ def retrieval(
         arms=policies,
         limit=limit,
         load=load_pipeline,
-        settings=dict(
+        overrides=dict(
             tau_low=tau_low,
             tau_high=tau_high,
             scorer=scorer,
@@ -158,12 +158,12 @@ def qa(
         if max_new_tokens < 0:
             raise typer.BadParameter("--max-new-tokens must be 0 (NLL only) or more")
 
-    def judge(config) -> dict:
+    def judge(settings) -> dict:
         if not judge_model:
             return {}
         from ..loading import load_judge
 
-        return {"judge": load_judge(judge_model, openai=config.openai, cache_dir=config.models.cache_dir)}
+        return {"judge": load_judge(judge_model, openai=settings.openai, cache_dir=settings.models.cache_dir)}
 
     run_task(
         QA_TASK,
@@ -172,7 +172,7 @@ def qa(
         arms=arms,
         limit=limit,
         load=load_pipeline,
-        settings=dict(
+        overrides=dict(
             tau_low=tau_low,
             tau_high=tau_high,
             scorer=scorer,

@@ -178,7 +178,7 @@ def metrics(records: list[dict]) -> dict:
 
 def evaluate(
     models,
-    config,
+    settings,
     cases: list[AdherenceCase],
     arm_names: list[str],
     out_dir: str | Path,
@@ -189,7 +189,7 @@ def evaluate(
     tasks = {t.key: t for t in (ADHERENCE_TASK, ABLATIONS_TASK)}
     if title not in tasks:
         raise ValueError(f"title must be one of {', '.join(tasks)}")
-    return run_eval(tasks[title], models, config, cases, arm_names, out_dir)
+    return run_eval(tasks[title], models, settings, cases, arm_names, out_dir)
 
 
 class AdherenceTask(EvalTask):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
@@ -236,6 +237,17 @@ def load_locomo(path: str | Path, *, max_chars: int | None = None) -> list[Retri
                 )
                 raise DataFormatError(f"{f}: LoCoMo conversation {i} is malformed ({what})") from exc
     return cases
+
+
+# A small LoCoMo file packaged with rea_core, to try LoCoMo's format without the dataset (Inspect offers
+# it as an example; ``rea eval qa --format locomo --data`` reads it): invented people (Ines, Kofi) and
+# dates, three sessions, six questions with evidence ids, one of them adversarial (category 5).
+LOCOMO_SAMPLE = "locomo-ines-kofi.json"
+
+
+def locomo_sample() -> Path:
+    """The packaged LoCoMo sample's path (``LOCOMO_SAMPLE`` in ``rea_core/data``), read by ``load_locomo``."""
+    return Path(str(resources.files("rea_core").joinpath("data", LOCOMO_SAMPLE)))
 
 
 def load_cases(

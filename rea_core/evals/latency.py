@@ -79,7 +79,7 @@ def last_turns_ratio(
 
 def evaluate(
     models,
-    config,
+    settings,
     arm_names: list[str],
     out_dir: str | Path,
     *,
@@ -91,7 +91,9 @@ def evaluate(
     for name in arm_names:
         get_arm(name)  # unknown names fail before the conversations are built
     cases = make_long_conversations(n, turns, seed)
-    return run_eval(LATENCY_TASK, models, config, cases, arm_names, out_dir, turns=turns, every=every, n=n, seed=seed)
+    return run_eval(
+        LATENCY_TASK, models, settings, cases, arm_names, out_dir, turns=turns, every=every, n=n, seed=seed
+    )
 
 
 def _mean(values: list) -> float | None:
@@ -211,24 +213,19 @@ class LatencyTask(EvalTask):
 
         tokens, seconds = go.Figure(), go.Figure()
         for i, (name, recs) in c.rea_last(records.items()):
-            shown, line = c.plain(plain_name(name)), c.line(name, i)
-            tokens.add_scatter(
-                x=[r["turn"] for r in recs],
-                y=[r["prompt_tokens"] for r in recs],
-                mode="lines",
-                name=shown,
-                line=line,
-                hovertemplate="turn %{x}: %{y} tokens read" + c.hover(name),
-            )
-            gen = [r for r in recs if r["generated"]]
-            seconds.add_scatter(
-                x=[r["turn"] for r in gen],
-                y=[r["latency_s"] for r in gen],
-                mode="lines+markers",
-                name=shown,
-                line=line,
-                hovertemplate="turn %{x}: %{y:.2f} s" + c.hover(name),
-            )
+            generated = [r for r in recs if r["generated"]]  # only these turns were timed
+            for fig, rows, key, mode, says in (
+                (tokens, recs, "prompt_tokens", "lines", "%{y} tokens read"),
+                (seconds, generated, "latency_s", "lines+markers", "%{y:.2f} s"),
+            ):
+                fig.add_scatter(
+                    x=[r["turn"] for r in rows],
+                    y=[r[key] for r in rows],
+                    mode=mode,
+                    name=c.plain(plain_name(name)),
+                    line=c.line(name, i),
+                    hovertemplate=f"turn %{{x}}: {says}" + c.hover(name),
+                )
         tokens_chart = c.chart(
             tokens,
             "How much the model reads each turn",

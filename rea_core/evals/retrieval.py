@@ -234,7 +234,7 @@ def check_policies(names: Sequence[str]) -> list[str]:
 
 def evaluate(
     models,
-    config: Settings,
+    settings: Settings,
     cases: list[RetrievalCase],
     policies: Sequence[str],
     out_dir: str | Path,
@@ -244,7 +244,7 @@ def evaluate(
 ) -> dict:
     """Run every policy on every case (resumable), then write results.json and report.html."""
     return run_eval(
-        RETRIEVAL_TASK, models, config, cases, policies, out_dir, dataset=dataset, calibrate_target=calibrate_target
+        RETRIEVAL_TASK, models, settings, cases, policies, out_dir, dataset=dataset, calibrate_target=calibrate_target
     )
 
 

@@ -91,7 +91,7 @@ def load_gold(path, *, max_chars: int | None = None) -> list[tuple[str, list[tup
     return cases
 
 
-def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
+def evaluate(models, settings, out_dir: str | Path, data=None) -> dict:
     """Pk and WindowDiff of the LLM and embedding segmenters (and baselines) on the gold set."""
     import json
     import time
@@ -104,10 +104,10 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
     rows, per_case = {}, []
     segmenters = {
         "llm (embedding fallback)": TopicSegmenter(
-            models.generator, models.embedder, mode="llm", threshold=config.secom.boundary_threshold
+            models.generator, models.embedder, mode="llm", threshold=settings.secom.boundary_threshold
         ),
         "embedding": TopicSegmenter(
-            models.generator, models.embedder, mode="embedding", threshold=config.secom.boundary_threshold
+            models.generator, models.embedder, mode="embedding", threshold=settings.secom.boundary_threshold
         ),
     }
     for name, segmenter in segmenters.items():
@@ -145,7 +145,7 @@ def evaluate(models, config, out_dir: str | Path, data=None) -> dict:
         "conversations": len(cases),
         "turns": sum(len(t) for _, t, _ in cases),
         "gold_boundaries": sum(len(g) for _, _, g in cases),
-        "threshold": config.secom.boundary_threshold,
+        "threshold": settings.secom.boundary_threshold,
         "model": models.generator.name,
         "segmenters": rows,
     }

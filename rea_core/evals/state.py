@@ -155,7 +155,7 @@ def run_case(strategy, case: StateCase) -> list[dict]:
     ]
 
 
-def evaluate(models, config, cases: list[StateCase], arm_names: list[str], out_dir: str | Path) -> dict:
+def evaluate(models, settings, cases: list[StateCase], arm_names: list[str], out_dir: str | Path) -> dict:
     import plotly.graph_objects as go
 
     from .arms import get_arm
@@ -163,12 +163,12 @@ def evaluate(models, config, cases: list[StateCase], arm_names: list[str], out_d
     from .runner import RecordStore, run_arms
 
     arms = {name: get_arm(name) for name in arm_names}
-    store = RecordStore(out_dir, {"task": "state", "model": models.generator.name, "config": config.to_dict()})
+    store = RecordStore(out_dir, {"task": "state", "model": models.generator.name, "config": settings.to_dict()})
     run_arms(
         store,
         list(arms),
         cases,
-        lambda arm, case: run_case(arms[arm].build(models, config, case), case),
+        lambda arm, case: run_case(arms[arm].build(models, settings, case), case),
         label="State tracking",
     )
     ids = [c.id for c in cases]

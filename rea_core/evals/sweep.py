@@ -12,7 +12,7 @@ def grid(values: list[float]) -> list[tuple[float, float]]:
     return [(lo, hi) for lo in values for hi in values if lo <= hi]
 
 
-def evaluate(models, config, cases: list[AdherenceCase], values: list[float], out_dir: str | Path) -> dict:
+def evaluate(models, settings, cases: list[AdherenceCase], values: list[float], out_dir: str | Path) -> dict:
     import plotly.graph_objects as go
 
     from ..loading import build_from_settings
@@ -20,11 +20,13 @@ def evaluate(models, config, cases: list[AdherenceCase], values: list[float], ou
     from .runner import RecordStore, run_arms
 
     pairs = {f"tau_{lo:.2f}_{hi:.2f}": (lo, hi) for lo, hi in grid(values)}
-    store = RecordStore(out_dir, {"task": "sweep", "model": models.generator.name, "config": config.to_dict()})
+    store = RecordStore(out_dir, {"task": "sweep", "model": models.generator.name, "config": settings.to_dict()})
 
     def run_one(arm: str, case) -> list[dict]:
         lo, hi = pairs[arm]
-        return run_case(build_from_settings("rea", models, config.with_section("rea", tau_low=lo, tau_high=hi)), case)
+        return run_case(
+            build_from_settings("rea", models, settings.with_section("rea", tau_low=lo, tau_high=hi)), case
+        )
 
     run_arms(store, list(pairs), cases, run_one, label="Threshold sweep")
     ids = [c.id for c in cases]

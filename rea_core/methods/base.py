@@ -38,9 +38,10 @@ class Strategy(ABC):
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()  # optional Generator capabilities this strategy calls
     config_class: ClassVar[type | None] = None  # the method's settings (methods/<method>/config.py); None: it has none
-    # Whether ``end_session`` does anything: memory organized by conversation session (COMEDY, SeCom),
-    # so a "new session" control means something. A class attribute: readable before a strategy is built.
-    uses_sessions: ClassVar[bool] = False
+    # Whether ``end_sitting`` does anything: memory organized by sittings, the parts of one conversation
+    # the papers call "sessions" (COMEDY, SeCom), so a "new session" control means something. A class
+    # attribute: readable before a strategy is built.
+    uses_sittings: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -172,10 +173,10 @@ class Strategy(ABC):
         """
         return last.plan, last.decisions
 
-    def end_session(self, session: ChatSession) -> str:
-        """Close the current conversation session (the explicit "new session" action).
+    def end_sitting(self, session: ChatSession) -> str:
+        """Close the current sitting (the explicit "new session" action; the papers' "session").
 
-        Strategies that organize memory by session (COMEDY, SeCom) consolidate it here; the rest
+        Strategies that organize memory by sitting (COMEDY, SeCom) consolidate it here; the rest
         ignore it. Returns a note for the user ("" when nothing happened).
         """
         return ""

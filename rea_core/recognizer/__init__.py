@@ -4,7 +4,8 @@
 stage 2 is the shipped ``trained`` classifier (``default``) or the paper's few-shot LLM, and for
 French, German, Spanish, Italian and Portuguese the ``multilingual`` word-class model (``lexicons``),
 with an English word-class second opinion beside the trained classifier (stage ``WORD_CLASS_STAGE``);
-``recognize`` runs both; ``metrics`` measures exactly that; ``training`` fits new stage-2 versions.
+``recognize`` runs both (``InstructionRecognizer.explain`` says what each stage said); ``metrics``
+measures exactly that; ``training`` fits new stage-2 versions.
 """
 
 from .default import load_label_set, provenance_line
@@ -18,7 +19,14 @@ from .metrics import (
     evaluate_scores,
     recognizer_scores,
 )
-from .recognize import WORD_CLASS_STAGE, InstructionRecognizer, Recognizer, RecognizerConfig, build_recognizer
+from .recognize import (
+    WORD_CLASS_STAGE,
+    InstructionRecognizer,
+    Recognizer,
+    RecognizerConfig,
+    StageVerdicts,
+    build_recognizer,
+)
 from .rules import LANG_CUE, PROHIBITION, is_replacement, rule_priors, rule_stage
 from .trained import TrainedRecognizer
 
@@ -35,6 +43,7 @@ __all__ = [
     "InstructionRecognizer",
     "Recognizer",
     "RecognizerConfig",
+    "StageVerdicts",
     "TrainedRecognizer",
     "baseline_metrics",
     "build_recognizer",

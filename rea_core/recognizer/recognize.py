@@ -69,6 +69,24 @@ class Recognizer(Protocol):
     def recognize(self, text: str) -> Recognition: ...
 
 
+@dataclass(frozen=True)
+class StageVerdicts:
+    """What each stage of the recognizer says of one input (``InstructionRecognizer.explain``).
+
+    Example:
+        >>> v = recognizer.explain("Could you keep things brief?")
+        >>> v.rules, v.scorer, round(v.p_global, 2), v.verdict.label
+        (None, 'trained', 0.41, 'other')
+    """
+
+    rules: str | None  # stage 1's label (GLOBAL, OTHER, REVOKE), or None where it defers to stage 2
+    cues: tuple[str, ...]  # the rule patterns stage 1 saw
+    scorer: str  # the stage-2 model that scored it: "trained", "multilingual", WORD_CLASS_STAGE, "classifier", "none"
+    language: str  # "en", or the fr/de/es/it/pt stage 1 read it in (the multilingual stage 2 scores those)
+    p_global: float | None  # that model's P(global) for the whole input, asked even where stage 1 decided; None: none
+    verdict: Recognition | None  # the recognizer's verdict; None only where ``ask_llm=False`` left an LLM unasked
+
+
 @dataclass
 class RecognizerConfig:
     threshold: float = field(default=0.5, metadata={"help": "P(yes) at or above which the classifier says global"})
@@ -77,7 +95,7 @@ class RecognizerConfig:
 
 
 class InstructionRecognizer:
-    """Rule filter, then a few-shot LLM classifier on ``classifier`` (any ``Generator``).
+    """Rule filter, then a few-shot LLM classifier on ``llm`` (any ``Generator``).
 
     Given ``trained`` and its ``embedder``, stage 2 is that trained classifier instead of the
     LLM (stage "trained"); ``use_trained`` switches it at run time, e.g. from the app, and
@@ -88,7 +106,7 @@ class InstructionRecognizer:
 
     def __init__(
         self,
-        classifier: Generator | None,
+        llm: Generator | None,
         config: RecognizerConfig | None = None,
         *,
         trained: "TrainedRecognizer | None" = None,
@@ -97,7 +115,7 @@ class InstructionRecognizer:
         english_words: WordClassRecognizer | None = None,
         use_english_words: bool = True,
     ):
-        self.classifier = classifier
+        self.llm = llm
         # fr/de/es/it/pt inputs: the shipped word-class model unless another is given (``multilingual.py``)
         self.multilingual = multilingual if multilingual is not None else load_multilingual()
         # English messages the embedding stage 2 scores low: the shipped English word-class model unless given
@@ -142,6 +160,32 @@ class InstructionRecognizer:
             short += [len(text.split()) <= WORD_CLASS_MAX_WORDS] * (1 + len(sentences))
         verdicts = self._recognize_units(units, langs, is_sentence, short)
         return [self._combine(text, verdicts[a], verdicts[a + 1 : b], s) for text, (a, b, s) in zip(texts, spans)]
+
+    def explain(self, text: str, *, ask_llm: bool = True) -> StageVerdicts:
+        """Each stage's verdict on ``text``: stage 1's label and cues, the stage-2 model that scores it
+        (the multilingual one for fr/de/es/it/pt; the English second opinion where it is what stores the
+        input) with its P(global), and the verdict of the whole recognizer.
+
+        Args:
+            text: One user input.
+            ask_llm: False: an LLM stage 2 is not asked (no model call; its score and verdict are None).
+        """
+        rules, cues = rule_stage(text)
+        if cues[:1] and cues[0].startswith(LANG_CUE) and self.multilingual is not None:
+            lang = cues[0][len(LANG_CUE) :]
+            p = float(self.multilingual.p_global([text], lang)[0])
+            return StageVerdicts(rules, cues, "multilingual", lang, p, self.recognize(text))
+        if self.stage2 == "trained":
+            verdict = self.recognize(text)
+            if rules is None and verdict.stage == WORD_CLASS_STAGE:  # the trained classifier scored it low
+                return StageVerdicts(rules, cues, WORD_CLASS_STAGE, "en", verdict.score, verdict)
+            p = float(self.trained.p_global([text[: self.config.max_chars]], self.embedder)[0])
+            return StageVerdicts(rules, cues, "trained", "en", p, verdict)
+        if self.stage2 == "llm":
+            if not ask_llm:
+                return StageVerdicts(rules, cues, "classifier", "en", None, None)
+            return StageVerdicts(rules, cues, "classifier", "en", self.classify(text), self.recognize(text))
+        return StageVerdicts(rules, cues, "none", "en", None, self.recognize(text))
 
     def _combine(self, text: str, whole: Recognition, parts: list[Recognition], sentences: list[str]) -> Recognition:
         """One message's verdict from its whole-text verdict and its sentences' verdicts."""
@@ -232,7 +276,7 @@ class InstructionRecognizer:
         for i in deferred:
             if out[i] is not None:
                 continue
-            if self.classifier is None or not self.config.use_classifier:
+            if self.llm is None or not self.config.use_classifier:
                 out[i] = Recognition(label=OTHER, score=0.0, stage="rules", cues=cues_of[i])
             else:
                 p_yes = self.classify(texts[i])
@@ -291,18 +335,18 @@ class InstructionRecognizer:
         """What decides the inputs stage 1 defers: "trained", "llm" or "none" (rules only)."""
         if self.trained is not None and self.config.use_classifier:
             return "trained"
-        return "llm" if self.classifier is not None and self.config.use_classifier else "none"
+        return "llm" if self.llm is not None and self.config.use_classifier else "none"
 
     def classify(self, text: str) -> float:
         """P(global) from the few-shot classifier: softmax over the "yes" and "no" answers."""
         message = " ".join(text.split())[: self.config.max_chars]
         prompt = self._prompt.replace("{message}", message)
-        lp_yes, lp_no = self.classifier.choice_logprobs([{"role": "user", "content": prompt}], ["yes", "no"])
+        lp_yes, lp_no = self.llm.choice_logprobs([{"role": "user", "content": prompt}], ["yes", "no"])
         return 1.0 / (1.0 + math.exp(lp_no - lp_yes))
 
 
 def build_recognizer(
-    classifier: Generator | None, embedder: Embedder | None, stage2: str = "trained"
+    llm: Generator | None, embedder: Embedder | None, stage2: str = "trained"
 ) -> InstructionRecognizer:
     """The recognizer a strategy runs: stage 1, then the shipped trained classifier (default) or the LLM.
 
@@ -310,11 +354,11 @@ def build_recognizer(
     stage decides instead (the shipped weights would give meaningless scores), and a warning says so.
     """
     if stage2 == "llm" or embedder is None:
-        if classifier is not None:
+        if llm is not None:
             from ..backends.base import CHOICE_LOGPROBS, require
 
-            require(classifier, {CHOICE_LOGPROBS}, "the recognizer's LLM stage 2 (REA_RECOGNIZER_STAGE2=llm)")
-        return InstructionRecognizer(classifier)
+            require(llm, {CHOICE_LOGPROBS}, "the recognizer's LLM stage 2 (REA_RECOGNIZER_STAGE2=llm)")
+        return InstructionRecognizer(llm)
     if stage2 != "trained":
         from ..errors import InputError
 
@@ -330,5 +374,5 @@ def build_recognizer(
             f"not {embedder.name!r}; using the LLM stage 2",
             stacklevel=2,
         )
-        return InstructionRecognizer(classifier)
-    return InstructionRecognizer(classifier, trained=model, embedder=embedder)
+        return InstructionRecognizer(llm)
+    return InstructionRecognizer(llm, trained=model, embedder=embedder)

@@ -32,12 +32,6 @@ from .thresholds import Thresholds
 _BY_CODE = (Resolution.OMIT, Resolution.COMPRESSED, Resolution.RAW)
 
 
-def validate_thresholds(tau_low: float, tau_high: float) -> tuple[float, float]:
-    """The pair as floats, or ThresholdError naming what is wrong: ``Thresholds``' check, for callers
-    that hold two loose numbers (a CLI grid of values)."""
-    return tuple(Thresholds(tau_low, tau_high))
-
-
 def decide(scores: np.ndarray | Sequence[float], thresholds: Thresholds) -> np.ndarray:
     """Vectorized decision codes: 0 omit, 1 compressed, 2 raw."""
     s = np.asarray(scores, dtype=np.float64)

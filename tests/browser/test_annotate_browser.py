@@ -111,7 +111,8 @@ def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chos
     wait_text(page, "#review-confirm", "in use for every chat")
     assert recognizer.trained is packaged  # asking is not choosing
     if page.is_visible("#review-confirm-typed"):  # a candidate worse than the one in use: typed on purpose
-        page.fill("#review-confirm-typed textarea, #review-confirm-typed input", "use worse")
+        name = re.search(r"type (version \d+) below", page.inner_text("#review-confirm-text")).group(1)
+        page.fill("#review-confirm-typed textarea, #review-confirm-typed input", name)
     page.click("#review-use-confirm")
     wait_text(page, "#review-status", "Recognizer in use: version")
     version = active()

@@ -139,26 +139,79 @@ def test_thresholds_are_one_labelled_panel_on_compare_and_inspect_only(loaded):
         page.set_viewport_size(PHONE)
 
 
-@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_chart_titles_fit_and_threshold_labels_clear_the_axis(browser, app_url, viewport):
-    page = open_page(browser, app_url, viewport)
-    try:
-        send(page, "I keep a fiddle-leaf fig and a snake plant on my balcony, and I water them on Sundays.", 1)
-        send(page, "What year did the Berlin wall fall, and what happened to the city afterwards?", 2)
-        wait_text(page, "#chart-1", "scores nothing")  # vanilla: an empty state, not empty axes
-        assert not page.locator("#chart-1 .xtick").count()
-        assert titles_fit(page, 0), f"REA's chart title is cut at {viewport}"
-        title = box(page, page.locator("#chart-0 .gtitle").first)
-        top_tick = box(page, page.locator("#chart-0 .ytick text").last)
-        assert title["y"] + title["height"] <= top_tick["y"], f"REA's chart title runs into the axis at {viewport}"
-        set_threshold(page, "high", 0.02)
-        set_threshold(page, "low", 0.01)
-        wait_redecided(page, 0.01, 0.02)
-        labels = page.locator("#chart-0 .annotation")
-        ticks = page.locator("#chart-0 .xtick text, #chart-0 .g-xtitle")
-        assert labels.count() >= 2 and ticks.count() >= 1
-        for i in range(labels.count()):
-            for j in range(ticks.count()):
-                assert not overlaps(box(page, labels.nth(i)), box(page, ticks.nth(j))), "a label covers the x axis"
-    finally:
-        page.context.close()
+@pytest.fixture(scope="module", params=[PHONE, DESKTOP], ids=["phone", "desktop"])
+def two_turns(browser, app_url, request):
+    """A page at a phone's or a desktop's size with two messages sent (both columns answered)."""
+    page = open_page(browser, app_url, request.param)
+    send(page, "I keep a fiddle-leaf fig and a snake plant on my balcony, and I water them on Sundays.", 1)
+    send(page, "What year did the Berlin wall fall, and what happened to the city afterwards?", 2)
+    for side in (0, 1):  # both replies finished: their stats lines are under them
+        page.wait_for_function(f"document.querySelectorAll('#chat-{side} .rea-stats').length >= 2", timeout=180_000)
+    yield page
+    page.context.close()
+
+
+def test_the_first_screen_holds_the_hint_every_example_and_the_latest_replies(two_turns):
+    """Point 1 at both sizes: the sentence that says what to do, the examples (the H.1 demo too) and the
+    message box on the first screen; each column's latest reply whole inside its chat box, its stats one
+    short line under it that leaves the reply most of the room."""
+    page = two_turns
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(300)
+    size = page.viewport_size
+    for selector in (".rea-intro-more", "#example-0", "#example-1", "#load-demo", "#message textarea", "#send"):
+        assert in_view(page, selector), f"{selector} is off the first screen at {size}"
+    for side in (0, 1):
+        chat = box(page, f"#chat-{side}")
+        assert within(chat, {"x": 0, "y": 0, **size}), f"column {side}'s chat box is off the first screen"
+        replies = page.locator(f'#chat-{side} [data-testid="bot"]')
+        latest = replies.nth(replies.count() - 1)
+        reply = box(page, latest)
+        assert within(reply, chat, slack=2), f"column {side}'s latest reply is scrolled out of its box at {size}"
+        stats = box(page, latest.locator(".rea-stats"))
+        assert stats["height"] <= 2 * 16, f"column {side}'s stats line takes more than two short lines"
+        assert stats["height"] < reply["height"] / 2, "the stats line takes more room than the reply's text"
+        assert "italic" not in latest.locator(".rea-stats").evaluate("e => getComputedStyle(e).fontStyle")
+
+
+def test_thresholds_come_after_the_chats_and_no_setting_is_named(two_turns):
+    """Point 6 at both sizes: the examples and the chats first, then the message box, then the labelled
+    thresholds panel with its sentence; no setting's or scorer's name in the page, the charts, the stats'
+    hover or the strategy pickers."""
+    page = two_turns
+    panel = box(page, page.locator("#thresholds").first)
+    for above in ("#examples", "#chats", "#input-row"):
+        upper = box(page, above)
+        assert upper["y"] + upper["height"] <= panel["y"] + 1, f"the thresholds panel sits above {above}"
+    said = page.locator("#thresholds").first.inner_text()
+    assert "Memory thresholds" in said and "from 0 (unrelated) to 1" in said
+    shown = page.inner_text("body") + page.eval_on_selector("#chart-0", "e => e.textContent")
+    words = (*JARGON, "MiniLM", "BM25", "hybrid")
+    assert not [word for word in words if word in shown], "a setting's or the scorer's name is shown to a visitor"
+    hovers = " ".join(page.eval_on_selector_all(".rea-stats", "els => els.map(e => e.title)"))
+    assert "tau_" not in hovers and "REA_" not in hovers  # the details on hover: figures, no setting's name
+    assert [page.input_value(f"#strategy-{side} input") for side in (0, 1)] == ["REA", "vanilla"]
+    assert "REA: input of the latest reply" in page.inner_text("#prompt-0")
+    hover = page.locator("#chat-0 .rea-stats").last.get_attribute("title")
+    assert "prompt" in hover and "first token" in hover  # the full figures stay on hover
+
+
+def test_chart_titles_fit_and_threshold_labels_clear_the_axis(two_turns):
+    page = two_turns
+    viewport = page.viewport_size
+    wait_text(page, "#chart-1", "scores nothing")  # vanilla: an empty state, not empty axes
+    assert not page.locator("#chart-1 .xtick").count()
+    assert titles_fit(page, 0), f"REA's chart title is cut at {viewport}"
+    assert "from 0 (unrelated) to 1 (on the same point)" in page.eval_on_selector("#chart-0", "e => e.textContent")
+    title = box(page, page.locator("#chart-0 .gtitle").first)
+    top_tick = box(page, page.locator("#chart-0 .ytick text").last)
+    assert title["y"] + title["height"] <= top_tick["y"], f"REA's chart title runs into the axis at {viewport}"
+    set_threshold(page, "high", 0.02)
+    set_threshold(page, "low", 0.01)
+    wait_redecided(page, 0.01, 0.02)
+    labels = page.locator("#chart-0 .annotation")
+    ticks = page.locator("#chart-0 .xtick text, #chart-0 .g-xtitle")
+    assert labels.count() >= 2 and ticks.count() >= 1
+    for i in range(labels.count()):
+        for j in range(ticks.count()):
+            assert not overlaps(box(page, labels.nth(i)), box(page, ticks.nth(j))), "a label covers the x axis"

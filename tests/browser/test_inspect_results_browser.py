@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 SHIPPED = sorted((ROOT / "app" / "results").glob("*/results.json"))
-LOCOMO = ROOT / "examples" / "locomo-ines-kofi.json"
+LOCOMO = ROOT / "rea_core" / "data" / "locomo-ines-kofi.json"  # the packaged LoCoMo sample
 TABLET = {"width": 768, "height": 1000}
 JARGON = re.compile(r"rea-[a-z]|keep-all|tau_|sweep|\.jsonl|\bIAR\b|\bprobes?\b", re.IGNORECASE)
 UPLOAD = "#results-upload input[type=file]"
@@ -254,6 +254,8 @@ def test_the_bundled_locomo_example_traces_on_whole_turns_and_answers_question_o
         options = page.locator("[role=option]").all_inner_texts()
         page.keyboard.press("Escape")
         assert len(options) == 5 and "What is the name of Kofi's dog?" in options[0]
+        counted = [re.search(r"(\d+)\. ", option).group(1) for option in options]  # "1. single-hop · What…"
+        assert counted == ["1", "2", "3", "4", "5"], options  # counted from 1 for people, not from 0
         page.click("#inspect-ask")
         poll(page, "document.querySelector('#inspect-answers-note').innerText.includes('Answered')", "answer", 120)
         assert page.inner_text("#inspect-answers-note") == "Answered question 1 of ines-kofi."

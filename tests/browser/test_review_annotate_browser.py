@@ -116,6 +116,12 @@ def test_disagreements_fit_a_row_click_picks_the_item_and_empty_charts_say_what_
 
         (long_id,) = [d.item_id for d in sr.disagreements(s) if d.text == LONG_TEXT]
     page = _open(browser, url, "alice", "review", PHONE)
+    page.wait_for_selector("#review-disagreements .virtual-row [role=gridcell]", timeout=60_000)
+    assert page.input_value("#review-item input") == ""  # no made-up item 0 before a row is clicked
+    page.locator("#review-label label", has_text="task").click()
+    page.click("#review-adjudicate")
+    wait_text(page, "#review-status", "Pick an item")
+    assert "no item 0" not in page.inner_text("#review-status")
     row = page.locator("#review-disagreements .virtual-row", has_text="whenever I paste").first
     row.locator("[role=gridcell]").nth(1).click()
     page.wait_for_function(
@@ -146,22 +152,32 @@ def test_a_worse_candidate_is_red_and_needs_typed_words_going_back_does_not(stud
     page = _open(browser, url, "alice", "review", DESKTOP)
     page.click("#review-train")
     wait_text(page, "#review-status", "not in use", timeout=120_000)
-    # Trained on a handful of labels, it is worse than the packaged one: said in red, with the drop.
-    wait_text(page, "#review-worse", "below the one in use")
+    name = re.search(r"Trained (version \d+)", page.inner_text("#review-status")).group(1)
+    # Trained on a handful of labels, it is worse than the packaged one: said in red, naming the drop.
+    wait_text(page, "#review-worse", " drops ")
     worse = page.inner_text("#review-worse")
-    drop = r"(precision|recall) \d\.\d{3}, \d\.\d{3} below the one in use"
-    assert re.search(r"is worse than packaged \(in use\).*" + drop, worse), worse
+    drop = r"(precision|recall) drops (\d\.\d{3}) → (\d\.\d{3})"
+    found = re.search(rf"{name.capitalize()} is worse than packaged \(in use\).*" + drop, worse)
+    assert found and float(found.group(3)) < float(found.group(2)), worse
     assert page.eval_on_selector("#review-worse .rea-worse", "e => getComputedStyle(e).color") == "rgb(183, 28, 28)"
 
     page.click("#review-use")
-    wait_text(page, "#review-confirm-text", "type use worse below")
-    assert "below the one in use" in page.inner_text("#review-confirm-text")
-    assert page.is_visible("#review-confirm-typed")
+    wait_text(page, "#review-confirm-text", f"type {name} below")
+    assert re.search(drop, page.inner_text("#review-confirm-text"))  # the confirmation names the drop, in red
+    red = page.eval_on_selector(
+        "#review-confirm-text p:nth-of-type(2) > strong", "e => [e.innerText, getComputedStyle(e).color]"
+    )
+    assert " drops " in red[0] and red[1] == "rgb(183, 28, 28)", red
+    assert page.is_visible("#review-confirm-typed") and name in page.inner_text("#review-confirm-typed")
     page.click("#review-use-confirm")  # the plain confirmation alone is refused
     wait_text(page, "#review-status", "Refused")
-    assert 'Type "use worse"' in page.inner_text("#review-status")
+    assert f'Type "{name}"' in page.inner_text("#review-status")
     assert active() is None and recognizer.trained is packaged
-    page.fill("#review-confirm-typed textarea", "use worse")
+    page.fill("#review-confirm-typed textarea", "use worse")  # words that do not name it: refused too
+    page.click("#review-use-confirm")
+    wait_text(page, "#review-status", f'You typed "use worse", not "{name}"')
+    assert active() is None and recognizer.trained is packaged
+    page.fill("#review-confirm-typed textarea", name)
     page.click("#review-use-confirm")
     wait_text(page, "#review-status", "Recognizer in use: version")
     version = active()
@@ -247,22 +263,32 @@ def test_an_empty_triage_queue_counts_the_default_queue_and_switches_to_it(studi
 
 def test_the_guideline_table_reads_on_a_phone_and_links_the_full_guideline(studio, browser):
     url, _, _ = studio
-    page = _open(browser, url, "bob", "annotate", PHONE)
-    page.locator("#annotate-guideline-box").get_by_text("Guideline", exact=True).click()
-    page.wait_for_selector("#annotate-guideline table", timeout=30_000)
-    # No word in the table breaks across lines ("k e y", "glob al"): each header and label is one line.
-    lines = page.evaluate(
-        """() => Array.from(document.querySelectorAll('#annotate-guideline th, #annotate-guideline td strong'))
-            .map(e => { const r = document.createRange(); r.selectNodeContents(e);
-                        const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
-                        return [e.textContent.trim(), tops.size]; })"""
-    )
-    assert len(lines) >= 10 and all(n == 1 for _, n in lines), lines
-    (box,) = _boxes(page, "#annotate-guideline-box")
-    assert box["right"] <= PHONE["width"]  # the table scrolls inside the guideline, not the page
-    link = page.locator("#annotate-guideline a", has_text="full labeling guideline")
-    assert link.get_attribute("href") == "#annotate-full-guideline"
-    link.click()
-    wait_text(page, "#annotate-full-guideline", "Instruction Recognizer validation set: labeling guideline")
-    assert page.is_visible("#annotate-full-guideline-text h1")
-    page.close()
+    for viewport in (DESKTOP, PHONE):
+        page = _open(browser, url, "bob", "annotate", viewport)
+        page.locator("#annotate-guideline-box").get_by_text("Guideline", exact=True).click()
+        page.wait_for_selector("#annotate-guideline table", timeout=30_000)
+        # No word in the table breaks across lines ("k e y", "glob al"): each visible header and label is one line.
+        lines = page.evaluate(
+            """() => Array.from(document.querySelectorAll('#annotate-guideline th, #annotate-guideline td strong'))
+                .filter(e => e.getClientRects().length)
+                .map(e => { const r = document.createRange(); r.selectNodeContents(e);
+                            const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+                            return [e.textContent.trim(), tops.size]; })"""
+        )
+        assert len(lines) >= 6 and all(n == 1 for _, n in lines), (viewport, lines)
+        assert {"global", "task", "ordinary"} <= {text for text, _ in lines}
+        (box,) = _boxes(page, "#annotate-guideline-box")
+        assert box["right"] <= viewport["width"]
+        # The whole table is read without scrolling sideways: on a phone, one card per label.
+        table = page.eval_on_selector(
+            "#annotate-guideline table", "t => ({scroll: t.scrollWidth, client: t.clientWidth})"
+        )
+        assert table["scroll"] <= table["client"] + 1, (viewport, table)
+        for cell in _boxes(page, "#annotate-guideline td"):
+            assert box["left"] <= cell["left"] and cell["right"] <= box["right"], (viewport, cell)
+        link = page.locator("#annotate-guideline a", has_text="full labeling guideline")
+        assert link.get_attribute("href") == "#annotate-full-guideline"
+        link.click()
+        wait_text(page, "#annotate-full-guideline", "Instruction Recognizer validation set: labeling guideline")
+        assert page.is_visible("#annotate-full-guideline-text h1")
+        page.close()

@@ -4,7 +4,7 @@ users in two browsers each see only their own name; without accounts the tabs sa
 
 import pytest
 
-from app.annotate_auth import NOT_CONFIGURED
+from app.annotate_auth import NOT_CONFIGURED, SIGN_IN_TO_LABEL, SIGN_IN_TO_REVIEW
 from tests.browser.conftest import DESKTOP, PHONE, sign_in, wait_text
 
 pytestmark = pytest.mark.browser
@@ -72,6 +72,38 @@ def test_demo_is_public_and_annotate_signs_in_and_out(accounts_url, browser):
     context.close()
 
 
+def test_signed_out_annotate_and_review_ask_for_an_account_on_their_tabs_while_compare_stays_public(
+    accounts_url, browser
+):
+    for viewport in (DESKTOP, PHONE):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        page.goto(accounts_url)
+        page.wait_for_selector("#message textarea", state="visible", timeout=60_000)  # no login page first
+        assert "login" not in page.url and page.is_editable("#message textarea")
+        page.fill("#message textarea", "From now on, answer in lowercase.")  # the demo takes input signed out
+        assert page.input_value("#message textarea") == "From now on, answer in lowercase."
+
+        page.goto(f"{accounts_url}?tab=annotate")
+        page.wait_for_selector(f"{PANEL} form.rea-sign-in", state="visible", timeout=60_000)
+        wait_text(page, "#annotate-who", SIGN_IN_TO_LABEL)  # labeling needs an account, and where to get one
+        for hidden in ("#annotate-mode", "#annotate-global", "#annotate-undo", "#annotate-note", "#annotate-item"):
+            assert not page.is_visible(hidden), (viewport, hidden)  # no labeling controls that can only refuse
+        assert page.is_visible("#annotate-guideline-box")  # the guideline stays readable
+        fits(page, PANEL)
+        fits(page, "#annotate-who")
+
+        page.goto(f"{accounts_url}?tab=review")
+        page.wait_for_selector("#review-sign-in form.rea-sign-in", state="visible", timeout=60_000)
+        wait_text(page, "#review-status", SIGN_IN_TO_REVIEW)
+        for hidden in ("#review-refresh", "#review-version", "#review-metrics", "#review-pr", "#review-confusion"):
+            assert not page.is_visible(hidden), (viewport, hidden)  # no blank charts or empty version list
+        fits(page, "#review-sign-in")
+        fits(page, "#review-status")
+        assert "REA_" not in page.inner_text("body")
+        context.close()
+
+
 def test_the_sign_in_panel_fits_a_phone(accounts_url, browser):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
@@ -112,9 +144,12 @@ def test_without_accounts_annotate_and_review_say_so_plainly(app_url, browser, m
     page.wait_for_selector("#message textarea", state="visible", timeout=60_000)
     page.get_by_role("tab", name="Annotate").click()
     wait_text(page, "#annotate-who", NOT_CONFIGURED)
+    assert "ask whoever runs this studio for an account" in NOT_CONFIGURED  # where an account comes from
     assert not page.is_visible(f"{PANEL} form")
+    assert not page.is_visible("#annotate-global") and not page.is_visible("#annotate-mode")
     page.get_by_role("tab", name="Review").click()
     wait_text(page, "#review-status", NOT_CONFIGURED)
+    assert not page.is_visible("#review-metrics") and not page.is_visible("#review-refresh")
     html = page.content()
     for setting in ("REA_AUTH", "REA_AUTH_FILE", "hf_oauth"):
         assert setting not in html, setting

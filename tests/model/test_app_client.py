@@ -35,7 +35,7 @@ def test_one_turn_through_both_columns(client):
     for chat in (out[CHAT0], out[CHAT1]):
         t = texts(chat)
         assert len(t) == 2 and t[0] == "From now on, answer in lowercase." and "prompt" in t[1]
-    assert "rea: input of the latest reply" in out[PROMPT0] and "vanilla: input of the latest reply" in out[PROMPT1]
+    assert "REA: input of the latest reply" in out[PROMPT0] and "vanilla: input of the latest reply" in out[PROMPT1]
     assert "From now on, answer in lowercase." in out[IM0] and "recognizer" in out[IM0]
     assert out[ERR0] == ""
 
@@ -182,10 +182,10 @@ def test_compare_columns_run_comedy_and_secom(client):
     for chat in (out[CHAT0], out[CHAT1]):
         t = texts(chat)
         assert len(t) == 4 and t[2] == "What do I teach?" and t[3].strip()
-    assert "comedy: input of the latest reply" in out[PROMPT0] and "compressive memory" in out[PROMPT0]
+    assert "COMEDY: input of the latest reply" in out[PROMPT0] and "compressive memory" in out[PROMPT0]
     assert "User Description:" in out[PROMPT0] and "COMEDY:" in out[PROMPT0]
     assert (
-        "secom: input of the latest reply" in out[PROMPT1]
+        "SeCom: input of the latest reply" in out[PROMPT1]
         and "SeCom:" in out[PROMPT1]
         and "rea-memory" in out[PROMPT1]
     )
@@ -205,15 +205,15 @@ def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, mon
     monkeypatch.setenv("REA_AUTH", "alice:pw-alice")
     monkeypatch.setenv("REA_ADJUDICATORS", "alice")
     engine = AppEngine(models=models, database_url=f"sqlite:///{tmp_path / 'auth.db'}")
-    with engine.db() as session:
+    with engine.db() as db:
         si.import_rows(
-            session,
+            db,
             [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])],
             source="t",
         )
-    with engine.db() as session:
-        si.ensure_annotator(session, "alice", "adjudicator")  # as her last Annotate page load stored it
-        (item,) = [d.item_id for d in sr.disagreements(session)]
+    with engine.db() as db:
+        si.ensure_annotator(db, "alice", "adjudicator")  # as her last Annotate page load stored it
+        (item,) = [d.item_id for d in sr.disagreements(db)]
     port = _free_port()
     demo = launch(engine, host="127.0.0.1", port=port, block=False, quiet=True)
     try:
@@ -221,8 +221,8 @@ def test_demoted_adjudicator_refused_through_gradio_client(models, tmp_path, mon
         assert "adjudicated as global" in client.predict(item, "global", api_name="/review_adjudicate")[0]
         monkeypatch.setenv("REA_ADJUDICATORS", "")  # removed from the configuration, no reload anywhere
         assert "only adjudicators" in client.predict(item, "task", api_name="/review_adjudicate")[0]
-        with engine.db() as session:
-            assert [r["adjudicated"] for r in sr.export_rows(session)] == ["global"]
+        with engine.db() as db:
+            assert [r["adjudicated"] for r in sr.export_rows(db)] == ["global"]
     finally:
         demo.close()
 

@@ -20,7 +20,7 @@ from malformed import malform
 from app.state import AppEngine
 from app.tabs.compare import handlers
 from app.tabs.inspect import handlers as ih
-from rea_core import REAError, RuntimeConfig, Settings
+from rea_core import REAError, RuntimeConfig, Settings, Thresholds
 
 SEED = 24
 CASES = 60  # per loader; no model call, a few ms each
@@ -39,15 +39,15 @@ SECOM_MEMORY = {
     "notes": [],
 }
 COMEDY_MEMORY = {
-    "session_start": 1,
-    "sessions": [{"start": 0, "end": 0, "memories": ["User has a cat named Miso."], "method": "rule", "note": ""}],
+    "sitting_start": 1,
+    "sittings": [{"start": 0, "end": 0, "memories": ["User has a cat named Miso."], "method": "rule", "note": ""}],
     "compressive": {
         "user": "Has a cat named Miso.",
         "relationship": "Friendly.",
         "events": "Adopted a cat.",
         "method": "rule",
         "note": "",
-        "sessions": 1,
+        "sittings": 1,
         "through_turn": 0,
     },
 }
@@ -61,11 +61,11 @@ JUNK_MEMORY = [  # each refused by the strategy's own check (Strategy.check_memo
     {"undo": {"turn": 0, "state": {"open_from": "x"}}},
 ]
 JUNK_COMEDY = [
-    {"session_start": -1},
-    {"sessions": {"a": 1}},
+    {"sitting_start": -1},
+    {"sittings": {"a": 1}},
     {"compressive": "x"},
     {**COMEDY_MEMORY, "compressive": {**COMEDY_MEMORY["compressive"], "user": 5}},
-    {**COMEDY_MEMORY, "sessions": [{"start": 0, "end": 0, "memories": "not a list"}]},
+    {**COMEDY_MEMORY, "sittings": [{"start": 0, "end": 0, "memories": "not a list"}]},
 ]
 
 
@@ -82,7 +82,7 @@ def _saved(engine, strategy: str, memory: dict) -> dict:
     """A real saved file of one column with two stored exchanges (given replies: no generation)."""
     column = engine.new_column(strategy)
     for text, reply in (("I adopted a cat named Miso.", "Lovely."), ("I work as a nurse.", "Demanding work.")):
-        handlers.respond_column(engine, column, text, 0.5, 0.7, reply=reply)
+        handlers.respond_column(engine, column, text, Thresholds(0.5, 0.7), reply=reply)
     assert column.error == ""
     if memory is not None:
         column.session.memory = json.loads(json.dumps(memory))
@@ -177,7 +177,7 @@ def test_refused_loads_leave_the_session_working(app_url, saved_files, tmp_path)
     good = tmp_path / "good.json"
     good.write_text(json.dumps(saved_files["rea"]), encoding="utf-8")
     out = client.predict(handle_file(str(good)), 0.5, 0.7, api_name="/load_conversation")
-    assert "Loaded 1 column" in out[-1], out[-1]  # this session now holds a conversation (no generation)
+    assert "Loaded good.json: REA " in out[-1], out[-1]  # this session now holds a conversation (no generation)
     rng = random.Random(f"{SEED}:client")
     valid = saved_files["secom"]
     cases = [malform(rng, valid, [("columns",)], lines=False)[1] for _ in range(2)]

@@ -30,7 +30,11 @@ def _saved(engine, tmp_path, turns: int) -> dict:
     column = engine.new_column("rea")
     for i in range(turns):
         handlers.respond_column(
-            engine, column, f"Tell me about topic number {i}.", 0.5, 0.7, reply=f"Topic {i} is interesting."
+            engine,
+            column,
+            f"Tell me about topic number {i}.",
+            Thresholds(0.5, 0.7),
+            reply=f"Topic {i} is interesting.",
         )
     assert column.error == ""
     path = handlers.save_columns(engine, [column])

@@ -28,7 +28,7 @@ def test_shipped_default_loads_without_a_database_and_records_its_provenance(mon
 
 
 def test_default_recognizer_catches_the_issue_misses_and_passes_ordinary_inputs(models):
-    recognizer = build_recognizer(models.recognizer_model, models.embedder)
+    recognizer = build_recognizer(models.recognizer_llm or models.generator, models.embedder)
     verdicts = recognizer.recognize_many(
         ISSUE_MISSES + ["I always forget where I put my keys.", "Write a formal thank-you note to my team."]
     )

@@ -64,8 +64,8 @@ def test_a_locomo_file_loads_and_lists_its_questions(client, tmp_path):
     assert "1 conversation(s) in locomo-mel.json" in out and "2 question(s) with a gold answer" in out
     labels = [c[0] for c in json.loads(out)[6]["choices"]]  # the question picker: plain text in a dropdown
     assert labels == [
-        "single-hop \u00b7 What is Mel's <b>cat</b> called?",
-        "multi-hop \u00b7 In which city does Zorblax live?",
+        "1. single-hop \u00b7 What is Mel's <b>cat</b> called?",  # numbered from 1 for people
+        "2. multi-hop \u00b7 In which city does Zorblax live?",
     ]
     assert "Traced 4 turns" in json.dumps(client.predict("mel", 0.5, 0.7, api_name="/trace"))  # exchanges trace
 
@@ -123,13 +123,13 @@ def test_jsonl_answer_turns_are_questions_and_their_marks_keep_the_turn(engine, 
     path.write_text(json.dumps({"id": "asked", "turns": turns}) + "\n", encoding="utf-8")
     loaded = ih.read_file(engine, path)
     assert [c.id for c in loaded.conversations] == ["asked"] and len(loaded.conversations[0].turns) == 3
-    assert ih.question_choices(loaded, "asked") == [("turn 2 · Which city do I live in?", 0)]
+    assert ih.question_choices(loaded, "asked") == [("1. turn 2 · Which city do I live in?", 0)]  # 1 for people
     answer = ih.answer_question(engine, loaded, "asked", 0, Thresholds(0.99, 0.99), {})
     assert answer.answer == "Lisbon" and answer.omitted_evidence() == [0]
     ih.mark_question_needed(engine, loaded, answer, 0, "", annotator="tester")
-    with engine.db() as session:
+    with engine.db() as db:
         marks = ih._store()
-        (case,) = marks.marks_as_conversations(marks.list_failure_marks(session))
+        (case,) = marks.marks_as_conversations(marks.list_failure_marks(db))
     assert case["id"] == "asked" and case["turns"][2] == {
         "user": "Which city do I live in?",
         "time": "2023-05-09T09:00",
@@ -139,7 +139,7 @@ def test_jsonl_answer_turns_are_questions_and_their_marks_keep_the_turn(engine, 
         ih.mark_question_needed(engine, loaded, answer, 1, "", annotator="tester")
     with pytest.raises(ih.MarkError, match="sign in"):
         ih.mark_question_needed(engine, loaded, answer, 0, "", annotator=None)
-    with pytest.raises(ih.AnswerError, match="no question 5"):
+    with pytest.raises(ih.AnswerError, match="no question 6; this conversation has questions 1 to 1"):  # from 1
         ih.answer_question(engine, loaded, "asked", 5, Thresholds(0.5, 0.7), {})
 
 

@@ -30,10 +30,10 @@ def talk(n: int) -> list[dict]:
 def seed(engine, annotator: str, marks: list[tuple[int, int]], turns: int = 20, conversation: str = "garden"):
     """Store (query turn, exchange turn) marks of ``annotator`` on one conversation, as the app stores them."""
     turns_ = talk(turns)
-    with engine.db() as session:
+    with engine.db() as db:
         for query, exchange in marks:
             add_failure_mark(
-                session,
+                db,
                 annotator=annotator,
                 conversation_id=conversation,
                 query_turn=query,
@@ -54,23 +54,23 @@ def client(url: str, name: str) -> Client:
 
 
 class RawSession:
-    """A signed-in client's browser session (``session``: its session hash) called through the queue by
+    """A signed-in client's browser session (``session_hash``) called through the queue by
     hand, its JSON written with ``\\u`` escapes: a lone surrogate travels as a crafted request sends it
     (httpx and gradio_client cannot encode one). ``data`` lists every input, a State as None."""
 
-    def __init__(self, url: str, name: str, session: str):
+    def __init__(self, url: str, name: str, session_hash: str):
         self.http = httpx.Client(base_url=url, timeout=120)
         self.http.post("login", data={"username": name, "password": f"pw-{name}"}).raise_for_status()
         self.fns = {d.get("api_name"): d["id"] for d in self.http.get("config").json()["dependencies"]}
-        self.session = session
+        self.session_hash = session_hash
 
     def predict(self, api_name: str, *data) -> list:
-        body = {"data": list(data), "fn_index": self.fns[api_name], "session_hash": self.session}
+        body = {"data": list(data), "fn_index": self.fns[api_name], "session_hash": self.session_hash}
         body |= {"event_data": None, "trigger_id": None}
         headers = {"content-type": "application/json"}
         join = self.http.post("gradio_api/queue/join", content=json.dumps(body), headers=headers)  # \\ud800 as is
         assert join.status_code == 200, join.text
-        with self.http.stream("GET", f"gradio_api/queue/data?session_hash={self.session}") as stream:
+        with self.http.stream("GET", f"gradio_api/queue/data?session_hash={self.session_hash}") as stream:
             for line in stream.iter_lines():
                 message = json.loads(line[len("data: ") :]) if line.startswith("data: ") else {}
                 if message.get("msg") == "process_completed":
@@ -139,8 +139,8 @@ def test_a_note_the_database_cannot_keep_is_refused_in_one_line(signed_in_engine
     alice.predict("default", api_name="/annotate_mode")  # an item on screen
     out = crafted.predict("annotate_global", None, LONE, "default")
     assert any("**Not saved:** the note holds a lone surrogate" in str(o) for o in out)
-    with engine.db() as session:
-        assert si.progress(session, "alice").mine == 0  # nothing stored
+    with engine.db() as db:
+        assert si.progress(db, "alice").mine == 0  # nothing stored
     out = alice.predict("fine note", "default", api_name="/annotate_global")
     assert any("Saved: item" in str(o) for o in out)
 

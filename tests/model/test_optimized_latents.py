@@ -12,7 +12,7 @@ import pytest
 
 from app.state import AppEngine
 from app.tabs.compare import handlers
-from rea_core import REAConfig, RuntimeConfig, Settings, build_strategy
+from rea_core import REAConfig, RuntimeConfig, Settings, Thresholds, build_strategy
 from rea_core.backends import load_generator
 from rea_core.compression import load_codec, shipped_codec_dir
 from rea_core.compression.background import LATENT_META
@@ -159,15 +159,15 @@ def test_app_form_control_switches_the_form_and_the_chip_says_it(models):
     )
     column = engine.new_column("rea")
     for user, reply in TURNS:
-        handlers.respond_column(engine, column, user, 0.0, 1.0, reply=reply)
+        handlers.respond_column(engine, column, user, Thresholds(0.0, 1.0), reply=reply)
     for form, chip, reply_form in (
         ("latent", "8 latent vectors", ReplyForm.LATENT),
         ("text", "text-compressed", ReplyForm.TEXT_COMPRESSED),
     ):
         handlers.set_reply_form([column], form)
-        handlers.respond_column(engine, column, "Where does Alice work?", 0.0, 1.0, reply="At a bakery.")
+        handlers.respond_column(engine, column, "Where does Alice work?", Thresholds(0.0, 1.0), reply="At a bakery.")
         assert column.error == ""
         assert {s.reply_form for s in column.last.plan.exchanges()} == {reply_form}
-        view = handlers.column_views(engine, column, 0.0, 1.0)[0]
+        view = handlers.column_views(engine, column, Thresholds(0.0, 1.0))[0]
         assert '<span class="rea-chip"' in view and f">{chip}</span>" in view
         assert ("8 latent vectors" in view) == (form == "latent")

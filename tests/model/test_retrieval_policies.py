@@ -67,9 +67,9 @@ def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
     turns = [{"user": u, "assistant": r} for u, r in HISTORY] + [
         {"user": "Make them sound more playful.", "assistant": "Sure!"}
     ]
-    with Session() as session:
+    with Session() as db:
         add_failure_mark(
-            session,
+            db,
             annotator="ana",
             conversation_id="cafe",
             query_turn=4,
@@ -84,7 +84,7 @@ def test_marks_export_round_trips_into_the_retrieval_eval(models, tmp_path):
             context=json.dumps(turns),
         )
         out = tmp_path / "marks.jsonl"
-        assert export_failure_marks_jsonl(session, out) == 1
+        assert export_failure_marks_jsonl(db, out) == 1
     (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert row["turns"][4]["needed"] == [0] and row["id"] == "cafe"
     cases = R.load_needed_jsonl(out)

@@ -10,7 +10,7 @@ import pytest
 
 from app.state import AppEngine
 from app.tabs.compare import handlers
-from rea_core import RuntimeConfig, Settings
+from rea_core import RuntimeConfig, Settings, Thresholds
 from rea_core.session import load_sessions
 
 INSTRUCTION = "From now on, answer in lowercase."
@@ -71,7 +71,7 @@ def test_a_chat_saved_by_the_cli_loads_in_the_app(engine, tmp_path):
 def test_a_conversation_saved_by_the_app_resumes_in_the_cli(engine, tmp_path):
     columns = [engine.new_column("rea"), engine.new_column("vanilla")]
     for column in columns:
-        handlers.respond_column(engine, column, INSTRUCTION, 0.5, 0.7, reply="ok.")
+        handlers.respond_column(engine, column, INSTRUCTION, Thresholds(0.5, 0.7), reply="ok.")
         assert column.error == ""
     saved = handlers.save_columns(engine, columns)
     assert json.loads(open(saved, encoding="utf-8").read())["format"] == "rea-studio-compare"
@@ -85,7 +85,7 @@ def test_files_of_the_earlier_formats_still_load(engine, tmp_path):
     folder = tmp_path / "rea-chat"
     folder.mkdir()
     for column in columns:
-        handlers.respond_column(engine, column, "Hello there.", 0.5, 0.7, reply="Hi.")
+        handlers.respond_column(engine, column, "Hello there.", Thresholds(0.5, 0.7), reply="Hi.")
         (folder / f"{column.strategy}.json").write_text(column.session.to_json(), encoding="utf-8")
     assert [s.strategy for s in load_sessions(folder)] == ["rea", "vanilla"]
     (loaded,) = handlers.load_columns(engine, str(folder / "rea.json"))

@@ -52,7 +52,7 @@ def test_secom_segments_cover_every_turn_once_in_order(models):
     picked = [s.turns for s in plan_d.segments if s.kind.value == "memory" and s.resolution.value != "omit"]
     assert len(picked) == min(3, len(memory)) and any(3 in t for t in picked) and "dense" in plan_d.notes[0]
     # an explicit session boundary closes the open tail
-    note = secom.end_session(session)
+    note = secom.end_sitting(session)
     assert "session closed" in note and session.memory["open_from"] == len(TURNS)
     assert validate_spans([(s["start"], s["end"]) for s in session.memory["segments"]], 0, len(TURNS) - 1)
 
@@ -91,17 +91,17 @@ def test_compressed_units_are_shorter_and_keep_named_entities(models):
 
 
 @pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group
-def test_comedy_memory_has_three_parts_after_two_sessions(models):
+def test_comedy_memory_has_three_parts_after_two_sittings(models):
     comedy = build_strategy(
-        "comedy", models, COMEDYConfig(session_turns=2, memory_tokens=48), runtime=RuntimeConfig(max_new_tokens=16)
+        "comedy", models, COMEDYConfig(sitting_turns=2, memory_tokens=48), runtime=RuntimeConfig(max_new_tokens=16)
     )
     session, _ = replay(comedy, TURNS[:5])
     memory = session.memory
-    assert [(s["start"], s["end"]) for s in memory["sessions"]] == [(0, 1), (2, 3)] and memory["session_start"] == 4
-    assert all(s["memories"] for s in memory["sessions"])
+    assert [(s["start"], s["end"]) for s in memory["sittings"]] == [(0, 1), (2, 3)] and memory["sitting_start"] == 4
+    assert all(s["memories"] for s in memory["sittings"])
     parts = memory["compressive"]
     assert all(isinstance(parts[k], str) and parts[k].strip() for k in ("user", "relationship", "events"))
-    assert parts["sessions"] == 2 and parts["method"] in ("llm", "rule")
+    assert parts["sittings"] == 2 and parts["method"] in ("llm", "rule")
     plan, decisions = comedy.build_context(session, "What do you know about me?")
     block = [s for s in plan.segments if s.kind.value == "memory"]
     assert len(block) == 1 and "User Description:" in block[0].text and "Event Description:" in block[0].text
@@ -113,7 +113,7 @@ def test_comedy_parse_failure_falls_back_and_says_so(models):
 
     # 8 new tokens cannot hold "User Description: ...###Relationship Description: ...###Event Description: ..."
     comedy = build_strategy(
-        "comedy", models, COMEDYConfig(session_turns=2, memory_tokens=8), runtime=RuntimeConfig(max_new_tokens=8)
+        "comedy", models, COMEDYConfig(sitting_turns=2, memory_tokens=8), runtime=RuntimeConfig(max_new_tokens=8)
     )
     session, _ = replay(comedy, TURNS[:2])
     assert session.memory["compressive"]["method"] == "rule"
@@ -125,7 +125,7 @@ def test_comedy_parse_failure_falls_back_and_says_so(models):
 def test_save_load_and_undo_keep_strategy_memory(models, tmp_path):
     for name, config in (
         ("secom", SeComConfig(segmenter="embedding", segment_window=2)),
-        ("comedy", COMEDYConfig(session_turns=2, memory_tokens=16)),
+        ("comedy", COMEDYConfig(sitting_turns=2, memory_tokens=16)),
     ):
         strategy = build_strategy(name, models, config)
         session, _ = replay(strategy, TURNS[:4])
@@ -143,4 +143,4 @@ def test_save_load_and_undo_keep_strategy_memory(models, tmp_path):
 def test_vanilla_ignores_session_boundaries(models):
     vanilla = build_strategy("vanilla", models)
     session = vanilla.new_session()
-    assert vanilla.end_session(session) == "" and session.memory == {}
+    assert vanilla.end_sitting(session) == "" and session.memory == {}

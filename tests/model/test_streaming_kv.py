@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from rea_core import RuntimeConfig, Settings, build_strategy
+from rea_core import RuntimeConfig, Settings, Thresholds, build_strategy
 from rea_core.backends.hf import HFGenerator
 from rea_core.backends.kv_cache import CacheLimits
 from rea_core.loading import Models
@@ -128,14 +128,18 @@ def test_app_streams_both_columns_and_stop_keeps_the_conversation(models):
 
     engine = AppEngine(models=models, settings=Settings(runtime=RuntimeConfig(max_new_tokens=48, kv_reuse=True)))
     columns = [engine.new_column("rea"), engine.new_column("vanilla")]
-    snapshots = list(handlers.stream_columns(engine, columns, "Name three colors.", 0.2, 0.36, threading.Event()))
+    snapshots = list(
+        handlers.stream_columns(engine, columns, "Name three colors.", Thresholds(0.2, 0.36), threading.Event())
+    )
     assert any(p[0] for p in snapshots[:-1]) and any(p[1] for p in snapshots[:-1])  # partial replies before the end
     assert all(c.session.n_turns == 1 and not c.error for c in columns)
     for c in columns:
         engine.strategy(c.strategy).flush(c.session)
     before = [c.session.to_dict() for c in columns]
     stop = threading.Event()
-    for partial in handlers.stream_columns(engine, columns, "Tell me a long story about a dragon.", 0.2, 0.36, stop):
+    for partial in handlers.stream_columns(
+        engine, columns, "Tell me a long story about a dragon.", Thresholds(0.2, 0.36), stop
+    ):
         if any(partial):
             stop.set()  # what the Stop button does
     assert [c.session.to_dict() for c in columns] == before

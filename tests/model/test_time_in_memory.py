@@ -51,14 +51,16 @@ def timed_file(tmp_path):
 
 def test_a_message_sent_in_the_app_is_stamped_once_and_its_time_shown(engine, tmp_path):
     columns = [engine.new_column("rea"), engine.new_column("vanilla")]
-    list(handlers.stream_columns(engine, columns, "My dog is called Biscuit.", 0.5, 0.7, threading.Event()))
+    list(
+        handlers.stream_columns(engine, columns, "My dog is called Biscuit.", Thresholds(0.5, 0.7), threading.Event())
+    )
     for column in columns:
-        handlers.respond_column(engine, column, "What is my dog called?", 0.5, 0.7, reply="Biscuit.")
+        handlers.respond_column(engine, column, "What is my dog called?", Thresholds(0.5, 0.7), reply="Biscuit.")
         assert column.error == ""
     first = [c.session.episodes.exchanges[0].time for c in columns]
     assert first[0] is not None and first[0] == first[1] == parse_time(first[0], where="test")  # one stored time
     for column in columns:
-        html = handlers.column_views(engine, column, 0.5, 0.7)[0]
+        html = handlers.column_views(engine, column, Thresholds(0.5, 0.7))[0]
         assert f"[{prompt_time(first[0])}]" in html  # the Table-13 view shows the sent exchange's time
         (user, *_) = [m["content"] for m in render_messages(column.last.plan) if m["role"] == "user"]
         assert user == f"[{prompt_time(first[0])}] My dog is called Biscuit."  # what the model read
@@ -82,11 +84,11 @@ def test_jsonl_times_reach_the_traced_exchanges_the_prompt_and_the_marks(engine,
         "[Mon 8 May 2023 13:56] My sister gave me her fiddle-leaf fig when she moved.",
         "[Sat 20 May 2023 00:00] Any podcast for my commute?",
     ]
-    message = ih.mark_needed(engine, ("timed.jsonl", trace), 2, 0, "", 0.5, 0.7, annotator="tester")
+    message = ih.mark_needed(engine, ("timed.jsonl", trace), 2, 0, "", Thresholds(0.5, 0.7), annotator="tester")
     assert "Marked" in message
-    with engine.db() as session:
+    with engine.db() as db:
         marks = ih._store()
-        (case,) = [c for c in marks.marks_as_conversations(marks.list_failure_marks(session)) if c["id"] == "timed"]
+        (case,) = [c for c in marks.marks_as_conversations(marks.list_failure_marks(db)) if c["id"] == "timed"]
     assert [t.get("time") for t in case["turns"]] == [t.time for t in trace.turns]
 
 

@@ -71,7 +71,7 @@ def _bound_hashes(raw: str, user: str) -> list[str]:
     return [bind(raw, user, o.secret) for o in gc.get_objects() if isinstance(o, UserBoundSessions)]
 
 
-def _queue_call(url: str, who: tuple[str, str], api_name: str, data: list, session: str, content_type) -> str:
+def _queue_call(url: str, who: tuple[str, str], api_name: str, data: list, session_hash: str, content_type) -> str:
     """One queued call by hand, as a script would send it: join with a body under ``content_type``
     (None: no header), then read the session's stream through a percent-encoded ``session%5Fhash``."""
     import httpx
@@ -83,11 +83,17 @@ def _queue_call(url: str, who: tuple[str, str], api_name: str, data: list, sessi
         kinds = {c["id"]: c["type"] for c in config["components"]}
         given = iter(data)  # a session's State inputs go as null: the server fills them from the session
         data = [None if kinds[i] == "state" else next(given) for i in dep["inputs"]]
-        body = {"data": data, "fn_index": dep["id"], "session_hash": session, "event_data": None, "trigger_id": None}
+        body = {
+            "data": data,
+            "fn_index": dep["id"],
+            "session_hash": session_hash,
+            "event_data": None,
+            "trigger_id": None,
+        }
         headers = {"content-type": content_type} if content_type else {}
         http.post("gradio_api/queue/join", content=json.dumps(body), headers=headers).raise_for_status()
         seen = []
-        with http.stream("GET", f"gradio_api/queue/data?session%5Fhash={session}") as stream:
+        with http.stream("GET", f"gradio_api/queue/data?session%5Fhash={session_hash}") as stream:
             for line in stream.iter_lines():
                 seen.append(line)
                 if '"process_completed"' in line:

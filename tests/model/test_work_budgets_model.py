@@ -12,7 +12,7 @@ import pytest
 from app.state import AppEngine
 from app.tabs.compare import handlers
 from app.views.memory import stats_line
-from rea_core import RuntimeConfig, Settings, build_strategy
+from rea_core import RuntimeConfig, Settings, Thresholds, build_strategy
 from rea_core.conversations import Conversation, Turn
 from rea_core.errors import InputError, ServingError
 from rea_core.limits import Limits
@@ -107,7 +107,7 @@ def test_a_chat_turn_completes_while_a_long_trace_waits_between_its_turns(models
         time.sleep(0.05)
     column = engine.new_column("vanilla")
     before = done[0]
-    for _ in handlers.stream_columns(engine, [column], "Name a color.", 0.2, 0.36, threading.Event()):
+    for _ in handlers.stream_columns(engine, [column], "Name a color.", Thresholds(0.2, 0.36), threading.Event()):
         pass
     during = done[0] - before
     assert column.error == "" and column.session.n_turns == 1

@@ -26,7 +26,7 @@ CONVERSATION = [
     "name, config",
     [
         ("secom", SeComConfig(segment_window=4)),
-        ("comedy", COMEDYConfig(session_turns=4, memory_tokens=64)),
+        ("comedy", COMEDYConfig(sitting_turns=4, memory_tokens=64)),
     ],
 )
 def test_ten_turns_end_to_end(models, name, config):
@@ -40,4 +40,4 @@ def test_ten_turns_end_to_end(models, name, config):
     if name == "secom":
         assert session.memory["segments"]  # segments were closed and compressed along the way
     else:
-        assert len(session.memory["sessions"]) == 2 and session.memory["session_start"] == 8
+        assert len(session.memory["sittings"]) == 2 and session.memory["sitting_start"] == 8

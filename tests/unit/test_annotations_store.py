@@ -136,23 +136,23 @@ def test_safe_url_hides_password():
 
 
 def test_add_list_delete_export_round_trip(Session, tmp_path):
-    with Session() as session:
-        first = add_failure_mark(session, **mark_fields())
-        second = add_failure_mark(session, **mark_fields(conversation_id="conv-2", exchange_turn=2, score=None))
+    with Session() as db:
+        first = add_failure_mark(db, **mark_fields())
+        second = add_failure_mark(db, **mark_fields(conversation_id="conv-2", exchange_turn=2, score=None))
 
-    with Session() as session:
-        assert [m.id for m in list_failure_marks(session)] == [second.id, first.id]  # newest first
-        (only,) = list_failure_marks(session, conversation_id="conv-1")
+    with Session() as db:
+        assert [m.id for m in list_failure_marks(db)] == [second.id, first.id]  # newest first
+        (only,) = list_failure_marks(db, conversation_id="conv-1")
     assert only.id == first.id
     assert only.created_at.tzinfo is not None and only.created_at.utcoffset().total_seconds() == 0
     for name, value in mark_fields().items():
         assert getattr(only, name) == value
 
     out = tmp_path / "marks.jsonl"
-    with Session() as session:
-        assert export_failure_marks_jsonl(session, out, raw=True) == 2
+    with Session() as db:
+        assert export_failure_marks_jsonl(db, out, raw=True) == 2
         buffer = io.StringIO()
-        assert export_failure_marks_jsonl(session, buffer, raw=True) == 2
+        assert export_failure_marks_jsonl(db, buffer, raw=True) == 2
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert buffer.getvalue() == out.read_text(encoding="utf-8")
     assert rows == [mark_to_dict(first), mark_to_dict(second)]
@@ -161,63 +161,63 @@ def test_add_list_delete_export_round_trip(Session, tmp_path):
     assert {k: rows[0][k] for k in mark_fields()} == mark_fields()
     assert rows[1]["score"] is None
 
-    with Session() as session:
-        assert delete_failure_mark(session, first.id) is True
-        assert delete_failure_mark(session, first.id) is False
-        assert [m.id for m in list_failure_marks(session)] == [second.id]
+    with Session() as db:
+        assert delete_failure_mark(db, first.id) is True
+        assert delete_failure_mark(db, first.id) is False
+        assert [m.id for m in list_failure_marks(db)] == [second.id]
 
 
 def test_marking_same_key_twice_keeps_one_row_with_newer_note(Session, engine):
-    with Session() as session:
-        first = add_failure_mark(session, **mark_fields(note="old", score=0.1))
-        again = add_failure_mark(session, **mark_fields(note="new", score=0.2))
+    with Session() as db:
+        first = add_failure_mark(db, **mark_fields(note="old", score=0.1))
+        again = add_failure_mark(db, **mark_fields(note="new", score=0.2))
     assert again.id == first.id
-    with Session() as session:
-        (mark,) = list_failure_marks(session)
+    with Session() as db:
+        (mark,) = list_failure_marks(db)
     assert (mark.note, mark.score) == ("new", 0.2)
     assert count_rows(engine) == 1
 
 
 def test_missing_annotator_is_anonymous_and_still_idempotent(Session, engine):
-    with Session() as session:
-        add_failure_mark(session, **mark_fields(annotator=None, note="a"))
-        mark = add_failure_mark(session, **mark_fields(annotator="  ", note="b"))
+    with Session() as db:
+        add_failure_mark(db, **mark_fields(annotator=None, note="a"))
+        mark = add_failure_mark(db, **mark_fields(annotator="  ", note="b"))
     assert (mark.annotator, mark.note) == ("anonymous", "b")
     assert count_rows(engine) == 1
 
 
 def test_bad_fields_raise_before_touching_the_database(Session, engine):
-    with Session() as session:
+    with Session() as db:
         with pytest.raises(TypeError, match="Unknown"):
-            add_failure_mark(session, **mark_fields(scroe=0.5))
+            add_failure_mark(db, **mark_fields(scroe=0.5))
         with pytest.raises(TypeError, match="Missing.*source"):
-            add_failure_mark(session, **mark_fields(source=None))
+            add_failure_mark(db, **mark_fields(source=None))
     assert count_rows(engine) == 0
 
 
 def test_locked_database_raises_store_error_and_saves_nothing(db_url, db_path, engine):
     impatient = create_db_engine(db_url, busy_timeout_ms=50)
     Session = session_factory(impatient)
-    with Session() as session:  # one mark to delete later
-        existing = add_failure_mark(session, **mark_fields(exchange_turn=0))
+    with Session() as db:  # one mark to delete later
+        existing = add_failure_mark(db, **mark_fields(exchange_turn=0))
 
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        with Session() as session:
+        with Session() as db:
             with pytest.raises(StoreError, match="locked or unreachable") as raised:
-                add_failure_mark(session, **mark_fields())
+                add_failure_mark(db, **mark_fields())
             assert "nothing was saved" in str(raised.value)
             assert str(db_path) in str(raised.value)
             with pytest.raises(StoreError, match="nothing was deleted"):
-                delete_failure_mark(session, existing.id)
+                delete_failure_mark(db, existing.id)
     finally:
         holder.execute("ROLLBACK")
         holder.close()
 
-    with Session() as session:
-        assert [m.id for m in list_failure_marks(session)] == [existing.id]
-        add_failure_mark(session, **mark_fields())  # the lock is gone: the retry succeeds
+    with Session() as db:
+        assert [m.id for m in list_failure_marks(db)] == [existing.id]
+        add_failure_mark(db, **mark_fields())  # the lock is gone: the retry succeeds
     assert count_rows(impatient) == 2
     impatient.dispose()
 
@@ -239,8 +239,8 @@ def test_unreachable_database_raises_store_error(tmp_path):
         upgrade(url)
     engine = create_db_engine(url)
     try:
-        with session_factory(engine)() as session, pytest.raises(StoreError, match="locked or unreachable"):
-            list_failure_marks(session)
+        with session_factory(engine)() as db, pytest.raises(StoreError, match="locked or unreachable"):
+            list_failure_marks(db)
     finally:
         engine.dispose()
 
@@ -250,9 +250,9 @@ def test_concurrent_writers_from_four_threads_all_land(Session, engine):
 
     def write(worker: int) -> list[int]:
         start.wait()
-        with Session() as session:
+        with Session() as db:
             return [
-                add_failure_mark(session, **mark_fields(conversation_id=f"conv-{worker}", exchange_turn=i)).id
+                add_failure_mark(db, **mark_fields(conversation_id=f"conv-{worker}", exchange_turn=i)).id
                 for i in range(25)
             ]
 
@@ -260,12 +260,12 @@ def test_concurrent_writers_from_four_threads_all_land(Session, engine):
         ids = [mark_id for batch in pool.map(write, range(4)) for mark_id in batch]
     assert len(set(ids)) == 100
     assert count_rows(engine) == 100
-    with Session() as session:
-        assert len(list_failure_marks(session, conversation_id="conv-3")) == 25
+    with Session() as db:
+        assert len(list_failure_marks(db, conversation_id="conv-3")) == 25
 
 
 def test_created_at_is_utc_aware(Session):
-    with Session() as session:
-        mark = add_failure_mark(session, **mark_fields())
+    with Session() as db:
+        mark = add_failure_mark(db, **mark_fields())
     assert mark.created_at.tzinfo is not None
     assert abs((datetime.now(timezone.utc) - mark.created_at).total_seconds()) < 60

@@ -1,6 +1,5 @@
 """The app's views: escaping and layout of the prompt view, threshold ordering. No model."""
 
-from app.thresholds import ordered_thresholds
 from app.views.memory import im_table
 from app.views.prompt import render_prompt_view
 from rea_core import Decision, Resolution, Thresholds
@@ -61,11 +60,11 @@ def test_empty_view_and_im_table_escape():
 
 
 def test_thresholds_stay_ordered():
-    assert ordered_thresholds(0.4, 0.6, "low") == (0.4, 0.6, "")
-    lo, hi, note = ordered_thresholds(0.8, 0.6, "low")
-    assert (lo, hi) == (0.8, 0.8) and "raised" in note
-    lo, hi, note = ordered_thresholds(0.8, 0.6, "high")
-    assert (lo, hi) == (0.6, 0.6) and "lowered" in note
+    """What a client that sends the sliders crossed gets: the moved one kept, the other pushed (the
+    browser's ORDER_JS does the same and says so)."""
+    assert tuple(Thresholds.ordered(0.4, 0.6)) == (0.4, 0.6)
+    assert tuple(Thresholds.ordered(0.8, 0.6, keep="low")) == (0.8, 0.8)
+    assert tuple(Thresholds.ordered(0.8, 0.6, keep="high")) == (0.6, 0.6)
 
 
 def test_prompt_view_says_where_token_counts_come_from():
@@ -167,7 +166,8 @@ def test_retrieval_chart_tells_score_from_rule_and_escapes_hover_text_once():
     # plotly reads hover text as HTML with a few entities: &amp; and &lt; once, quotes left as they are
     assert 'say "hi" &amp; &lt;b&gt;bye&lt;/b&gt;' in hover and "&quot;" not in hover
     assert "kept by rule: likely referent" in hover
-    assert fig.layout.yaxis.title.text == "score" and "hybrid score" in fig.layout.title.text
+    assert fig.layout.yaxis.title.text == "score" and "hybrid score" not in fig.layout.title.text  # no formula
+    assert "from 0 (unrelated) to 1 (on the same point)" in fig.layout.title.text  # the score in plain words
     assert reason_label(Resolution.RAW, Reason.SCORE, thresholded=False) == "kept by retrieval rank"
     assert reason_label(Resolution.OMIT, Reason.FIXED) == "omitted by the strategy's fixed policy"
 
@@ -201,6 +201,8 @@ def test_a_replys_stats_are_one_short_plain_line_with_the_details_on_hover():
     assert "KV" not in short and "cache" not in short
     html = stats_html({**entry, "cache_note": "<b>x</b>"})
     assert 'title="cut at 128 tokens | prompt 1234 tok' in html and "&lt;b&gt;x&lt;/b&gt;" in html  # hover, escaped
+    timed_out = stats_html({**entry, "out_of_time": True})
+    assert "time budget" in timed_out and "REA_" not in timed_out  # the server's setting is not named
     vanilla = short_stats({"prompt_tokens": 80, "decisions": {"raw": 4}, "generated": False})
     assert vanilla == "read 80 tokens · past turns: 4 whole · reply as given"
     assert short_stats({"prompt_tokens": 20, "decisions": {}}) == "read 20 tokens"  # a first turn

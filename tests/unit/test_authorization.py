@@ -15,7 +15,7 @@ from app import annotate_auth as auth
 from app.state import AppEngine
 from app.tabs.inspect import handlers as ih
 from app.tabs.review import handlers as rh
-from rea_core import REAError
+from rea_core import REAError, Thresholds
 from rea_core.retrieval.trace import RetrievalTrace, TurnTrace
 from rea_core.types import Decision, PromptPlan, Resolution
 
@@ -37,14 +37,14 @@ def engine(request, tmp_path, monkeypatch):
 
 
 def _disagreement(engine) -> int:
-    with engine.db() as session:
+    with engine.db() as db:
         si.import_rows(
-            session,
+            db,
             [ImportRow(text="From now on, answer in French.", labels=[("bob", "global"), ("carol", "task")])],
             source="test",
         )
-    with engine.db() as session:
-        (d,) = sr.disagreements(session)
+    with engine.db() as db:
+        (d,) = sr.disagreements(db)
     return d.item_id
 
 
@@ -55,8 +55,8 @@ def test_demoted_adjudicator_refused_on_the_next_call(engine, monkeypatch):
     request = gr.Request(username="alice")
     alice = auth.identity(request, None)
     assert alice.role == "adjudicator"
-    with engine.db() as session:  # what the Annotate tab's load does: the stored role says adjudicator
-        si.ensure_annotator(session, alice.name, alice.role)
+    with engine.db() as db:  # what the Annotate tab's load does: the stored role says adjudicator
+        si.ensure_annotator(db, alice.name, alice.role)
     assert rh.adjudicate(engine, alice, item, "global") == f"Item {item} adjudicated as global."
 
     monkeypatch.setenv("REA_ADJUDICATORS", "")  # removed from the configuration; no page load happens
@@ -65,15 +65,15 @@ def test_demoted_adjudicator_refused_on_the_next_call(engine, monkeypatch):
         rh.adjudicate(engine, demoted, item, "task")
     with pytest.raises(REAError, match="only adjudicators"):
         rh.switch(engine, demoted, None)
-    with engine.db() as session:
-        assert [r["adjudicated"] for r in sr.export_rows(session) if r["id"] == item] == ["global"]
+    with engine.db() as db:
+        assert [r["adjudicated"] for r in sr.export_rows(db) if r["id"] == item] == ["global"]
 
 
 def test_adjudicator_added_in_configuration_may_adjudicate_before_any_page_load(engine, monkeypatch):
     monkeypatch.setenv("REA_AUTH", "dana:pw")
     item = _disagreement(engine)
-    with engine.db() as session:
-        si.ensure_annotator(session, "dana", "annotator")  # stored when she was an annotator
+    with engine.db() as db:
+        si.ensure_annotator(db, "dana", "annotator")  # stored when she was an annotator
     monkeypatch.setenv("REA_ADJUDICATORS", "dana")
     assert "adjudicated as ordinary" in rh.adjudicate(
         engine, auth.identity(gr.Request(username="dana"), None), item, "ordinary"
@@ -107,10 +107,10 @@ def test_anonymous_mark_refused_on_a_signed_in_deployment(engine, monkeypatch):
     author = auth.mark_author(gr.Request(), None)  # a client with no login (gradio_client, curl)
     assert author is None
     with pytest.raises(ih.MarkError, match="sign in"):
-        ih.mark_needed(engine, _trace(), 2, 0, "", 0.5, 0.7, annotator=author)
+        ih.mark_needed(engine, _trace(), 2, 0, "", Thresholds(0.5, 0.7), annotator=author)
     assert _marks(engine) == []
     signed_in = auth.mark_author(gr.Request(username="alice"), None)
-    ih.mark_needed(engine, _trace(), 2, 0, "", 0.5, 0.7, annotator=signed_in)
+    ih.mark_needed(engine, _trace(), 2, 0, "", Thresholds(0.5, 0.7), annotator=signed_in)
     assert [row[1] for row in _marks(engine)] == ["alice"]
 
 
@@ -124,7 +124,7 @@ def test_hugging_face_user_marks_under_their_own_name(engine, monkeypatch):
 
 def test_anonymous_marks_allowed_without_sign_in(engine):
     assert auth.mark_author(gr.Request(), None) == "anonymous"
-    ih.mark_needed(engine, _trace(), 1, 0, "", 0.5, 0.7, annotator="anonymous")
+    ih.mark_needed(engine, _trace(), 1, 0, "", Thresholds(0.5, 0.7), annotator="anonymous")
     assert [row[1] for row in _marks(engine)] == ["anonymous"]
 
 
@@ -150,8 +150,7 @@ def test_nul_characters_in_marks_are_not_sent_to_the_database(engine):
         1,
         0,
         "note\x00" + "x" * 5000,
-        0.5,
-        0.7,
+        Thresholds(0.5, 0.7),
         annotator="anonymous",
     )
     (row,) = _marks(engine)
@@ -161,7 +160,7 @@ def test_nul_characters_in_marks_are_not_sent_to_the_database(engine):
 def test_crafted_turn_indices_are_clear_errors(engine):
     for query, exchange in [(99, 0), (-1, 0), (1, 1), (2, 7)]:
         with pytest.raises(ih.MarkError):
-            ih.mark_needed(engine, _trace(), query, exchange, "", 0.5, 0.7, annotator="anonymous")
+            ih.mark_needed(engine, _trace(), query, exchange, "", Thresholds(0.5, 0.7), annotator="anonymous")
     assert _marks(engine) == []
 
 

@@ -17,6 +17,7 @@ from test_authorization import _trace
 from annotations import create_db_engine, export_failure_marks_jsonl, upgrade
 from annotations.db import database_url
 from app.tempfiles import Downloads
+from rea_core import Thresholds
 
 
 def _mode(path) -> int:
@@ -114,7 +115,7 @@ def test_every_export_is_owner_only_whatever_the_umask(tmp_path, monkeypatch):
     old = os.umask(0o022)
     try:
         engine = AppEngine(models=None, database_url=f"sqlite:///{tmp_path / 'app.db'}")
-        ih.mark_needed(engine, _trace(), 1, 0, "", 0.5, 0.7, annotator="anonymous")
+        ih.mark_needed(engine, _trace(), 1, 0, "", Thresholds(0.5, 0.7), annotator="anonymous")
         exported = ih.export_marks(engine, engine.downloads.new_dir("rea-marks-"))
         assert _mode(exported) == 0o600 and Path(exported).read_text(encoding="utf-8").count("\n") == 1
         # Gradio serves a copy from its cache; the copy keeps the mode (the 0644 copy of the review).
@@ -122,8 +123,8 @@ def test_every_export_is_owner_only_whatever_the_umask(tmp_path, monkeypatch):
         stale = tmp_path / "marks.jsonl"
         stale.write_text("")
         stale.chmod(0o644)
-        with engine.db() as session:
-            export_failure_marks_jsonl(session, stale)  # an existing file is tightened too
+        with engine.db() as db:
+            export_failure_marks_jsonl(db, stale)  # an existing file is tightened too
         assert _mode(stale) == 0o600
         for fmt in ("jsonl", "csv", "parquet"):  # the annotations' exports
             write_export([], tmp_path / f"labels.{fmt}", fmt)

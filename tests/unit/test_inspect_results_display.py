@@ -22,14 +22,14 @@ from app.tabs.inspect.display import (
     whole_turn_ticks,
 )
 from app.tabs.results import handlers as rh
-from app.views.answer import render_answer, speaker_names, without_speaker
+from app.views.answer import render_answer
 from app.views.charts import score_heatmap
 from app.views.results_charts import PLAIN_NAMES, plain_name, results_view
 from rea_core.evals import wrap
 from rea_core.limits import Limits
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-LOCOMO_EXAMPLE = EXAMPLES / "locomo-ines-kofi.json"
+LOCOMO_EXAMPLE = Path(__file__).resolve().parents[2] / "rea_core" / "data" / "locomo-ines-kofi.json"
 # Words a stakeholder cannot read: technical arm names, threshold variables, file names, metric codes.
 JARGON = re.compile(r"rea-[a-z]|keep-all|tau_|sweep|\.jsonl|\bIAR\b|\bprobes?\b|\bHCR\b", re.IGNORECASE)
 
@@ -138,28 +138,6 @@ def test_a_dropped_in_run_keeps_its_chart_headings(tmp_path):
 # -- Inspect: REA's answer --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "generated, shown",
-    [
-        ("Jo: at 3:30", "at 3:30"),
-        ("Mel : Lisbon", "Lisbon"),
-        ("jo: Mel: Lisbon", "Lisbon"),  # any case, and one copied after another
-        ("Note: 3:30", "Note: 3:30"),  # no speaker of this conversation
-        ("Lisbon at 3:30", "Lisbon at 3:30"),
-        ("Jo:", "Jo:"),  # nothing would be left
-        ("Joanne: hi", "Joanne: hi"),
-    ],
-)
-def test_a_leading_speaker_name_is_taken_off_only_where_it_is_a_speaker(generated, shown):
-    assert without_speaker(generated, {"Jo", "Mel"}) == shown
-
-
-def test_speakers_are_the_names_the_turns_begin_with_and_none_means_nothing_is_taken_off():
-    texts = ["Mel: I moved to Lisbon.", "Jo Ann: Nice!", "Note 3:30 pm", "", "12: not a name"]
-    assert speaker_names(texts) == {"Mel", "Jo Ann"}
-    assert without_speaker("Mel: Lisbon", ()) == "Mel: Lisbon"
-
-
 def test_the_answer_panel_numbers_the_question_from_one_and_shows_the_answer_without_its_speaker():
     from rea_core.evals.qa import QuestionAnswer
 
@@ -167,7 +145,8 @@ def test_the_answer_panel_numbers_the_question_from_one_and_shows_the_answer_wit
     fields.update(
         question="What is Kofi's <b>dog</b> called?",
         answer="Biscuit",
-        prediction="Kofi: Biscuit <i>",
+        prediction="Biscuit <i>",  # the library took the copied speaker name off (test_qa_speaker.py)
+        reply="Kofi: Biscuit <i>\nKofi: more",
         category="single-hop",
         position=13,
         evidence=(),
@@ -176,7 +155,7 @@ def test_the_answer_panel_numbers_the_question_from_one_and_shows_the_answer_wit
         tau_high=0.36,
         seconds=1.0,
     )
-    view = render_answer(QuestionAnswer(**fields), number=1, speakers={"Kofi", "Ines"})
+    view = render_answer(QuestionAnswer(**fields), number=1)
     assert "<b>Question 1</b> (single-hop)" in view
     assert '<span title="generated: Kofi: Biscuit &lt;i&gt;">Biscuit &lt;i&gt;</span>' in view
     assert "<i>" not in view and "<b>dog</b>" not in view
@@ -206,11 +185,17 @@ def test_an_upload_has_its_own_picker_entry():
     assert not is_upload_entry(None)
 
 
-def test_the_bundled_locomo_example_is_offered_and_reads_as_locomo():
+def test_the_bundled_locomo_example_is_offered_and_reads_as_locomo(tmp_path):
+    from rea_core.evals import locomo_sample
     from rea_core.evals.retrieval import load_locomo
 
-    assert "locomo-ines-kofi.json" in ih.bundled_files(SimpleNamespace(examples_dir=EXAMPLES))
+    assert locomo_sample() == LOCOMO_EXAMPLE  # inside the package, and shipped with it as package data:
+    pyproject = (EXAMPLES.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^rea_core = \[[^\]]*"data/\*\.json"', pyproject, re.MULTILINE)
+    assert ih.bundled_paths(SimpleNamespace(examples_dir=EXAMPLES))["locomo-ines-kofi.json"] == LOCOMO_EXAMPLE
     assert "conversations.jsonl" in ih.bundled_files(SimpleNamespace(examples_dir=EXAMPLES))
+    # An install without the repository's examples/ folder still offers the packaged sample.
+    assert ih.bundled_files(SimpleNamespace(examples_dir=tmp_path / "absent")) == ["locomo-ines-kofi.json"]
     raw = json.loads(LOCOMO_EXAMPLE.read_text(encoding="utf-8"))
     turns = [t for k, v in raw.items() if re.fullmatch(r"session_\d+", k) for t in v]
     assert 20 <= len(turns) <= 30 and all(re.fullmatch(r"D\d+:\d+", t["dia_id"]) for t in turns)

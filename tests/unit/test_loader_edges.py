@@ -182,9 +182,9 @@ def test_marks_export_with_unicode_separators_reimports(tmp_path):
         {"user": "I work as a nurse.", "assistant": "Demanding work."},
         {"user": f"What is my cat called? {SEPARATORS}", "assistant": "Miso."},
     ]
-    with Session() as session:
+    with Session() as db:
         add_failure_mark(
-            session,
+            db,
             annotator="ana",
             conversation_id="cafe\u2028id",
             query_turn=2,
@@ -199,7 +199,7 @@ def test_marks_export_with_unicode_separators_reimports(tmp_path):
             context=json.dumps(turns),
         )
         out = tmp_path / "marks.jsonl"
-        assert export_failure_marks_jsonl(session, out) == 1
+        assert export_failure_marks_jsonl(db, out) == 1
     assert "\u2028" in out.read_text(encoding="utf-8")  # written raw (ensure_ascii=False), as a reader meets it
     (case,) = load_needed_jsonl(out)  # the input of rea eval retrieval and of Inspect
     assert case.id == "cafe\u2028id" and case.exchanges[0] == (turns[0]["user"], turns[0]["assistant"])

@@ -165,16 +165,16 @@ def test_import_reader_fuzz_never_writes_half_a_file(tmp_path, store):
                 encoding="utf-8",
                 errors="surrogatepass",
             )
-        with store() as session:
-            before = session.query(Item).count()
+        with store() as db:
+            before = db.query(Item).count()
         try:
             rows = read_rows(path, annotator=rng.choice([None, "alice"]))
-            with store() as session:
-                si.import_rows(session, rows, source=path.name, annotator="alice")
+            with store() as db:
+                si.import_rows(db, rows, source=path.name, annotator="alice")
             imported += 1
         except (ImportFormatError, StoreError) as exc:
             assert str(exc)
-            with store() as session:
-                assert session.query(Item).count() == before, f"case {case}: a refused file changed the store"
+            with store() as db:
+                assert db.query(Item).count() == before, f"case {case}: a refused file changed the store"
             refused += 1
     assert refused > CASES // 2 and imported > 0

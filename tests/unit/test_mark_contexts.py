@@ -17,7 +17,7 @@ from annotations.marks import MarkQuotaError, marks_as_conversations
 from app.state import AppEngine
 from app.tabs.inspect import handlers as ih
 from app.tabs.inspect.quota import MarkQuotaExceeded
-from rea_core import Settings
+from rea_core import Settings, Thresholds
 from rea_core.limits import Limits
 from rea_core.retrieval.trace import RetrievalTrace, TurnTrace
 from rea_core.types import Decision, PromptPlan, Resolution
@@ -221,8 +221,10 @@ def test_app_holds_marks_to_the_session_and_user_quotas(db_url, monkeypatch):
     app = AppEngine(models=None, settings=settings, database_url=db_url)
     traced = _trace(5)
 
-    def mark(exchange: int, session: str, who: str = "anonymous", note: str = "") -> str:
-        return ih.mark_needed(app, traced, 4, exchange, note, 0.3, 0.7, annotator=who, session=session)
+    def mark(exchange: int, session_hash: str, who: str = "anonymous", note: str = "") -> str:
+        return ih.mark_needed(
+            app, traced, 4, exchange, note, Thresholds(0.3, 0.7), annotator=who, session_hash=session_hash
+        )
 
     mark(0, "s1")
     mark(1, "s1")

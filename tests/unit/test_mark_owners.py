@@ -19,7 +19,7 @@ from app import annotate_auth as auth
 from app.state import AppEngine
 from app.tabs.inspect import handlers as ih
 from app.tabs.inspect.quota import MarkQuotaExceeded
-from rea_core import Settings
+from rea_core import Settings, Thresholds
 from rea_core.limits import Limits
 
 SIGN_IN_VARS = ("REA_AUTH", "REA_AUTH_FILE", "REA_ADJUDICATORS", "REA_ANNOTATORS", "SPACE_ID", "OAUTH_CLIENT_ID")
@@ -73,15 +73,15 @@ def test_app_says_which_quota_refused_a_mark(db_url, monkeypatch):  # noqa: F811
         monkeypatch.delenv(name, raising=False)
     app = AppEngine(models=None, settings=Settings(limits=Limits(marks_mb_per_user=0.001)), database_url=db_url)
     source, trace = _trace(5)
-    ih.mark_needed(app, (source, trace), 1, 0, "", 0.3, 0.7, annotator="alice")  # a few hundred bytes
+    ih.mark_needed(app, (source, trace), 1, 0, "", Thresholds(0.3, 0.7), annotator="alice")  # a few hundred bytes
     with pytest.raises(
         MarkQuotaExceeded,
         match=r"you would hold 0\.00[0-9]+ MB of marks.*\(0\.001 MB, REA_MARKS_MB_PER_USER\); nothing was saved",
     ):
-        ih.mark_needed(app, (source, trace), 4, 0, "x" * 1500, 0.3, 0.7, annotator="alice")
+        ih.mark_needed(app, (source, trace), 4, 0, "x" * 1500, Thresholds(0.3, 0.7), annotator="alice")
     assert [(r[1], r[3]) for r in ih.marks_rows(app, owner="alice")] == [("alice", 1)]
     with pytest.raises(ih.MarkError, match="the note holds a lone surrogate"):
-        ih.mark_needed(app, (source, trace), 2, 0, "\ud800", 0.3, 0.7, annotator="alice")
+        ih.mark_needed(app, (source, trace), 2, 0, "\ud800", Thresholds(0.3, 0.7), annotator="alice")
     assert ih.marks_rows(app, owner="bob") == []
 
 

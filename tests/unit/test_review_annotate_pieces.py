@@ -30,8 +30,7 @@ def test_a_candidate_below_the_one_in_use_names_each_drop():
     (drop,) = c.drops()
     assert (drop.metric, round(drop.by, 3)) == ("precision", 0.662)
     assert c.worse_words() == (
-        "Version 3 is worse than packaged (in use) on the same validation items: "
-        "precision 0.232, 0.662 below the one in use (0.894)."
+        "Version 3 is worse than packaged (in use) on the same validation items: precision drops 0.894 → 0.232."
     )
     both = rh.Comparison(3, rh.PACKAGED, _report(0.5, 0.4), _report(0.9, 0.8), GOLD)
     assert [d.metric for d in both.drops()] == ["precision", "recall"]

@@ -73,9 +73,9 @@ def test_csv_export_reimports_exactly(tmp_path):
     Session = session_factory(create_db_engine(f"sqlite:///{tmp_path / 'a.db'}"))
     upgrade(Session.kw["bind"])
     texts = DANGEROUS[:4] + ["'=already quoted", "plain text"]
-    with Session() as session:
-        si.import_rows(session, [ImportRow(text=t, context="=ctx") for t in texts], source="src")
-        rows = sr.export_rows(session)
+    with Session() as db:
+        si.import_rows(db, [ImportRow(text=t, context="=ctx") for t in texts], source="src")
+        rows = sr.export_rows(db)
     write_export(rows, tmp_path / "out.csv", "csv")
     back = read_rows(tmp_path / "out.csv")
     assert [r.text for r in back] == texts and {r.context for r in back} == {"=ctx"}

@@ -11,10 +11,10 @@ from rea_core.evals.segmentation import boundary_sequence, default_gold_path, de
 from rea_core.methods.comedy.memory import (
     MemoryParseError,
     parse_compressive,
-    parse_session_memory,
+    parse_sitting_memory,
     render_compressive,
     rule_compressive,
-    rule_session_memory,
+    rule_sitting_memory,
 )
 from rea_core.methods.registry import available_strategies
 from rea_core.methods.secom.compressor import is_forced, select_words
@@ -151,21 +151,21 @@ def test_select_words_keeps_entities_and_meets_rate():
 
 
 def test_session_memory_parse_and_rule():
-    assert parse_session_memory("[User likes green tea|Assistant suggests a tea shop|ok]") == [
+    assert parse_sitting_memory("[User likes green tea|Assistant suggests a tea shop|ok]") == [
         "User likes green tea",
         "Assistant suggests a tea shop",
     ]
-    assert parse_session_memory("Memory: User moved to Denver | User owns a dog named Biscuit") == [
+    assert parse_sitting_memory("Memory: User moved to Denver | User owns a dog named Biscuit") == [
         "User moved to Denver",
         "User owns a dog named Biscuit",
     ]
     for bad in ("No valid information.", "ok", ""):
         with pytest.raises(MemoryParseError):
-            parse_session_memory(bad)
+            parse_sitting_memory(bad)
     prompt = "create objective memory descriptions for both individuals"
     with pytest.raises(MemoryParseError):
-        parse_session_memory("create objective memory descriptions for individuals", prompt)  # an echo
-    rule = rule_session_memory([("I adopted a kitten. She is shy.", "Congratulations! Give her time.")])
+        parse_sitting_memory("create objective memory descriptions for individuals", prompt)  # an echo
+    rule = rule_sitting_memory([("I adopted a kitten. She is shy.", "Congratulations! Give her time.")])
     assert rule == ["User said: I adopted a kitten.", "Assistant said: Congratulations!"]
 
 
@@ -183,7 +183,7 @@ def test_compressive_parse_and_rule_have_three_parts():
         with pytest.raises(MemoryParseError):
             parse_compressive(bad)
     sessions = [
-        rule_session_memory([("I am a nurse in Lyon.", "That is a demanding job.")]),
+        rule_sitting_memory([("I am a nurse in Lyon.", "That is a demanding job.")]),
         ["User plans a trip to Rome"],
     ]
     rule = rule_compressive(sessions, 3)
@@ -273,3 +273,14 @@ def test_prompt_view_shows_memory_and_notes_escaped():
     )
     assert messages[-1] == {"role": "user", "content": "q"}
     assert plan.to_dict()["notes"] and plan.to_dict()["segments"][1]["turns"] == []
+
+
+def test_comedy_reads_memory_saved_before_sittings_were_named_so():
+    from rea_core.methods.comedy.strategy import ComedyStrategy
+
+    old = {"session_start": 2, "sessions": [{"start": 0, "end": 1, "memories": ["User likes tea."]}]}
+    session = ChatSession(strategy="comedy", memory=old)
+    state = ComedyStrategy.state(session)
+    assert state["sitting_start"] == 2 and state["sittings"] == old["sessions"]
+    assert ComedyStrategy.memory_problem(None, old, n_turns=3) is None  # type: ignore[arg-type]
+    assert "sitting_start" in ComedyStrategy.memory_problem(None, {"session_start": 9}, n_turns=3)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from rea_core import REAError
-from rea_core.recognizer import GLOBAL, LABELS, LANG_CUE, OTHER, REVOKE, WORD_CLASS_STAGE, rule_stage
+from rea_core.recognizer import GLOBAL, LABELS, OTHER, REVOKE, WORD_CLASS_STAGE
 
 from ...annotate_auth import Identity
 from ...state import REPO_ROOT, AppEngine
@@ -64,12 +64,12 @@ def sign_in(engine: AppEngine, who: Identity) -> None:
     share = engine.settings.annotation.double_label_share
 
     def run():
-        with engine.db() as session:
-            store_items.ensure_annotator(session, who.name, who.role)
-        with engine.db() as session:
-            store_items.ensure_seeded(session, double_share=share)
-        with engine.db() as session:
-            store_items.apply_double_share(session, share)
+        with engine.db() as db:
+            store_items.ensure_annotator(db, who.name, who.role)
+        with engine.db() as db:
+            store_items.ensure_seeded(db, double_share=share)
+        with engine.db() as db:
+            store_items.apply_double_share(db, share)
 
     guard(run, "not signed in")
 
@@ -84,23 +84,16 @@ class Stage2:
 
 
 STAGE1 = {None: "defers to stage 2", GLOBAL: "accepts it as global", OTHER: "stops it", REVOKE: "a revocation"}
+SCORERS = {"multilingual": "multilingual, {lang}", WORD_CLASS_STAGE: "{version}, English second opinion"}
 
 
 def stage2_score(engine: AppEngine, text: str) -> Stage2:
-    """The score of the recognizer every chat runs now (the one the Review tab put in use), not a rule prior."""
-    recognizer = engine.strategy("rea").recognizer
-    label, cues = rule_stage(text)
-    if cues[:1] and cues[0].startswith(LANG_CUE) and recognizer.multilingual is not None:
-        lang = cues[0][len(LANG_CUE) :]  # fr/de/es/it/pt: the multilingual stage 2 decides, not the English one
-        return Stage2(f"multilingual, {lang}", STAGE1[label], float(recognizer.multilingual.p_global([text], lang)[0]))
-    model, embedder = recognizer.trained, recognizer.embedder
-    p = None if model is None or embedder is None else float(model.p_global([text], embedder)[0])
+    """The score of the recognizer every chat runs now (the one the Review tab put in use), not a rule
+    prior: the recognizer says what each of its stages made of the text (``InstructionRecognizer.explain``)."""
+    stages = engine.strategy("rea").recognizer.explain(text, ask_llm=False)  # an LLM stage 2 is not asked here
     version = "packaged" if engine.recognizer_version is None else f"version {engine.recognizer_version}"
-    if label is None and p is not None and recognizer.english_words is not None:
-        verdict = recognizer.recognize(text)
-        if verdict.stage == WORD_CLASS_STAGE:  # the trained classifier scored it low; the second opinion stores it
-            return Stage2(f"{version}, English second opinion", STAGE1[label], verdict.score)
-    return Stage2(version, STAGE1.get(label, "defers to stage 2"), p)
+    scorer = SCORERS.get(stages.scorer, "{version}").format(version=version, lang=stages.language)
+    return Stage2(scorer, STAGE1.get(stages.rules, STAGE1[None]), stages.p_global)
 
 
 NOTHING_LEFT = (
@@ -168,15 +161,15 @@ def queue_view(engine: AppEngine, who: Identity, item_id: int | None = None, mod
 
     def run():
         reason = ""
-        with engine.db() as session:
+        with engine.db() as db:
             if item_id is not None:
-                item = store_items.get_item(session, item_id)
+                item = store_items.get_item(db, item_id)
             elif mode == triage.DEFAULT:
-                item = store_items.next_item(session, who.name)
+                item = store_items.next_item(db, who.name)
             else:
-                found = triage.next_in_mode(session, who.name, mode, engine.strategy("rea").recognizer)
+                found = triage.next_in_mode(db, who.name, mode, engine.strategy("rea").recognizer)
                 item, reason = (found.item, found.reason) if found else (None, "")
-            p = store_items.progress(session, who.name)
+            p = store_items.progress(db, who.name)
         return item, p, reason
 
     try:
@@ -216,12 +209,12 @@ def label(engine: AppEngine, who: Identity, shown: Shown, value: str, note: str 
     seconds = round(time.monotonic() - shown.shown_at, 2)
 
     def run():
-        with engine.db() as session:
+        with engine.db() as db:
             if value == "skip":
-                store_items.record_skip(session, who.name, shown.item_id, seconds=seconds)
+                store_items.record_skip(db, who.name, shown.item_id, seconds=seconds)
             else:
                 store_items.record_label(
-                    session,
+                    db,
                     who.name,
                     shown.item_id,
                     value,
@@ -240,7 +233,7 @@ def undo(engine: AppEngine, who: Identity):
     from annotations import store_items
 
     def run():
-        with engine.db() as session:
-            return store_items.undo_last(session, who.name)
+        with engine.db() as db:
+            return store_items.undo_last(db, who.name)
 
     return guard(run, "nothing undone", LabelNotSaved)

@@ -28,26 +28,29 @@ def build_annotate_tab(engine: AppEngine):
         if full is not None:  # the short guideline links here (static/annotate_keys.js opens it)
             with gr.Accordion("Full labeling guideline", open=False, elem_id=ah.FULL_GUIDELINE_ANCHOR):
                 gr.Markdown(full, elem_id="annotate-full-guideline-text")
-    mode = gr.Radio(
-        ["default", "likely missed", "likely false alarm"],
-        value="default",
-        label="queue",
-        info="likely missed: stage 1 stopped it but the trained classifier says global; "
-        "likely false alarm: stored as global but looks task or ordinary",
-        elem_id="annotate-mode",
-    )
-    item = gr.HTML(elem_id="annotate-item")
-    to_default = gr.Button("Go to the default queue", visible=False, elem_id="annotate-to-default")
-    with gr.Row():
-        buttons = {
-            value: gr.Button(text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary")
-            for value, text in BUTTONS
-        }
-        undo_btn = gr.Button("u · Undo", elem_id="annotate-undo")
-    note = gr.Textbox(label="note (optional, saved with the label)", elem_id="annotate-note")
-    status = gr.Markdown(elem_id="annotate-status")
-    progress = gr.Markdown(elem_id="annotate-progress")
-    outputs = [shown, item, progress, status, who_md, to_default]
+    with gr.Column(visible=False, elem_id="annotate-body") as body:  # the labeling controls: shown once signed in
+        mode = gr.Radio(
+            ["default", "likely missed", "likely false alarm"],
+            value="default",
+            label="queue",
+            info="likely missed: stage 1 stopped it but the trained classifier says global; "
+            "likely false alarm: stored as global but looks task or ordinary",
+            elem_id="annotate-mode",
+        )
+        item = gr.HTML(elem_id="annotate-item")
+        to_default = gr.Button("Go to the default queue", visible=False, elem_id="annotate-to-default")
+        with gr.Row():
+            buttons = {
+                value: gr.Button(
+                    text, elem_id=f"annotate-{value}", variant="primary" if value != "skip" else "secondary"
+                )
+                for value, text in BUTTONS
+            }
+            undo_btn = gr.Button("u · Undo", elem_id="annotate-undo")
+        note = gr.Textbox(label="note (optional, saved with the label)", elem_id="annotate-note")
+        progress = gr.Markdown(elem_id="annotate-progress")
+    status = gr.Markdown(elem_id="annotate-status")  # outside: a refusal shows signed out too
+    outputs = [shown, item, progress, status, who_md, to_default, body]
 
     def shown_view(v: ah.View) -> dict:
         """The outputs a queue view fills; the switch button only where a triage queue ran dry."""
@@ -60,9 +63,10 @@ def build_annotate_tab(engine: AppEngine):
         }
 
     def refused(message: str):
+        """Not signed in: the labeling controls hide, and the tab says that labeling needs an account."""
         if not auth.sign_in_configured():
-            return {status: "", who_md: auth.NOT_CONFIGURED}
-        return {status: message, who_md: ""}
+            return {status: "", who_md: auth.NOT_CONFIGURED, body: gr.Column(visible=False)}
+        return {status: message, who_md: auth.SIGN_IN_TO_LABEL, body: gr.Column(visible=False)}
 
     def on_load(request: gr.Request, profile: gr.OAuthProfile | None):
         who = auth.identity(request, profile)
@@ -77,6 +81,7 @@ def build_annotate_tab(engine: AppEngine):
             **shown_view(v),
             status: "",
             who_md: "",  # the sign-in panel says who
+            body: gr.Column(visible=True),
         }
 
     def act(value: str, state, text: str, queue: str, request: gr.Request, profile: gr.OAuthProfile | None):

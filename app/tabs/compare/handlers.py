@@ -103,15 +103,13 @@ def respond_column(
     engine: AppEngine,
     column: ColumnState,
     text: str,
-    tau_low: float,
-    tau_high: float,
+    thresholds: Thresholds,
     *,
     reply: str | None = None,
     sent: str | None = None,
 ) -> None:
     """One turn in one column, stamped ``sent`` (the app clock's stored form; None: now). A failure is
     shown in the column; the conversation stays as it was."""
-    thresholds = Thresholds(tau_low, tau_high)
     strategy = engine.column_strategy(column, thresholds)
     try:
         column.last = strategy.respond(column.session, text, reply=reply, time=sent or now_time())
@@ -125,8 +123,7 @@ def stream_columns(
     engine: AppEngine,
     columns: list[ColumnState],
     text: str | Sequence[str | None],
-    tau_low: float,
-    tau_high: float,
+    thresholds: Thresholds,
     stop: threading.Event,
     *,
     every_s: float = 0.1,
@@ -146,7 +143,6 @@ def stream_columns(
     """
     texts = [text] * len(columns) if isinstance(text, str) else list(text)
     sent = sent or now_time()
-    thresholds = Thresholds(tau_low, tau_high)
     partial: list[str | None] = ["" if t is not None else None for t in texts]
     changed = threading.Event()
 
@@ -213,8 +209,7 @@ def play_turns(
     engine: AppEngine,
     columns: list[ColumnState],
     turns: Sequence[tuple[str, str | None]],
-    tau_low: float,
-    tau_high: float,
+    thresholds: Thresholds,
     stop: threading.Event,
 ) -> Iterator[tuple[str, list[str | None]]]:
     """A scripted conversation (the H.1 demo, an example) in every column, turn by turn.
@@ -232,21 +227,20 @@ def play_turns(
         sent = now_time()
         if reply is not None:
             for column in columns:
-                respond_column(engine, column, user, tau_low, tau_high, reply=reply, sent=sent)
+                respond_column(engine, column, user, thresholds, reply=reply, sent=sent)
             yield user, [None] * len(columns)
         else:
-            for partial in stream_columns(engine, columns, user, tau_low, tau_high, stop, sent=sent):
+            for partial in stream_columns(engine, columns, user, thresholds, stop, sent=sent):
                 yield user, partial
         if any(column.error for column in columns):
             return
 
 
-def retrace_loaded(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float) -> None:
+def retrace_loaded(engine: AppEngine, column: ColumnState, thresholds: Thresholds) -> None:
     """A loaded column's latest turn planned again with its reply as saved (no generation), so that its
     prompt view, chart, the thresholds and Re-answer work on it at once. Compressed replies are shown as
     text: the copy it is planned on is dropped, so no latent is made for it. A failure is shown in the
     column; the loaded conversation stays."""
-    thresholds = Thresholds(tau_low, tau_high)
     strategy = engine.strategy(column.strategy, thresholds, form="text")
     try:
         column.last = strategy.retrace_latest(column.session)
@@ -255,14 +249,25 @@ def retrace_loaded(engine: AppEngine, column: ColumnState, tau_low: float, tau_h
         column.error = f"Loaded, but its latest turn could not be shown: {failed_turn(exc)}"
 
 
+def loaded_notice(columns: Sequence[ColumnState], path: str) -> str:
+    """The notice under the message box after a load (escaped there): the file's name (never its folder)
+    and each column's turns, so a large file says how much it held, and that its latest turn is live
+    (``retrace_latest`` plans that one turn again, whatever the file's length; a column it failed in
+    says why itself)."""
+    held = ", ".join(f"{strategy_title(c.strategy)} {c.session.n_turns:,} turn(s)" for c in columns)
+    live = any(c.last is not None for c in columns)
+    said = " The latest turn is planned again: the sliders and Re-answer work on it." if live else ""
+    return f"Loaded {Path(path).name}: {held}.{said}"
+
+
 def end_session_column(engine: AppEngine, column: ColumnState) -> str:
     """The explicit "new session" action: the strategy closes its current session (COMEDY runs
     Tasks 1 and 2, SeCom segments its open turns); for strategies without sessions it says so."""
     strategy = engine.column_strategy(column)
-    if not strategy.uses_sessions:
+    if not strategy.uses_sittings:
         return f"{strategy_title(column.strategy)} keeps no sessions: nothing to close."
     try:
-        return strategy.end_session(column.session) or f"{strategy_title(column.strategy)}: session closed."
+        return strategy.end_sitting(column.session) or f"{strategy_title(column.strategy)}: session closed."
     except Exception as exc:  # a failing model call must not lose the conversation
         log.warning("closing a %s session failed", column.strategy, exc_info=exc)  # a server's URL: the log's
         reason = exc.public if isinstance(exc, REAError) else type(exc).__name__
@@ -299,13 +304,12 @@ def chat_messages(column: ColumnState, pending: str | None = None, partial: str 
     return messages
 
 
-def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_high: float):
+def column_views(engine: AppEngine, column: ColumnState, thresholds: Thresholds):
     """(prompt view HTML, retrieval chart, IM panel HTML, error HTML) at the given thresholds.
 
     When the thresholds differ from those the latest reply used, the plan is re-decided from the
     cached scores (no model call) and labeled as such.
     """
-    thresholds = Thresholds(tau_low, tau_high)
     strategy = engine.column_strategy(column)
     uses_im = strategy.uses_instructional_memory
     error = f'<div class="rea-error">⚠ {escape(for_visitors(column.error))}</div>' if column.error else ""
@@ -327,13 +331,13 @@ def column_views(engine: AppEngine, column: ColumnState, tau_low: float, tau_hig
             plan,
             prompt_tokens=last.prompt_tokens,
             truncated_tokens=last.truncated_tokens,
-            title=f"{column.strategy}: {what}",
+            title=f"{strategy_title(column.strategy)}: {what}",
             token_source=source,
         )
     else:
         view = render_prompt_view(
             plan,
-            title=f"{column.strategy}: re-decided at the thresholds {thresholds.low:.2f} and "
+            title=f"{strategy_title(column.strategy)}: re-decided at the thresholds {thresholds.low:.2f} and "
             f"{thresholds.high:.2f} (press re-answer to send it)",
             token_source=strategy.generator.token_source,
         )

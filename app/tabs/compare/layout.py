@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import gradio as gr
 from gradio.events import Dependency
 
-from rea_core import REAError
+from rea_core import REAError, Thresholds
 from rea_core.methods import get_strategy
 
-from ... import thresholds
 from ...state import AppEngine, ColumnState
+from ...thresholds import threshold_panel, wire_thresholds
 from . import handlers
 from .examples import EXAMPLES
 
@@ -69,10 +69,10 @@ class CompareUI:
     save: gr.Button
     load: gr.UploadButton
     saved: gr.File
-    tau_low: gr.Slider  # the tab's "Memory thresholds" panel (``thresholds.threshold_panel``)
+    tau_low: gr.Slider  # the tab's "Memory thresholds" panel (``app.thresholds.threshold_panel``)
     tau_high: gr.Slider
     tau_note: gr.Markdown
-    moved: Dependency  # a threshold moved (``thresholds.wire_thresholds``), the sliders already ordered
+    moved: Dependency  # a threshold moved (``app.thresholds.wire_thresholds``), the sliders already ordered
 
     @property
     def thresholds(self) -> list[gr.Slider]:
@@ -100,7 +100,7 @@ def build_compare_tab(engine: AppEngine):
     wire_save_and_load(ui, engine)
 
     def init(lo, hi):
-        return stored_with_views(ui, engine, ensure_columns(engine, None), lo, hi)
+        return stored_with_views(ui, engine, ensure_columns(engine, None), Thresholds.ordered(lo, hi))
 
     return init, [ui.columns, *ui.view_outputs], ui.tau_low, ui.tau_high
 
@@ -141,12 +141,12 @@ def lay_out(engine: AppEngine) -> CompareUI:
         save = gr.Button("Save conversation", size="sm", elem_id="save")
         load = gr.UploadButton("Load conversation", size="sm", file_types=[".json"], elem_id="load")
     saved = gr.File(label="saved conversation", visible=False, elem_id="saved-file")
-    tau_low, tau_high, tau_note = thresholds.threshold_panel(engine.config.tau_low, engine.config.tau_high)
-    moved = thresholds.wire_thresholds(tau_low, tau_high, tau_note)
+    tau_low, tau_high, tau_note = threshold_panel(engine.config.tau_low, engine.config.tau_high)
+    moved = wire_thresholds(tau_low, tau_high, tau_note)
     with gr.Row():
         strategies = [
             gr.Dropdown(
-                engine.strategy_names(),
+                [(handlers.strategy_title(name), name) for name in engine.strategy_names()],  # "REA", not "rea"
                 value=DEFAULT_STRATEGIES[side],
                 label=f"{('left', 'right')[side]} column's strategy",
                 elem_id=f"strategy-{side}",
@@ -254,11 +254,11 @@ def im_reason(name: str, uses_im: bool) -> str:
 
 def new_session_props(engine: AppEngine, names: Sequence[str]) -> dict:
     """New session works for strategies that organize memory by session; otherwise disabled, naming them."""
-    if any(get_strategy(name).uses_sessions for name in names):
+    if any(get_strategy(name).uses_sittings for name in names):
         return dict(value="New session", interactive=True)
-    with_sessions = [handlers.strategy_title(n) for n in engine.strategy_names() if get_strategy(n).uses_sessions]
+    with_sittings = [handlers.strategy_title(n) for n in engine.strategy_names() if get_strategy(n).uses_sittings]
     return dict(
-        value=f"New session (for {' / '.join(with_sessions) or 'session-based strategies'})", interactive=False
+        value=f"New session (for {' / '.join(with_sittings) or 'session-based strategies'})", interactive=False
     )
 
 
@@ -277,13 +277,13 @@ def ensure_columns(engine: AppEngine, columns: list[ColumnState] | None) -> list
 
 
 def render_views(
-    ui: CompareUI, engine: AppEngine, columns, tau_low: float, tau_high: float, message_pending: str | None = None
+    ui: CompareUI, engine: AppEngine, columns, thresholds: Thresholds, message_pending: str | None = None
 ) -> dict:
     """Both columns' chat, prompt view, chart, IM panel and error at the given thresholds."""
     columns = ensure_columns(engine, columns)
     out = {}
     for side, column in zip(ui.sides, columns):
-        prompt, chart, im, error = handlers.column_views(engine, column, tau_low, tau_high)
+        prompt, chart, im, error = handlers.column_views(engine, column, thresholds)
         out.update(
             {
                 side.chat: handlers.chat_messages(column, message_pending),
@@ -296,11 +296,9 @@ def render_views(
     return out
 
 
-def stored_with_views(
-    ui: CompareUI, engine: AppEngine, columns: list[ColumnState], tau_low: float, tau_high: float
-) -> dict:
+def stored_with_views(ui: CompareUI, engine: AppEngine, columns: list[ColumnState], thresholds: Thresholds) -> dict:
     """Keep ``columns`` as the session's and redraw them: the usual answer of an event that changed them."""
-    return {ui.columns: columns, **render_views(ui, engine, columns, tau_low, tau_high)}
+    return {ui.columns: columns, **render_views(ui, engine, columns, thresholds)}
 
 
 def model_queue(engine: AppEngine) -> dict:
@@ -317,8 +315,7 @@ def streamed_chats(
     engine: AppEngine,
     columns: list[ColumnState],
     texts: Sequence[str | None],
-    tau_low: float,
-    tau_high: float,
+    thresholds: Thresholds,
     request: gr.Request | None,
 ) -> Iterator[dict]:
     """Both columns answer their message (``texts``; None: that column does not), streamed into the
@@ -327,7 +324,7 @@ def streamed_chats(
     started, shown, ended = time.monotonic(), "", set()
     stopper = engine.stop_event(session_id(request))
     try:
-        for partial in handlers.stream_columns(engine, columns, texts, tau_low, tau_high, stopper):
+        for partial in handlers.stream_columns(engine, columns, texts, thresholds, stopper):
             update = {}
             for s in SIDES:
                 if texts[s] is None or s in ended:
@@ -398,17 +395,17 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
 
     def generate(message, columns, lo, hi, chosen, request: gr.Request):
         """Stream both columns' replies; the views and stats follow when both have ended (or stopped)."""
-        columns = ensure_columns(engine, columns)
+        thresholds, columns = Thresholds.ordered(lo, hi), ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
         if not message:  # refused or empty: the notice ``accept`` wrote stays
-            yield {ui.pending: None, **stored_with_views(ui, engine, columns, lo, hi)}
+            yield {ui.pending: None, **stored_with_views(ui, engine, columns, thresholds)}
             return
         before = [c.session.n_turns for c in columns]
-        yield from streamed_chats(ui, engine, columns, [message] * len(columns), lo, hi, request)
+        yield from streamed_chats(ui, engine, columns, [message] * len(columns), thresholds, request)
         notice, restore = unanswered(columns, before, message)
         yield {
             ui.pending: None,
-            **stored_with_views(ui, engine, columns, lo, hi),
+            **stored_with_views(ui, engine, columns, thresholds),
             ui.notice: handlers.notice_html(notice),
             ui.restore: restore,
         }
@@ -441,7 +438,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
     inputs, outputs = [ui.columns, *ui.thresholds], [ui.columns, *ui.view_outputs, ui.notice]
 
     def reanswer_both(columns, lo, hi, chosen, request: gr.Request):
-        columns = ensure_columns(engine, columns)
+        thresholds, columns = Thresholds.ordered(lo, hi), ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
         texts = [handlers.take_back_latest(engine, column) for column in columns]
         notice = restore = ""
@@ -450,7 +447,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
                 column.error = ""
             notice = "Nothing to re-answer yet: send a message first."
         else:
-            yield from streamed_chats(ui, engine, columns, texts, lo, hi, request)
+            yield from streamed_chats(ui, engine, columns, texts, thresholds, request)
             if stopped_sides(columns):
                 notice = "Stopped: the re-answered turn was taken back. Its message is back in the box: press Send."
                 restore = next(t for t in texts if t)
@@ -458,7 +455,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
                 if text and column.error:
                     column.error += handlers.TAKEN_BACK
         yield {
-            **stored_with_views(ui, engine, columns, lo, hi),
+            **stored_with_views(ui, engine, columns, thresholds),
             ui.notice: handlers.notice_html(notice),
             ui.restore: restore,
         }
@@ -467,16 +464,16 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
         """A scripted conversation in fresh columns (same strategies), streamed turn by turn."""
 
         def handler(columns, lo, hi, chosen, request: gr.Request):
-            turns = turns_of()
+            turns, thresholds = turns_of(), Thresholds.ordered(lo, hi)
             columns = [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)]
             handlers.set_reply_form(columns, chosen)
             yield {
-                **stored_with_views(ui, engine, columns, lo, hi),
+                **stored_with_views(ui, engine, columns, thresholds),
                 ui.notice: handlers.notice_html(f"Playing {what}: {len(turns)} turns in fresh columns.", "progress"),
             }
             stopper = engine.stop_event(session_id(request))
             try:
-                for message, partial in handlers.play_turns(engine, columns, turns, lo, hi, stopper):
+                for message, partial in handlers.play_turns(engine, columns, turns, thresholds, stopper):
                     yield {
                         ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
                         if partial[s] is not None
@@ -491,7 +488,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
                 if stopped_sides(columns)
                 else ""
             )
-            yield {**stored_with_views(ui, engine, columns, lo, hi), ui.notice: handlers.notice_html(notice)}
+            yield {**stored_with_views(ui, engine, columns, thresholds), ui.notice: handlers.notice_html(notice)}
 
         return handler
 
@@ -499,7 +496,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
         columns = ensure_columns(engine, columns)
         notes = [handlers.end_session_column(engine, column) for column in columns]
         return {
-            **stored_with_views(ui, engine, columns, lo, hi),
+            **stored_with_views(ui, engine, columns, Thresholds.ordered(lo, hi)),
             ui.notice: handlers.notice_html(" ".join(n for n in notes if n)),
         }
 
@@ -509,7 +506,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
             columns[side] = engine.new_column(columns[side].strategy)
             title = handlers.strategy_title(columns[side].strategy)
             return {
-                **stored_with_views(ui, engine, columns, lo, hi),
+                **stored_with_views(ui, engine, columns, Thresholds.ordered(lo, hi)),
                 ui.notice: handlers.notice_html(f"{title}'s conversation was cleared; the other column's is kept."),
             }
 
@@ -518,7 +515,10 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
     def reset_both(columns, lo, hi):
         return {
             **stored_with_views(
-                ui, engine, [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)], lo, hi
+                ui,
+                engine,
+                [engine.new_column(c.strategy) for c in ensure_columns(engine, columns)],
+                Thresholds.ordered(lo, hi),
             ),
             ui.notice: "",
         }
@@ -571,20 +571,19 @@ def wire_view_settings(ui: CompareUI, engine: AppEngine) -> None:
     def change_form(chosen, columns, lo, hi):
         columns = ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
-        return stored_with_views(ui, engine, columns, lo, hi)
+        return stored_with_views(ui, engine, columns, Thresholds.ordered(lo, hi))
 
     def thresholds_moved(lo, hi, columns):
         """Both columns re-decided at the sliders' values (ordered in the browser before this runs); the
         sliders are not written here, so a late answer cannot move them."""
-        lo, hi, _ = thresholds.ordered_thresholds(lo, hi, "low")  # a client that sent them unordered
-        return render_views(ui, engine, columns, lo, hi)
+        return render_views(ui, engine, columns, Thresholds.ordered(lo, hi))
 
     def strategy_changed(side: int):
         def handler(name, columns, lo, hi):
             columns = list(ensure_columns(engine, columns))
             if columns[side].strategy != name:
                 columns[side] = engine.new_column(name)
-            return stored_with_views(ui, engine, columns, lo, hi)
+            return stored_with_views(ui, engine, columns, Thresholds.ordered(lo, hi))
 
         return handler
 
@@ -664,7 +663,7 @@ def wire_instructional_memory(ui: CompareUI, engine: AppEngine) -> None:
             columns = ensure_columns(engine, columns)
             column = columns[side]
             note = action(column, value, engine.column_strategy(column).uses_instructional_memory)
-            return {ui.sides[side].im_msg: note, **stored_with_views(ui, engine, columns, lo, hi)}
+            return {ui.sides[side].im_msg: note, **stored_with_views(ui, engine, columns, Thresholds.ordered(lo, hi))}
 
         return handler
 
@@ -699,15 +698,15 @@ def wire_save_and_load(ui: CompareUI, engine: AppEngine) -> None:
             loaded = handlers.load_columns(engine, path)
         except REAError as exc:
             return {ui.columns: columns, ui.notice: handlers.notice_html(f"Not loaded: {exc}", "error")}
-        columns = list(ensure_columns(engine, columns))
+        columns, thresholds = list(ensure_columns(engine, columns)), Thresholds.ordered(lo, hi)
         with engine.gate.chat():  # a visitor waits on this, as on a reply: Inspect traces wait instead
             for side, column in zip(SIDES, loaded):
-                handlers.retrace_loaded(engine, column, lo, hi)
+                handlers.retrace_loaded(engine, column, thresholds)
                 columns[side] = column
         return {
-            **stored_with_views(ui, engine, columns, lo, hi),
+            **stored_with_views(ui, engine, columns, thresholds),
             **{ui.sides[s].strategy: columns[s].strategy for s in SIDES},
-            ui.notice: handlers.notice_html(f"Loaded {len(loaded)} column(s) from the saved file."),
+            ui.notice: handlers.notice_html(handlers.loaded_notice(loaded, path)),
         }
 
     gr.on([ui.save.click], save_both, inputs=[ui.columns], outputs=[ui.saved], api_name="save_conversation")

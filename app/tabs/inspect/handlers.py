@@ -14,7 +14,6 @@ from rea_core.limits import BudgetSpent, WorkBudget
 
 from ...state import AppEngine
 from ...store_guard import guard, storable, storable_note
-from ...views.answer import speaker_names
 from .quota import MarkQuotaExceeded, user_quota_message
 
 log = logging.getLogger(__name__)
@@ -29,9 +28,25 @@ class AnswerError(REAError):
     """A question that cannot be answered (not in the loaded file); the message says why, for a visitor."""
 
 
+def bundled_paths(engine: AppEngine) -> dict[str, Path]:
+    """The example files Inspect offers, by name: conversation JSONL and LoCoMo JSON in ``examples/``
+    (where the repository is at hand) and the LoCoMo sample packaged with rea_core (in any install)."""
+    from rea_core.evals import locomo_sample
+
+    folder = engine.examples_dir
+    found = {
+        p.name: p
+        for p in (folder.iterdir() if folder.is_dir() else ())
+        if p.is_file() and p.suffix in (".jsonl", ".json")
+    }
+    sample = locomo_sample()
+    found.setdefault(sample.name, sample)
+    return dict(sorted(found.items()))
+
+
 def bundled_files(engine: AppEngine) -> list[str]:
-    """The example files Inspect offers: conversation JSONL and LoCoMo JSON in ``examples/``."""
-    return sorted(p.name for p in engine.examples_dir.iterdir() if p.is_file() and p.suffix in (".jsonl", ".json"))
+    """The names of the example files Inspect offers (``bundled_paths``)."""
+    return list(bundled_paths(engine))
 
 
 @dataclass(frozen=True)
@@ -43,7 +58,6 @@ class LoadedFile:
     conversations: list
     questions: dict = field(default_factory=dict)  # conversation id -> RetrievalCase (answered questions only)
     note: str = ""  # why the questions could not be read, where the conversations could
-    speakers: dict = field(default_factory=dict)  # conversation id -> the names its turns begin with (LoCoMo)
 
 
 def read_conversations(engine: AppEngine, path: Path) -> list:
@@ -109,8 +123,7 @@ def load_file(engine: AppEngine, path: Path) -> LoadedFile:
         if len(set(ids)) < len(ids):
             raise DataFormatError(f"{path}: two LoCoMo conversations share a sample_id")
         conversations = [case_conversation(c, where=f"{path}: conversation {c.id}", **limits) for c in cases]
-        speakers = {c.id: speaker_names(text for pair in c.exchanges for text in pair) for c in cases}
-        return LoadedFile(path.name, conversations, answered(cases), speakers=speakers)
+        return LoadedFile(path.name, conversations, answered(cases))
     from rea_core.conversations import read_jsonl
 
     conversations = load_conversations(path, **limits)
@@ -138,14 +151,13 @@ def mark_needed(
     query_turn: int,
     exchange_turn: int,
     note: str,
-    tau_low: float,
-    tau_high: float,
+    thresholds: Thresholds,
     *,
     annotator: str | None,
-    session: str | None = None,
+    session_hash: str | None = None,
 ) -> str:
     """Store one mark under ``annotator`` (``annotate_auth.mark_author``: None means refused), within
-    the quotas of the browser session ``session`` (its hash) and of the annotator (``store_mark``).
+    the quotas of the browser session ``session_hash`` and of the annotator (``store_mark``).
 
     Indices come from the request, so they are checked here, not trusted from the page.
     """
@@ -163,7 +175,7 @@ def mark_needed(
     context = [turn_record(t.user, t.reply, t.time) for t in trace.turns[: query_turn + 1]]  # times where known
     store_mark(
         engine,
-        session,
+        session_hash,
         annotator=annotator,
         conversation_id=trace.conversation_id,
         query_turn=query_turn,
@@ -172,8 +184,8 @@ def mark_needed(
         exchange_user=storable(needed.user),
         exchange_reply=storable(needed.reply),
         score=decision.score,
-        tau_low=tau_low,
-        tau_high=tau_high,
+        tau_low=thresholds.low,
+        tau_high=thresholds.high,
         note=storable_note(note, MarkError),
         source=source,
         context=json.dumps(context, ensure_ascii=False),
@@ -181,8 +193,8 @@ def mark_needed(
     return f"Marked: turn {query_turn} needed omitted exchange {exchange_turn} of {trace.conversation_id}."
 
 
-def store_mark(engine: AppEngine, session: str | None, **fields) -> None:
-    """Write one mark within the quotas: this browser session's (``session``: its hash; None for a
+def store_mark(engine: AppEngine, session_hash: str | None, **fields) -> None:
+    """Write one mark within the quotas: this browser session's (``session_hash``; None for a
     call from inside the server) and the annotator's (``Limits.marks_per_user`` marks and
     ``Limits.marks_mb_per_user`` MB, checked in the mark's own transaction). Over any, nothing is
     written and the message says which.
@@ -202,7 +214,7 @@ def store_mark(engine: AppEngine, session: str | None, **fields) -> None:
                 db, max_marks=limits.marks_per_user, max_bytes=limits.marks_bytes_per_user, **fields
             )
 
-    with engine.session_marks.claim(session, key):
+    with engine.session_marks.claim(session_hash, key):
         try:
             guard(write, "mark not saved", MarkError)
         except MarkQuotaError as exc:
@@ -213,11 +225,12 @@ def store_mark(engine: AppEngine, session: str | None, **fields) -> None:
 
 
 def question_choices(loaded: LoadedFile | None, conversation_id: str | None) -> list[tuple[str, int]]:
-    """The Answers picker: ("category · question", index into the case's questions)."""
+    """The Answers picker: ("N. category · question", index into the case's questions), N counted from 1
+    as people count (the value stays the 0-based index)."""
     from rea_core.evals import question_label
 
     case = loaded.questions.get(conversation_id) if loaded and conversation_id else None
-    return [] if case is None else [(question_label(q), i) for i, q in enumerate(case.queries)]
+    return [] if case is None else [(f"{i + 1}. {question_label(q)}", i) for i, q in enumerate(case.queries)]
 
 
 def answer_question(
@@ -232,7 +245,7 @@ def answer_question(
     if case is None:
         raise AnswerError(f"{loaded.source} holds no question with a gold answer for {str(conversation_id)[:80]!r}")
     if not 0 <= index < len(case.queries):
-        raise AnswerError(f"no question {index}; this conversation has questions 0 to {len(case.queries) - 1}")
+        raise AnswerError(f"no question {index + 1}; this conversation has questions 1 to {len(case.queries)}")
     strategy = engine.strategy("rea", thresholds)
     question = case.queries[index]
     budget = WorkBudget(engine.limits.answer_budget_s, what="the answer", variable="REA_ANSWER_BUDGET_S")
@@ -265,7 +278,7 @@ def mark_question_needed(
     note: str,
     *,
     annotator: str | None,
-    session: str | None = None,
+    session_hash: str | None = None,
 ) -> str:
     """Store a retrieval-failure mark for a question: REA omitted ``exchange_turn``, one of its evidence
     exchanges, from the answer's prompt. The query turn is the question's position; the stored context is
@@ -290,7 +303,7 @@ def mark_question_needed(
     user, reply = case.exchanges[exchange_turn]
     store_mark(
         engine,
-        session,
+        session_hash,
         annotator=annotator,
         conversation_id=conversation_id,
         query_turn=position,
@@ -312,7 +325,7 @@ def marks_rows(engine: AppEngine, *, owner: str | None = None) -> list[list]:
     """The marks table: ``owner``'s marks (``annotate_auth.marks_reader``), every annotator's for None."""
 
     def read():
-        with engine.db() as session:
+        with engine.db() as db:
             return [
                 [
                     m.id,
@@ -323,7 +336,7 @@ def marks_rows(engine: AppEngine, *, owner: str | None = None) -> list[list]:
                     None if m.score is None else round(m.score, 3),
                     m.note,
                 ]
-                for m in _store().list_failure_marks(session, annotator=owner)
+                for m in _store().list_failure_marks(db, annotator=owner)
             ]
 
     return guard(read, "marks not loaded", MarkError)
@@ -334,8 +347,8 @@ def export_marks(engine: AppEngine, folder: str, *, owner: str | None = None) ->
     path = Path(folder) / "retrieval-failure-marks.jsonl"
 
     def write():
-        with engine.db() as session:
-            _store().export_failure_marks_jsonl(session, path, annotator=owner)
+        with engine.db() as db:
+            _store().export_failure_marks_jsonl(db, path, annotator=owner)
 
     guard(write, "marks not exported", MarkError)
     return str(path)
@@ -366,9 +379,9 @@ def recheck_marks(
     from rea_core.limits import DutyCycle
 
     def read():
-        with engine.db() as session:
+        with engine.db() as db:
             marks = _store()
-            return marks.marks_as_conversations(marks.list_failure_marks(session, annotator=owner))
+            return marks.marks_as_conversations(marks.list_failure_marks(db, annotator=owner))
 
     conversations = guard(read, "marks not loaded", MarkError)
     cases = parse_needed_cases(conversations, where="stored marks")

@@ -219,22 +219,21 @@ def wire_tracing(ui: InspectUI, engine: AppEngine) -> None:
         "your upload: NAME" in the picker, an example empties the drop zone."""
         if source == "example" and is_upload_entry(name):
             return {ui.status: gr.skip()}  # the upload shown already, picked again
-        path = (
-            (engine.examples_dir / name)
-            if source == "example" and name
-            else (Path(file if isinstance(file, str) else file.name) if file else None)
-        )
-        if path is None:
+        bundled = ih.bundled_paths(engine)  # an example's name comes from the request: looked up, never a path
+        if source == "example":
+            path = bundled.get(name) if isinstance(name, str) else None
+        else:
+            path = Path(file if isinstance(file, str) else file.name) if file else None
+        if path is None and not (source == "example" and name):
             return {ui.status: ""}
         for handle in old:
             store.release(handle)
-        bundled = ih.bundled_files(engine)
         shown = (
-            {ui.example: gr.Dropdown(choices=bundled), ui.upload: None}
+            {ui.example: gr.Dropdown(choices=list(bundled)), ui.upload: None}
             if source == "example"
             else {ui.example: gr.Dropdown(choices=[*bundled, upload_entry(path.name)], value=upload_entry(path.name))}
         )
-        if source == "example" and name not in bundled:  # a name from the request, not a path
+        if path is None:  # an example name that names no bundled file
             return cleared("Pick one of the bundled example files.") | shown
         try:
             loaded = ih.read_file(engine, path)
@@ -441,10 +440,9 @@ def wire_marks(ui: InspectUI, engine: AppEngine) -> Callable:
                 int(index),
                 int(exchange_turn),
                 text or "",
-                lo,
-                hi,
+                Thresholds.ordered(lo, hi),
                 annotator=auth.mark_author(request, profile),
-                session=request.session_hash,
+                session_hash=request.session_hash,
             )
         except REAError as exc:
             return {ui.status: f"**Not saved:** {exc}"}
@@ -538,14 +536,14 @@ def visible_marks(engine: AppEngine, request: gr.Request, profile: gr.OAuthProfi
         return []
 
 
-def shown_answer(ui: InspectUI, answer, *, number: int | None = None, speakers=()) -> dict:
+def shown_answer(ui: InspectUI, answer, *, number: int | None = None) -> dict:
     """The Answers panel showing ``answer`` (a ``qa.QuestionAnswer``; None: empty), question ``number``
-    (counted from 1) of a conversation whose turns begin with ``speakers``' names."""
+    (counted from 1)."""
     title = "" if answer is None else f"question at tau_low {answer.tau_low:.2f}, tau_high {answer.tau_high:.2f}"
     omitted = omitted_choices(answer)
     return {
         ui.answer: answer,
-        ui.answer_view: render_answer(answer, number=number, speakers=speakers),
+        ui.answer_view: render_answer(answer, number=number),
         ui.evidence: evidence_rows(answer),
         ui.answer_prompt: render_prompt_view(
             None if answer is None else answer.plan,
@@ -583,7 +581,7 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
         return {
             ui.answers_note: f"Answered question {number} of {escape(str(conv_id))}.",
             ui.sessions: cache,
-            **shown_answer(ui, answer, number=number, speakers=loaded.speakers.get(conv_id, ())),
+            **shown_answer(ui, answer, number=number),
         }
 
     def mark(exchange_turn, text, answer, file, request: gr.Request, profile: gr.OAuthProfile | None):
@@ -597,7 +595,7 @@ def wire_answers(ui: InspectUI, engine: AppEngine) -> None:
                 int(exchange_turn),
                 text or "",
                 annotator=auth.mark_author(request, profile),
-                session=request.session_hash,
+                session_hash=request.session_hash,
             )
         except REAError as exc:
             return {ui.answers_note: f"**Not saved:** {escape(str(exc))}"}

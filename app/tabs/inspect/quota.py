@@ -33,21 +33,22 @@ class SessionMarks:
         self._keys = LRUCache(sessions)  # session hash -> set of mark keys
         self._lock = Lock()
 
-    def count(self, session: str) -> int:
-        return len(self._keys.get(session) or ())
+    def count(self, session_hash: str) -> int:
+        return len(self._keys.get(session_hash) or ())
 
     @contextmanager
-    def claim(self, session: str | None, key: Hashable) -> Iterator[None]:
-        """Hold a place for mark ``key`` of ``session`` while it is written; given back if the write fails.
+    def claim(self, session_hash: str | None, key: Hashable) -> Iterator[None]:
+        """Hold a place for mark ``key`` of browser session ``session_hash`` while it is written; given back
+        if the write fails.
 
         Raises:
-            MarkQuotaExceeded: The session holds ``limit`` other marks already.
+            MarkQuotaExceeded: That browser session holds ``limit`` other marks already.
         """
-        if session is None:  # a call from inside the server, not a browser
+        if session_hash is None:  # a call from inside the server, not a browser
             yield
             return
         with self._lock:
-            keys = self._keys.get(session) or set()
+            keys = self._keys.get(session_hash) or set()
             new = key not in keys
             if new and len(keys) >= self.limit:
                 raise MarkQuotaExceeded(
@@ -55,7 +56,7 @@ class SessionMarks:
                     "(REA_MARKS_PER_SESSION); nothing was saved"
                 )
             keys.add(key)
-            self._keys.put(session, keys)
+            self._keys.put(session_hash, keys)
         try:
             yield
         except BaseException:

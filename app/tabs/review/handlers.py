@@ -17,6 +17,7 @@ from rea_core import REAError
 from rea_core.recognizer import defined
 
 from ...annotate_auth import Identity, require_adjudicator
+from ...recognizer_version import apply_active  # also what app.main applies at startup
 from ...state import AppEngine
 from ...store_guard import guard
 
@@ -25,7 +26,6 @@ NO_VERSIONS = (
     'No studio version yet. "Train a candidate recognizer" makes one from the final labels and shows it beside '
     "the recognizer in use, on the same validation items."
 )
-CONFIRM_WORSE = "use worse"  # what an adjudicator types to put a worse candidate in use
 
 
 def fmt(value: float | None) -> str:
@@ -50,7 +50,8 @@ class Drop:
         return self.in_use - self.value
 
     def words(self) -> str:
-        return f"{self.metric} {fmt(self.value)}, {fmt(self.by)} below the one in use ({fmt(self.in_use)})"
+        """ "precision drops 0.894 → 0.232": the one in use, then the chosen version."""
+        return f"{self.metric} drops {fmt(self.in_use)} → {fmt(self.value)}"
 
 
 def drops(chosen: dict | None, current: dict | None) -> list[Drop]:
@@ -70,8 +71,8 @@ def stats_markdown(engine: AppEngine) -> str:
     from annotations import store_review
 
     def run():
-        with engine.db() as session:
-            return store_review.agreement_stats(session)
+        with engine.db() as db:
+            return store_review.agreement_stats(db)
 
     s = guard(run, "stats not loaded")
     ties = f" · {s.n_ties} tied, waiting for adjudication" if s.n_ties else ""
@@ -100,8 +101,8 @@ def disagreement_rows(engine: AppEngine, who: Identity) -> list[list]:
     from annotations import store_review
 
     def run():
-        with engine.db() as session:
-            return store_review.disagreements(session, include_adjudicated=True)
+        with engine.db() as db:
+            return store_review.disagreements(db, include_adjudicated=True)
 
     return [[d.item_id, d.text, labels_cell(d.labels, d.adjudicated)] for d in guard(run, "disagreements not loaded")]
 
@@ -121,10 +122,10 @@ def adjudicate(engine: AppEngine, who: Identity, item_id: int, label: str) -> st
     who = require_adjudicator(who)
 
     def run():
-        with engine.db() as session:
-            store_items.ensure_annotator(session, who.name, who.role)
-        with engine.db() as session:
-            store_review.adjudicate(session, item_id, label, who.name)
+        with engine.db() as db:
+            store_items.ensure_annotator(db, who.name, who.role)
+        with engine.db() as db:
+            store_review.adjudicate(db, item_id, label, who.name)
 
     try:
         guard(run, "adjudication not saved")
@@ -138,8 +139,8 @@ def versions(engine: AppEngine):
     from annotations import store_review
 
     def run():
-        with engine.db() as session:
-            return store_review.list_versions(session)
+        with engine.db() as db:
+            return store_review.list_versions(db)
 
     return guard(run, "recognizer versions not loaded")
 
@@ -156,31 +157,6 @@ def name_of(version_id: int) -> str:
 
 def active_name(engine: AppEngine) -> str:
     return name_of(in_use(engine))
-
-
-def apply_active(engine: AppEngine) -> str:
-    """Point the app's REA recognizer at the version the database marks active (or the packaged one).
-
-    The only place the shared recognizer changes: at startup and after "use", each under
-    ``engine.recognizer_lock``, so two switches never interleave.
-    """
-    from annotations import store_review
-    from annotations.training import load_version
-
-    def active():
-        with engine.db() as session:
-            return store_review.active_version(session)
-
-    with engine.recognizer_lock:
-        found = guard(active, "active recognizer version not loaded")
-        recognizer = engine.strategy("rea").recognizer
-        if found is None:
-            recognizer.use_trained(None)  # back to the packaged stage 2 (the shipped trained classifier by default)
-            engine.recognizer_version = None
-            return f"packaged ({recognizer.stage2} stage 2)"
-        recognizer.use_trained(load_version(engine.db, found.id), engine.models.embedder)
-        engine.recognizer_version = found.id
-        return f"version {found.id}"
 
 
 def report(engine: AppEngine, version_id: int, found=None) -> dict[str, Any] | None:
@@ -203,8 +179,8 @@ def report(engine: AppEngine, version_id: int, found=None) -> dict[str, Any] | N
     measured = validation.report(version_id, load_version(engine.db, version_id))
 
     def keep():
-        with engine.db() as session:
-            store_review.add_version_metrics(session, version_id, validation_report=measured)
+        with engine.db() as db:
+            store_review.add_version_metrics(db, version_id, validation_report=measured)
 
     guard(keep, "measurements not kept")
     return measured
@@ -297,18 +273,26 @@ def is_revert(chosen: int, found) -> bool:
     return info is not None and (info.active or bool(info.metrics.get("was_in_use")))
 
 
+def confirm_words(chosen: int) -> str:
+    """What an adjudicator types to put a worse version in use: its name ("version 3"), so the choice is on purpose."""
+    return name_of(chosen)
+
+
 def typed_confirmation_needed(c: Comparison, found) -> bool:
-    """A worse version that was never in use goes live only after the adjudicator types ``CONFIRM_WORSE``."""
+    """A worse version that was never in use goes live only after its name is typed (``confirm_words``)."""
     return bool(c.drops()) and not is_revert(c.chosen, found)
 
 
 def check_confirmation(engine: AppEngine, chosen: int, typed: str) -> None:
-    """Refuse (REAError) to put a worse, never-used version in use unless ``CONFIRM_WORSE`` was typed;
+    """Refuse (REAError) to put a worse, never-used version in use unless its name (``confirm_words``) was typed;
     checked on the server, so an API call cannot skip it."""
     found = versions(engine)
     c = compare(engine, chosen, found)
-    if typed_confirmation_needed(c, found) and " ".join((typed or "").lower().split()) != CONFIRM_WORSE:
-        raise REAError(f'{c.worse_words()} Type "{CONFIRM_WORSE}" to put it in use anyway.')
+    words = confirm_words(chosen)
+    given = " ".join((typed or "").lower().split())
+    if typed_confirmation_needed(c, found) and given != words:
+        said = f'You typed "{html.escape(given[:40])}", not "{words}". ' if given else ""
+        raise REAError(f'{said}{c.worse_words()} Type "{words}" to put it in use anyway.')
 
 
 def train(engine: AppEngine, who: Identity) -> tuple[str, int]:
@@ -348,11 +332,11 @@ def switch(engine: AppEngine, who: Identity, version_id: int | None) -> str:
     leaving = engine.recognizer_version
 
     def run():
-        with engine.db() as session:
-            store_review.set_active_version(session, target)
+        with engine.db() as db:
+            store_review.set_active_version(db, target)
         for used in {leaving, target} - {None}:  # both count as "was in use": going back to them is a revert
-            with engine.db() as session:
-                store_review.add_version_metrics(session, used, was_in_use=True)
+            with engine.db() as db:
+                store_review.add_version_metrics(db, used, was_in_use=True)
 
     try:
         guard(run, "recognizer not switched")
@@ -371,8 +355,8 @@ def source_metrics_markdown(engine: AppEngine) -> str:
     from rea_core.recognizer import InstructionRecognizer
 
     def rows():
-        with engine.db() as session:
-            return store_review.labeled_rows(session)
+        with engine.db() as db:
+            return store_review.labeled_rows(db)
 
     found = guard(rows, "labels not loaded")
     if not found:
@@ -381,7 +365,7 @@ def source_metrics_markdown(engine: AppEngine) -> str:
     recognizer = running
     if running.trained is not None:  # the same recognizer on an embedder that keeps vectors between page views
         recognizer = InstructionRecognizer(
-            running.classifier, running.config, trained=running.trained, embedder=engine.recognizer_validation.embedder
+            running.llm, running.config, trained=running.trained, embedder=engine.recognizer_validation.embedder
         )
     by_source = triage.metrics_by_source(recognizer, found)
     lines = [

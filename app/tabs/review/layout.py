@@ -2,7 +2,7 @@
 disagreements with an adjudicate action, and "Train recognizer", which makes a candidate version.
 A version (the packaged one included) is shown beside the one in use on the same validation
 items, and goes into use only through "Use this version" and a confirmation (REA paper, D.1-D.3); a
-version worse than the one in use is shown in red and needs typed words, going back does not.
+version worse than the one in use is shown in red and needs its name typed, going back does not.
 Adjudicating, training and choosing are for adjudicators (role from the server's config): other
 people do not see those buttons, and the handlers refuse them anyway.
 """
@@ -70,8 +70,8 @@ def _confirm_text(c: rh.Comparison, typed: bool) -> str:
     )
     if typed:
         text += (
-            f"\n\n**{c.worse_words()}** To put it in use anyway, type **{rh.CONFIRM_WORSE}** below, then press "
-            '"Yes, put it in use".'
+            f"\n\n**{c.worse_words()}** To put it in use anyway, type **{rh.confirm_words(c.chosen)}** below, "
+            'then press "Yes, put it in use".'
         )
     return text
 
@@ -89,47 +89,54 @@ def build_review_tab(engine: AppEngine):
     """Lay out the tab and wire it; returns (on_load, outputs) to run when the tab is shown."""
     pending = gr.State(None)  # the version the confirmation is about, server side
     sign_in_panel("review")
-    with gr.Row():
-        refresh = gr.Button("Refresh", elem_id="review-refresh")
-        train_btn = gr.Button("Train a candidate recognizer", variant="primary", visible=False, elem_id="review-train")
-    status = gr.Markdown(elem_id="review-status")
-    role_note = gr.Markdown(visible=False, elem_id="review-role")
-    stats = gr.Markdown(elem_id="review-stats")
-    per_source = gr.Markdown(elem_id="review-per-source")
-    with gr.Accordion("Disagreements", open=True, visible=False, elem_id="review-adjudication") as adjudication:
-        table = gr.Dataframe(
-            headers=["item", "text", "labels"],
-            interactive=False,
-            wrap=True,  # long texts wrap inside their column: the labels column stays on screen
-            column_widths=["18%", "48%", "34%"],  # shares of the table width, which fits the screen
-            elem_id="review-disagreements",
-        )
+    status = gr.Markdown(
+        elem_id="review-status"
+    )  # outside the body: a refusal or the sign-in note shows signed out too
+    with gr.Column(visible=False, elem_id="review-body") as body:  # shown once signed in
         with gr.Row():
-            item_id = gr.Number(label="item (click a row above)", precision=0, elem_id="review-item")
-            final = gr.Radio(list(LABELS), label="final label", elem_id="review-label")
-            adjudicate_btn = gr.Button("Adjudicate", elem_id="review-adjudicate")
-    gr.Markdown("### Recognizer versions")
-    with gr.Row():
-        version = gr.Dropdown([], label="version to look at", elem_id="review-version")
-        use_btn = gr.Button("Use this version…", visible=False, elem_id="review-use")
-        back_btn = gr.Button("Put it back in use", visible=False, elem_id="review-put-back")  # one click
-    with gr.Group(visible=False, elem_id="review-confirm") as confirm_box:
-        confirm_md = gr.Markdown(elem_id="review-confirm-text")
-        typed = gr.Textbox(
-            label=f'type "{rh.CONFIRM_WORSE}" to put a worse version in use',
-            visible=False,
-            elem_id="review-confirm-typed",
-        )
+            refresh = gr.Button("Refresh", elem_id="review-refresh")
+            train_btn = gr.Button(
+                "Train a candidate recognizer", variant="primary", visible=False, elem_id="review-train"
+            )
+        role_note = gr.Markdown(visible=False, elem_id="review-role")
+        stats = gr.Markdown(elem_id="review-stats")
+        per_source = gr.Markdown(elem_id="review-per-source")
+        with gr.Accordion("Disagreements", open=True, visible=False, elem_id="review-adjudication") as adjudication:
+            table = gr.Dataframe(
+                headers=["item", "text", "labels"],
+                interactive=False,
+                wrap=True,  # long texts wrap inside their column: the labels column stays on screen
+                column_widths=["18%", "48%", "34%"],  # shares of the table width, which fits the screen
+                elem_id="review-disagreements",
+            )
+            with gr.Row():
+                item_id = gr.Textbox(  # empty until a row is clicked (a Number would show a made-up item 0)
+                    label="item", placeholder="click a row above", max_lines=1, elem_id="review-item"
+                )
+                final = gr.Radio(list(LABELS), label="final label", elem_id="review-label")
+                adjudicate_btn = gr.Button("Adjudicate", elem_id="review-adjudicate")
+        gr.Markdown("### Recognizer versions")
         with gr.Row():
-            confirm_btn = gr.Button("Yes, put it in use", variant="stop", elem_id="review-use-confirm")
-            cancel_btn = gr.Button("Cancel", elem_id="review-use-cancel")
-    version_note = gr.Markdown(elem_id="review-version-note")
-    worse = gr.HTML(visible=False, elem_id="review-worse")
-    comparison = gr.Markdown(elem_id="review-comparison")
-    with gr.Row():  # 300 px or more each: on a narrow screen they stack instead of cutting titles off
-        bars = gr.Plot(show_label=False, min_width=300, elem_id="review-metrics")
-        curve = gr.Plot(show_label=False, min_width=300, elem_id="review-pr")
-        matrix = gr.Plot(show_label=False, min_width=300, elem_id="review-confusion")
+            version = gr.Dropdown([], label="version to look at", elem_id="review-version")
+            use_btn = gr.Button("Use this version…", visible=False, elem_id="review-use")
+            back_btn = gr.Button("Put it back in use", visible=False, elem_id="review-put-back")  # one click
+        with gr.Group(visible=False, elem_id="review-confirm") as confirm_box:
+            confirm_md = gr.Markdown(elem_id="review-confirm-text")
+            typed = gr.Textbox(
+                label="type the version's name to put a worse version in use",
+                visible=False,
+                elem_id="review-confirm-typed",
+            )
+            with gr.Row():
+                confirm_btn = gr.Button("Yes, put it in use", variant="stop", elem_id="review-use-confirm")
+                cancel_btn = gr.Button("Cancel", elem_id="review-use-cancel")
+        version_note = gr.Markdown(elem_id="review-version-note")
+        worse = gr.HTML(visible=False, elem_id="review-worse")
+        comparison = gr.Markdown(elem_id="review-comparison")
+        with gr.Row():  # 300 px or more each: on a narrow screen they stack instead of cutting titles off
+            bars = gr.Plot(show_label=False, min_width=300, elem_id="review-metrics")
+            curve = gr.Plot(show_label=False, min_width=300, elem_id="review-pr")
+            matrix = gr.Plot(show_label=False, min_width=300, elem_id="review-confusion")
     outputs = [
         status,
         role_note,
@@ -151,12 +158,14 @@ def build_review_tab(engine: AppEngine):
         bars,
         curve,
         matrix,
+        body,  # last: API clients read the status first, as before
     ]
 
     def view(request: gr.Request, profile: gr.OAuthProfile | None, selected: int | None = None, message: str = ""):
         who = auth.identity(request, profile)
         if who is None:
-            return {status: auth.NOT_CONFIGURED if not auth.sign_in_configured() else "Sign in above to review."}
+            said = auth.NOT_CONFIGURED if not auth.sign_in_configured() else auth.SIGN_IN_TO_REVIEW
+            return {status: said, body: gr.Column(visible=False)}
         adjudicator = who.role == "adjudicator"
         try:
             found = rh.versions(engine)
@@ -166,6 +175,7 @@ def build_review_tab(engine: AppEngine):
             going_back = rh.is_revert(chosen, found)  # a version that was in use: one click, no confirmation
             b, p, m = _charts(c)
             return {
+                body: gr.Column(visible=True),
                 status: message or f"Recognizer in use: **{rh.name_of(current)}**.",
                 role_note: gr.Markdown(ANNOTATOR_NOTE, visible=not adjudicator),
                 stats: rh.stats_markdown(engine),
@@ -207,8 +217,9 @@ def build_review_tab(engine: AppEngine):
         return view(request, profile, selected=selected, message=message)
 
     def do_adjudicate(item, label, request: gr.Request, profile: gr.OAuthProfile | None):
-        if item is None or not label:
-            return {status: "Pick an item and a final label."}
+        item = str(item if item is not None else "").strip()
+        if not item.isdigit() or not label:
+            return {status: "Pick an item (click its row above) and a final label."}
         return act_then_view(lambda who: (rh.adjudicate(engine, who, int(item), label), None), request, profile)
 
     def do_train(request: gr.Request, profile: gr.OAuthProfile | None):
@@ -230,7 +241,9 @@ def build_review_tab(engine: AppEngine):
         return {
             confirm_box: gr.Group(visible=True),
             confirm_md: _confirm_text(c, needs_typing),
-            typed: gr.Textbox(value="", visible=needs_typing),
+            typed: gr.Textbox(
+                value="", visible=needs_typing, label=f'type "{rh.confirm_words(chosen)}" to put it in use anyway'
+            ),
             pending: chosen,
         }
 
@@ -265,7 +278,7 @@ def build_review_tab(engine: AppEngine):
     def pick_row(evt: gr.SelectData):
         """A click anywhere in a row of the disagreements fills the item field with that row's item."""
         row = evt.row_value or []
-        return {item_id: int(row[0])} if row and str(row[0]).strip().isdigit() else {}
+        return {item_id: str(row[0]).strip()} if row and str(row[0]).strip().isdigit() else {}
 
     def show_version(selected, request: gr.Request, profile: gr.OAuthProfile | None):
         return view(request, profile, selected=None if selected is None else int(selected))

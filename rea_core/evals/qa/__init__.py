@@ -36,9 +36,11 @@ from .metrics import (
     mean_nll,
     normalize_answer,
     parse_judge,
+    speaker_names,
     summarize,
     summarize_arms,
     token_f1,
+    without_speaker,
 )
 from .nll import AnswerNLL, answer_nll, reference_nlls
 from .prompts import (
@@ -109,6 +111,7 @@ __all__ = [
     "run_case",
     "select_questions",
     "shown_turns",
+    "speaker_names",
     "subset_plan",
     "summarize",
     "summarize_arms",
@@ -116,5 +119,6 @@ __all__ = [
     "vanilla_cut",
     "vanilla_plan",
     "with_question",
+    "without_speaker",
     "wrapped_question",
 ]

@@ -16,7 +16,7 @@ from ...session import new_session_id
 from ...types import PromptPlan, Reason, Resolution
 from ..cases import RetrievalCase
 from .inputs import CATEGORIES
-from .metrics import answer_scores, first_line, gap_share
+from .metrics import answer_scores, first_line, gap_share, speaker_names, without_speaker
 from .nll import AnswerNLL, answer_nll, reference_nlls
 from .prompts import MAX_NEW_TOKENS, question_session, with_question
 
@@ -48,7 +48,7 @@ class QuestionAnswer:
     category: str | None
     tau_low: float
     tau_high: float
-    prediction: str | None  # first line of the greedy reply (None: max_new_tokens 0)
+    prediction: str | None  # first line of the greedy reply, a copied speaker name taken off (None: max_new_tokens 0)
     reply: str | None
     f1: float | None
     em: float | None
@@ -84,6 +84,13 @@ def question_label(q) -> str:
     return f"{where or f'turn {q.position}'} · {q.text}"
 
 
+def shown_answer(reply: str, case: RetrievalCase) -> str:
+    """A generated reply as the short answer people read and F1/EM score: its first line, without a
+    leading name of one of ``case``'s speakers (LoCoMo turns read "Kofi: ...", and the model copies the
+    form: "Kofi: Biscuit" is the answer "Biscuit")."""
+    return without_speaker(first_line(reply), speaker_names(text for pair in case.exchanges for text in pair))
+
+
 def answer_question(
     strategy,
     case: RetrievalCase,
@@ -96,9 +103,9 @@ def answer_question(
 ) -> QuestionAnswer:
     """``question`` (a ``RetrievalQuery`` of ``case`` with a gold answer) answered from REAStrategy's real
     plan at ``strategy``'s thresholds, as ``rea eval qa``'s rea arm measures it: the gold NLL, a greedy short
-    answer with F1/EM, prompt tokens, and the decisions about its evidence exchanges. With ``reference``,
-    also the NLL under the none and oracle prompts (short ones), so this question's gap share says how
-    much of the evidence's gain REA kept.
+    answer with F1/EM (on ``shown_answer``: a copied speaker name taken off), prompt tokens, and the
+    decisions about its evidence exchanges. With ``reference``, also the NLL under the none and oracle
+    prompts (short ones), so this question's gap share says how much of the evidence's gain REA kept.
 
     ``sessions``: a cache {case id: ChatSession} kept by the caller across questions of one conversation
     (filled here); without it the exchanges before the question are embedded anew. Compressed replies
@@ -176,7 +183,7 @@ def answer_question(
         for n in question.needed
         if n in by_turn
     )
-    prediction = None if reply is None else first_line(reply)
+    prediction = None if reply is None else shown_answer(reply, case)
     tau_low, tau_high = strategy.config.thresholds
     return QuestionAnswer(
         case_id=case.id,

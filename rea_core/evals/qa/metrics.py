@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -62,6 +62,45 @@ def parse_judge(text: str) -> bool | None:
 
 def first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+# A leading speaker name: one to four short words (letters first), then a colon.
+_SPEAKER = re.compile(r"\s*([^\W\d_][\w'’.-]*(?: [\w'’.-]+){0,3})\s*:\s*")
+MAX_SPEAKER_CHARS = 32
+
+
+def speaker_names(texts: Iterable[str]) -> frozenset[str]:
+    """The names a conversation's turns begin with, "Name: text" as a LoCoMo file's exchanges hold them.
+
+    Example:
+        >>> sorted(speaker_names(["Mel: I moved.", "Jo Ann: Nice!", "12: not a name"]))
+        ['Jo Ann', 'Mel']
+    """
+    names = set()
+    for text in texts:
+        name, colon, _ = (text or "").partition(": ")
+        m = _SPEAKER.fullmatch(name + ": ") if colon else None
+        if m and len(m.group(1)) <= MAX_SPEAKER_CHARS:
+            names.add(m.group(1))
+    return frozenset(names)
+
+
+def without_speaker(text: str, speakers: Iterable[str]) -> str:
+    """``text`` without a leading "Name:" where Name is one of the conversation's ``speakers`` (any case,
+    several in a row): a model that read "Jo: ..." turns answers "Jo: at 3:30". Anything else stays
+    ("Note: 3:30"), and so does an answer that would be left empty.
+
+    Example:
+        >>> without_speaker("Jo: at 3:30", {"Jo", "Mel"}), without_speaker("Note: 3:30", {"Jo"})
+        ('at 3:30', 'Note: 3:30')
+    """
+    names = {n.strip().casefold() for n in speakers if n and n.strip()}
+    while names:
+        m = _SPEAKER.match(text)
+        if not m or m.group(1).casefold() not in names or not text[m.end() :].strip():
+            break
+        text = text[m.end() :]
+    return text
 
 
 def summarize(records: Sequence[dict]) -> dict:

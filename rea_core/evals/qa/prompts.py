@@ -254,7 +254,7 @@ def arm_prompts(arm: str, case: RetrievalCase, ctx: QAContext):
             t0 = time.perf_counter()
             for i in range(len(session.episodes), q.position):
                 if i and case.times and case.time_of(i) != case.time_of(i - 1):
-                    strategy.end_session(session)  # a new conversation session (LoCoMo's dated sessions)
+                    strategy.end_sitting(session)  # a new conversation session (LoCoMo's dated sessions)
                 strategy.store(session, *case.exchanges[i], time=case.time_of(i))
             memory_s = time.perf_counter() - t0
             plan, _ = strategy.build_context(session, q.text)

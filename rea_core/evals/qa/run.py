@@ -137,7 +137,7 @@ def run_case(arm: str, case: RetrievalCase, ctx: QAContext) -> list[dict]:
 
 def evaluate(
     models,
-    config: Settings,
+    settings: Settings,
     cases: list[RetrievalCase],
     arms: Sequence[str],
     out_dir: str | Path,
@@ -150,7 +150,7 @@ def evaluate(
 ) -> dict:
     """Run every arm on every case (resumable), then write results.json and report.html."""
     options = dict(dataset=dataset, judge=judge, limit=limit, max_new_tokens=max_new_tokens, categories=categories)
-    return run_eval(QA_TASK, models, config, cases, arms, out_dir, **options)
+    return run_eval(QA_TASK, models, settings, cases, arms, out_dir, **options)
 
 
 def nll_note(generator) -> str | None:

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 class COMEDYConfig:
     """COMEDY's settings (COMEDY paper): session length and the memory calls' budget."""
 
-    session_turns: int = field(
+    sitting_turns: int = field(
         default=8, metadata={"help": "turns per session before memory extraction and compression run"}
     )
     memory_tokens: int = field(default=160, metadata={"help": "new-token cap of the Task 1 and Task 2 model calls"})
 
     def __post_init__(self) -> None:
-        if self.session_turns < 1 or self.memory_tokens < 8:
-            raise ValueError("comedy.session_turns >= 1 and comedy.memory_tokens >= 8 are required")
+        if self.sitting_turns < 1 or self.memory_tokens < 8:
+            raise ValueError("comedy.sitting_turns >= 1 and comedy.memory_tokens >= 8 are required")

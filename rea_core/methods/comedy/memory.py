@@ -14,7 +14,7 @@ which the prompt view shows:
 * Task 1: one memory per turn, ``User said: <first sentence of the user message>``, plus
   ``Assistant said: <first sentence of the reply>``, each clipped to 25 words.
 * Task 2: *user description* = the session memories whose subject is the user (they start with
-  "User" or "The user", or speak in the first person); *relationship* = how many sessions and
+  "User" or "The user", or speak in the first person); *relationship* = how many sittings and
   turns the two have shared; *events* = every session's memories in order, newest last, clipped to
   the last 150 words. Each part is non-empty.
 """
@@ -59,7 +59,7 @@ def _echoes(item: str, prompt: str) -> bool:
     return bool(words) and len(words & source) / len(words) > 0.6
 
 
-def parse_session_memory(answer: str, prompt: str = "") -> list[str]:
+def parse_sitting_memory(answer: str, prompt: str = "") -> list[str]:
     """Memories from a Task 1 answer (``[a|b|c]``, ``Memory: a|b``, or one per line). Items that
     end in a colon or mostly repeat the instructions of ``prompt`` (an echo) are dropped.
 
@@ -88,7 +88,7 @@ def parse_session_memory(answer: str, prompt: str = "") -> list[str]:
     return items
 
 
-def rule_session_memory(turns: Sequence[tuple[str, str]]) -> list[str]:
+def rule_sitting_memory(turns: Sequence[tuple[str, str]]) -> list[str]:
     """The Task 1 fallback rule: the first sentence of each message, attributed."""
     items = []
     for user, reply in turns:
@@ -124,20 +124,20 @@ def parse_compressive(answer: str) -> dict[str, str]:
     return out
 
 
-def rule_compressive(sessions: Sequence[Sequence[str]], n_turns: int) -> dict[str, str]:
+def rule_compressive(sittings: Sequence[Sequence[str]], n_turns: int) -> dict[str, str]:
     """The Task 2 fallback rule: three non-empty parts built from the session memories."""
     about_user = [
         m
-        for s in sessions
+        for s in sittings
         for m in s
         if re.match(rf"^(the\s+)?{USER_NAME}\b", m, re.IGNORECASE) and _FIRST_PERSON.search(m)
     ]
     user = " ".join(about_user[-8:]) if about_user else "Nothing the user said about themselves yet."
-    n = len(sessions)
+    n = len(sittings)
     relationship = (
         f"{USER_NAME} and {BOT_NAME} have talked in {n} session{'s' if n != 1 else ''} ({n_turns} turns) so far."
     )
-    events = " ".join(f"Session {i}: {'; '.join(m.rstrip('.') for m in s)}." for i, s in enumerate(sessions, 1) if s)
+    events = " ".join(f"Session {i}: {'; '.join(m.rstrip('.') for m in s)}." for i, s in enumerate(sittings, 1) if s)
     words = events.split()
     events = ("... " + " ".join(words[-150:])) if len(words) > 150 else events
     return {"user": user, "relationship": relationship, "events": events or "No events yet."}
@@ -172,19 +172,19 @@ class MemoryExtractor:
     def _ask(self, prompt: str) -> str:
         return self.generator.generate([{"role": "user", "content": prompt}], max_new_tokens=self.max_new_tokens).text
 
-    def session_memory(self, turns: Sequence[tuple[str, str]], label: str) -> MemoryResult:
+    def sitting_memory(self, turns: Sequence[tuple[str, str]], label: str) -> MemoryResult:
         answer = self._ask(fill(load_template("comedy_task1"), dialogue=format_dialogue(turns)))
         try:
-            return MemoryResult(parse_session_memory(answer, load_template("comedy_task1")), "llm")
+            return MemoryResult(parse_sitting_memory(answer, load_template("comedy_task1")), "llm")
         except MemoryParseError as exc:
             return MemoryResult(
-                rule_session_memory(turns),
+                rule_sitting_memory(turns),
                 "rule",
                 f"Task 1 output for {label} did not parse ({exc}); the first-sentence rule wrote its memory.",
             )
 
-    def compress(self, sessions: Sequence[Sequence[str]], n_turns: int) -> MemoryResult:
-        memories = "\n".join(f"Session {i}: {' | '.join(s)}" for i, s in enumerate(sessions, 1))
+    def compress(self, sittings: Sequence[Sequence[str]], n_turns: int) -> MemoryResult:
+        memories = "\n".join(f"Session {i}: {' | '.join(s)}" for i, s in enumerate(sittings, 1))
         answer = self._ask(
             fill(load_template("comedy_task2"), user_name=USER_NAME, bot_name=BOT_NAME, memories=memories)
         )
@@ -192,7 +192,7 @@ class MemoryExtractor:
             return MemoryResult(parse_compressive(answer), "llm")
         except MemoryParseError as exc:
             return MemoryResult(
-                rule_compressive(sessions, n_turns),
+                rule_compressive(sittings, n_turns),
                 "rule",
                 f"Task 2 output did not parse ({exc}); the three parts were built by rule from the session memories.",
             )

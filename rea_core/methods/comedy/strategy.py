@@ -1,16 +1,17 @@
-"""COMEDY (COMEDY paper): compressive memory in one model, no retrieval, sessions of ``K`` turns.
+"""COMEDY (COMEDY paper): compressive memory in one model, no retrieval, sittings of ``K`` turns.
 
-The conversation is cut into sessions: every ``COMEDYConfig.session_turns`` turns, or earlier by the
-explicit "new session" action (``end_session``). When a session closes, the backbone runs
-Task 1 (session-level memory of that session) and then Task 2 (all session memories condensed
+The conversation is cut into sittings (the paper's "sessions"; in this code ``session`` is always the
+``ChatSession``): every ``COMEDYConfig.sitting_turns`` turns, or earlier by the explicit "new session"
+action (``end_sitting``). When a sitting closes, the backbone runs
+Task 1 (the memory of that sitting) and then Task 2 (all sitting memories condensed
 into the compressive memory: user description, user-bot relationship, past events), both in
 ``memory.py`` with their documented fallback rules. Each reply is Task 3: the
 memory-grounded response, with the compressive memory in the system message
-(``templates/comedy_task3.md``) and the current session's turns as the dialogue. Exchanges of
-earlier sessions are not in the prompt; the memory stands for them.
+(``templates/comedy_task3.md``) and the current sitting's turns as the dialogue. Exchanges of
+earlier sittings are not in the prompt; the memory stands for them.
 
-State (``session.memory``, saved with the session): ``session_start`` (first turn of the current
-session), ``sessions`` (each closed session's span and Task 1 memories) and ``compressive`` (the
+State (``session.memory``, saved with the session): ``sitting_start`` (first turn of the current
+sitting), ``sittings`` (each closed sitting's span and Task 1 memories) and ``compressive`` (the
 three parts, how they were made, and any fallback note).
 """
 
@@ -26,20 +27,27 @@ from ..registry import register_strategy
 from . import SPEC
 from .memory import PARTS, MemoryExtractor, render_compressive
 
+# State keys saved before sittings were named so: read under their new names.
+_OLD_KEYS = {"session_start": "sitting_start", "sessions": "sittings"}
+
+
+def _current(memory: dict | None) -> dict:
+    return {_OLD_KEYS.get(k, k): v for k, v in (memory or {}).items()}
+
 
 @register_strategy(SPEC.name)
 class ComedyStrategy(Strategy):
     """COMEDY on the shared backbone. See the module docstring.
 
     Example:
-        >>> comedy = build_strategy("comedy", models, COMEDYConfig(session_turns=4))
+        >>> comedy = build_strategy("comedy", models, COMEDYConfig(sitting_turns=4))
         >>> session = comedy.new_session()
         >>> comedy.respond(session, "My name is Ana and I teach piano.")
-        >>> comedy.end_session(session)  # Task 1 + Task 2 now
+        >>> comedy.end_sitting(session)  # Task 1 + Task 2 now
         >>> session.memory["compressive"]["user"]
     """
 
-    uses_sessions = True
+    uses_sittings = True
 
     @property
     def extractor(self) -> MemoryExtractor:
@@ -47,55 +55,56 @@ class ComedyStrategy(Strategy):
 
     @staticmethod
     def state(session: ChatSession) -> dict:
-        m = session.memory
+        m = _current(session.memory)
         return {
-            "session_start": int(m.get("session_start", 0)),
-            "sessions": list(m.get("sessions", [])),
-            "compressive": m.get("compressive"),
+            "sitting_start": int(m.get("sitting_start", 0)),
+            "sittings": list(m.get("sittings", [])),
+            "compressive": _current(m["compressive"]) if m.get("compressive") else None,
         }
 
     def memory_problem(self, memory: dict, n_turns: int) -> str | None:
-        """Closed sessions in turn order before ``session_start``, each with its Task 1 memories; the
+        """Closed sittings in turn order before ``sitting_start``, each with its Task 1 memories; the
         compressive memory (Task 2) with its three parts as text."""
-        start = memory.get("session_start", 0)
+        memory = _current(memory)
+        start = memory.get("sitting_start", 0)
         if not is_whole(start, 0, n_turns):
-            return f'"session_start" must be a turn in 0-{n_turns}'
-        sessions = memory.get("sessions", [])
-        problem = spans_problem(sessions, end_before=start, what="session")
+            return f'"sitting_start" must be a turn in 0-{n_turns}'
+        sittings = memory.get("sittings", [])
+        problem = spans_problem(sittings, end_before=start, what="sitting")
         if problem:
             return problem
-        for i, closed in enumerate(sessions):
+        for i, closed in enumerate(sittings):
             if not (is_text_list(closed.get("memories")) and isinstance(closed.get("note", ""), str)):
-                return f'session {i}: "memories" must be a list of text'
-        compressive = memory.get("compressive")
-        if compressive is not None and not (
+                return f'sitting {i}: "memories" must be a list of text'
+        compressive = _current(memory["compressive"]) if isinstance(memory.get("compressive"), dict) else None
+        if memory.get("compressive") is not None and not (
             isinstance(compressive, dict)
             and all(isinstance(compressive.get(k), str) for k in (*PARTS, "method"))
             and isinstance(compressive.get("note", ""), str)
-            and is_whole(compressive.get("sessions"), 1)
+            and is_whole(compressive.get("sittings"), 1)
             and is_whole(compressive.get("through_turn"), 0, max(0, start - 1))
         ):
-            return '"compressive" must hold text "user", "relationship", "events", "method" and its sessions and turns'
+            return '"compressive" must hold text "user", "relationship", "events", "method" and its sittings and turns'
         return None
 
-    def _close_session(self, session: ChatSession, state: dict) -> dict:
-        """Task 1 on the current session, then Task 2 over every session memory."""
-        start, end = state["session_start"], session.n_turns - 1
+    def _close_sitting(self, session: ChatSession, state: dict) -> dict:
+        """Task 1 on the current sitting, then Task 2 over every sitting's memory."""
+        start, end = state["sitting_start"], session.n_turns - 1
         turns = [(ex.user, ex.reply) for ex in session.episodes.exchanges[start : end + 1]]
-        number = len(state["sessions"]) + 1
-        t1 = self.extractor.session_memory(turns, f"session {number} (turns {start}-{end})")
-        state["sessions"].append(
+        number = len(state["sittings"]) + 1
+        t1 = self.extractor.sitting_memory(turns, f"session {number} (turns {start}-{end})")
+        state["sittings"].append(
             {"start": start, "end": end, "memories": t1.value, "method": t1.method, "note": t1.note}
         )
-        t2 = self.extractor.compress([s["memories"] for s in state["sessions"]], session.n_turns)
+        t2 = self.extractor.compress([s["memories"] for s in state["sittings"]], session.n_turns)
         state["compressive"] = {
             **t2.value,
             "method": t2.method,
             "note": t2.note,
-            "sessions": len(state["sessions"]),
+            "sittings": len(state["sittings"]),
             "through_turn": end,
         }
-        state["session_start"] = end + 1
+        state["sitting_start"] = end + 1
         return state
 
     def store(
@@ -109,36 +118,36 @@ class ComedyStrategy(Strategy):
     ) -> None:
         super().store(session, user_text, reply, time=time)
         state = self.state(session)
-        if session.n_turns - state["session_start"] >= self.config.session_turns:
-            state = self._close_session(session, state)
+        if session.n_turns - state["sitting_start"] >= self.config.sitting_turns:
+            state = self._close_sitting(session, state)
         self.commit_memory(session, session.n_turns - 1, state)
 
-    def end_session(self, session: ChatSession) -> str:
+    def end_sitting(self, session: ChatSession) -> str:
         state = self.state(session)
-        if state["session_start"] >= session.n_turns:
+        if state["sitting_start"] >= session.n_turns:
             return "COMEDY: the current session has no turns yet; nothing to summarize."
-        state = self._close_session(session, state)
+        state = self._close_sitting(session, state)
         session.memory = {**session.memory, **state}
-        return f"COMEDY: session {len(state['sessions'])} closed; its memory and the compressive memory were updated."
+        return f"COMEDY: session {len(state['sittings'])} closed; its memory and the compressive memory were updated."
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         count, state = self.generator.count_tokens, self.state(session)
         system = self.runtime.system_prompt
         blocks: list[Segment] = []
         notes = [
-            f"COMEDY: sessions of {self.config.session_turns} turns; "
-            f"current session from turn {state['session_start']}; "
-            f"{len(state['sessions'])} closed session(s)."
+            f"COMEDY: sittings of {self.config.sitting_turns} turns; "
+            f"current session from turn {state['sitting_start']}; "
+            f"{len(state['sittings'])} closed session(s)."
         ]
         memory = state["compressive"]
         if memory:
             text = fill(load_template("comedy_task3"), memory=render_compressive(memory))
             label = (
-                f"compressive memory · sessions 1-{memory['sessions']} (turns "
+                f"compressive memory · sittings 1-{memory['sittings']} (turns "
                 f"0-{memory['through_turn']}) · Task 2 by {memory['method']}"
             )
             blocks.append(memory_segment(text, count, label=label, turns=range(memory["through_turn"] + 1)))
-            notes += [s["note"] for s in state["sessions"] if s.get("note")][-3:] + (
+            notes += [s["note"] for s in state["sittings"] if s.get("note")][-3:] + (
                 [memory["note"]] if memory.get("note") else []
             )
         exchanges = session.episodes.exchanges  # the current session's raw, earlier ones only through the memory
@@ -146,7 +155,7 @@ class ComedyStrategy(Strategy):
             Decision(
                 turn=ex.turn,
                 score=None,
-                resolution=Resolution.RAW if ex.turn >= state["session_start"] else Resolution.OMIT,
+                resolution=Resolution.RAW if ex.turn >= state["sitting_start"] else Resolution.OMIT,
             )
             for ex in exchanges
         )

@@ -73,7 +73,9 @@ class REAStrategy(Strategy):
     ) -> "REAStrategy":
         """REA on the shared models; ``recognizer`` replaces the one ``config`` names (an evaluation arm's labels)."""
         config = config or REAConfig()
-        recognizer = recognizer or build_recognizer(models.recognizer_model, models.embedder, config.recognizer_stage2)
+        recognizer = recognizer or build_recognizer(
+            models.recognizer_llm or models.generator, models.embedder, config.recognizer_stage2
+        )
         return cls(
             models.generator, models.embedder, config, runtime=runtime, recognizer=recognizer, codec=models.codec
         )

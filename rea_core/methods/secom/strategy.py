@@ -54,7 +54,7 @@ class SeComStrategy(Strategy):
         >>> secom.respond(session, "I adopted a cat named Miso.").plan.notes
     """
 
-    uses_sessions = True
+    uses_sittings = True
 
     def __init__(self, generator, embedder=None, config: SeComConfig | None = None, *, runtime=None, compressor=None):
         if embedder is None:
@@ -159,7 +159,7 @@ class SeComStrategy(Strategy):
             state = self._segment_tail(session, state, close_all=False)
         self.commit_memory(session, session.n_turns - 1, state)
 
-    def end_session(self, session: ChatSession) -> str:
+    def end_sitting(self, session: ChatSession) -> str:
         state = self.state(session)
         if state["open_from"] >= session.n_turns:
             return "SeCom: no open turns; nothing to segment."
