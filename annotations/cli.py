@@ -76,8 +76,8 @@ def _in_store(url: str | None, work, *errors: type[Exception]):
     from . import StoreError
 
     try:
-        with _db_factory(url)() as url:
-            return work(url)
+        with _db_factory(url)() as db:
+            return work(db)
     except (StoreError, *errors) as exc:
         _fail(str(exc))
 
@@ -100,8 +100,8 @@ def import_(
 
     try:
         rows = read_rows(file, annotator=annotator)
-        with _db_factory(url)() as url:
-            result = import_rows(url, rows, source=file.name, annotator=annotator)
+        with _db_factory(url)() as db:
+            result = import_rows(db, rows, source=file.name, annotator=annotator)
     except FileNotFoundError:
         _fail(f"{file}: no such file")
     except (ImportFormatError, StoreError) as exc:
@@ -129,7 +129,7 @@ def export(
     if format not in EXPORT_FORMATS:
         _fail(f"unknown format {format!r}; use one of {', '.join(EXPORT_FORMATS)}")
     _writable(out)
-    rows = _in_store(url, lambda url: export_rows(url, labeled_only=labeled_only))
+    rows = _in_store(url, lambda db: export_rows(db, labeled_only=labeled_only))
     try:
         write_export(rows, out, format)  # written under a temporary name, then renamed: never half a file
     except OSError as exc:
@@ -163,7 +163,7 @@ def upgrade(url: DbOpt = None) -> None:
     """
     from . import StoreError
     from . import upgrade as run_upgrade
-    from .url import database_url, safe_url
+    from .db import database_url, safe_url
 
     with reported_errors():
         url = database_url(url)
@@ -319,7 +319,7 @@ def use(
         if version.isascii() and version.isdigit()  # "²" is a digit to Python, not to int()
         else _fail("version must be an id or 'packaged'")
     )
-    _in_store(url, lambda url: set_active_version(url, target), ValueError)
+    _in_store(url, lambda db: set_active_version(db, target), ValueError)
     typer.echo(f"recognizer in use: {version}")
 
 
@@ -336,7 +336,7 @@ def save_model(
     from .store_review import version_model
 
     _writable(out)
-    model = _in_store(url, lambda url: version_model(url, version), ValueError)
+    model = _in_store(url, lambda db: version_model(db, version), ValueError)
     try:
         out.write_text(json.dumps(model), encoding="utf-8")
     except OSError as exc:

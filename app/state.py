@@ -7,6 +7,8 @@ Nothing conversation-specific lives in the engine, so one user's chat never reac
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -62,6 +64,10 @@ class AppEngine:
     # removed when the reply ends.
     _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
     _stops_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    # Browser sessions whose columns are answering now (Send, Re-answer, an example), whatever the stage:
+    # Gradio drops a second run of the reply event while the first is pending, so a message accepted
+    # then would vanish; Send refuses it instead and leaves it in the box.
+    _replying: set[str] = field(default_factory=set, init=False, repr=False)
     # Chats first: Compare's replies hold it as chats, an Inspect trace takes each turn as background work.
     gate: ModelGate = field(default_factory=ModelGate, init=False, repr=False)
 
@@ -78,6 +84,23 @@ class AppEngine:
             with self._stops_lock:
                 if self._stops.get(session_hash) is event:
                     del self._stops[session_hash]
+
+    @contextmanager
+    def replying(self, session_hash: str | None) -> Iterator[None]:
+        """Mark this browser session's columns as answering while the block runs."""
+        if session_hash:
+            with self._stops_lock:
+                self._replying.add(session_hash)
+        try:
+            yield
+        finally:
+            if session_hash:
+                with self._stops_lock:
+                    self._replying.discard(session_hash)
+
+    def is_replying(self, session_hash: str | None) -> bool:
+        with self._stops_lock:
+            return bool(session_hash) and session_hash in self._replying
 
     def request_stop(self, session_hash: str | None) -> bool:
         """The Stop button: end this browser session's streaming replies (nothing of the turn is stored).

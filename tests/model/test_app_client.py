@@ -3,6 +3,7 @@ escaping, save/load, the inspector and its marks database."""
 
 import json
 import threading
+import time
 
 import pytest
 from gradio_client import Client, handle_file
@@ -52,6 +53,24 @@ def test_rea_and_vanilla_replies_stream_through_gradio_client(client):
         reply = texts(final[side])[1]
         assert "first token" in reply and "total" in reply  # the stats line comes when the reply ends
         assert any(reply.startswith(p.rstrip("▌ ")) for p in partial)
+
+
+def test_a_message_sent_while_the_columns_answer_is_refused_not_lost(client):
+    """Gradio drops a second run of the reply event while the first is pending, so a message accepted
+    then would be cleared from the box and never answered. Send refuses it while this browser session
+    answers (streaming or drawing the views after), and takes it once the replies have ended."""
+    client.predict("Tell me a long story about a dragon.", api_name="/accept_message")
+    job = client.submit(0.5, 0.7, api_name="/generate_replies")
+    deadline = time.monotonic() + 120
+    while not job.outputs() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert job.outputs() and not job.done()  # the columns are answering now
+    refused = client.predict("A second message.", api_name="/accept_message")
+    assert any("Still answering" in str(part) for part in refused)
+    first = job.result(timeout=300)
+    assert [len(texts(first[side])) for side in (CHAT0, CHAT1)] == [2, 2]  # the first turn alone
+    after = send(client, "A second message.")  # once the replies ended, Send takes it
+    assert texts(after[CHAT0])[2] == "A second message." and len(texts(after[CHAT1])) == 4
 
 
 @pytest.mark.slow  # a default-run sibling covers the same path; kept in the slow group

@@ -260,7 +260,7 @@ def loaded_notice(columns: Sequence[ColumnState], path: str) -> str:
     return f"Loaded {Path(path).name}: {held}.{said}"
 
 
-def end_session_column(engine: AppEngine, column: ColumnState) -> str:
+def end_sitting_column(engine: AppEngine, column: ColumnState) -> str:
     """The explicit "new session" action: the strategy closes its current session (COMEDY runs
     Tasks 1 and 2, SeCom segments its open turns); for strategies without sessions it says so."""
     strategy = engine.column_strategy(column)

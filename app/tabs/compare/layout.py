@@ -28,6 +28,7 @@ SIDES = (0, 1)
 DEFAULT_STRATEGIES = ("rea", "vanilla")
 CHAT_HEIGHT = 360  # px: with the header, sliders and examples, the message box stays on a 1000 px screen
 PREFILL_NOTE_TOKENS = 256  # shorter messages reach their first word in about a second: no note
+STILL_ANSWERING = "Still answering the last message: yours stays in the box. Press Send once both replies are done."
 RESTORE_JS = "(restore, current) => (restore && !(current || '').trim()) ? restore : current"
 
 
@@ -381,10 +382,12 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
     in the model queue; Stop ends both replies of this browser session. A refused message stays in
     the box with the reason beside it; so does one that Stop or a failure left unanswered."""
 
-    def accept(text, columns):
+    def accept(text, columns, request: gr.Request):
         columns = ensure_columns(engine, columns)
         if not (text or "").strip():
             return {ui.pending: None, ui.notice: ""}  # empty messages do nothing
+        if engine.is_replying(session_id(request)):  # the message stays in the box (``engine.replying``)
+            return {ui.pending: None, ui.notice: handlers.notice_html(STILL_ANSWERING, "progress")}
         try:
             message = handlers.check_message(engine, text)
         except REAError as exc:  # shown in the page: this event runs outside the queue, where toasts are lost
@@ -400,15 +403,16 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
         if not message:  # refused or empty: the notice ``accept`` wrote stays
             yield {ui.pending: None, **stored_with_views(ui, engine, columns, thresholds)}
             return
-        before = [c.session.n_turns for c in columns]
-        yield from streamed_chats(ui, engine, columns, [message] * len(columns), thresholds, request)
-        notice, restore = unanswered(columns, before, message)
-        yield {
-            ui.pending: None,
-            **stored_with_views(ui, engine, columns, thresholds),
-            ui.notice: handlers.notice_html(notice),
-            ui.restore: restore,
-        }
+        with engine.replying(session_id(request)):
+            before = [c.session.n_turns for c in columns]
+            yield from streamed_chats(ui, engine, columns, [message] * len(columns), thresholds, request)
+            notice, restore = unanswered(columns, before, message)
+            yield {
+                ui.pending: None,
+                **stored_with_views(ui, engine, columns, thresholds),
+                ui.notice: handlers.notice_html(notice),
+                ui.restore: restore,
+            }
 
     def stop_replies(request: gr.Request):
         stopping = engine.request_stop(session_id(request))
@@ -440,25 +444,28 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
     def reanswer_both(columns, lo, hi, chosen, request: gr.Request):
         thresholds, columns = Thresholds.ordered(lo, hi), ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
-        texts = [handlers.take_back_latest(engine, column) for column in columns]
-        notice = restore = ""
-        if not any(texts):
-            for column in columns:
-                column.error = ""
-            notice = "Nothing to re-answer yet: send a message first."
-        else:
-            yield from streamed_chats(ui, engine, columns, texts, thresholds, request)
-            if stopped_sides(columns):
-                notice = "Stopped: the re-answered turn was taken back. Its message is back in the box: press Send."
-                restore = next(t for t in texts if t)
-            for column, text in zip(columns, texts):
-                if text and column.error:
-                    column.error += handlers.TAKEN_BACK
-        yield {
-            **stored_with_views(ui, engine, columns, thresholds),
-            ui.notice: handlers.notice_html(notice),
-            ui.restore: restore,
-        }
+        with engine.replying(session_id(request)):  # Send waits until the whole event has ended
+            texts = [handlers.take_back_latest(engine, column) for column in columns]
+            notice = restore = ""
+            if not any(texts):
+                for column in columns:
+                    column.error = ""
+                notice = "Nothing to re-answer yet: send a message first."
+            else:
+                yield from streamed_chats(ui, engine, columns, texts, thresholds, request)
+                if stopped_sides(columns):
+                    notice = (
+                        "Stopped: the re-answered turn was taken back. Its message is back in the box: press Send."
+                    )
+                    restore = next(t for t in texts if t)
+                for column, text in zip(columns, texts):
+                    if text and column.error:
+                        column.error += handlers.TAKEN_BACK
+            yield {
+                **stored_with_views(ui, engine, columns, thresholds),
+                ui.notice: handlers.notice_html(notice),
+                ui.restore: restore,
+            }
 
     def play(turns_of: Callable[[], list], what: str):
         """A scripted conversation in fresh columns (same strategies), streamed turn by turn."""
@@ -471,30 +478,31 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
                 **stored_with_views(ui, engine, columns, thresholds),
                 ui.notice: handlers.notice_html(f"Playing {what}: {len(turns)} turns in fresh columns.", "progress"),
             }
-            stopper = engine.stop_event(session_id(request))
-            try:
-                for message, partial in handlers.play_turns(engine, columns, turns, thresholds, stopper):
-                    yield {
-                        ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
-                        if partial[s] is not None
-                        else handlers.chat_messages(columns[s])
-                        for s in SIDES
-                    }
-            finally:
-                engine.release_stop_event(session_id(request), stopper)
-            done = min(c.session.n_turns for c in columns)
-            notice = (
-                f"Stopped {what} after {done} of {len(turns)} turns; the turns before were kept."
-                if stopped_sides(columns)
-                else ""
-            )
-            yield {**stored_with_views(ui, engine, columns, thresholds), ui.notice: handlers.notice_html(notice)}
+            with engine.replying(session_id(request)):  # Send waits until the whole event has ended
+                stopper = engine.stop_event(session_id(request))
+                try:
+                    for message, partial in handlers.play_turns(engine, columns, turns, thresholds, stopper):
+                        yield {
+                            ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
+                            if partial[s] is not None
+                            else handlers.chat_messages(columns[s])
+                            for s in SIDES
+                        }
+                finally:
+                    engine.release_stop_event(session_id(request), stopper)
+                done = min(c.session.n_turns for c in columns)
+                notice = (
+                    f"Stopped {what} after {done} of {len(turns)} turns; the turns before were kept."
+                    if stopped_sides(columns)
+                    else ""
+                )
+                yield {**stored_with_views(ui, engine, columns, thresholds), ui.notice: handlers.notice_html(notice)}
 
         return handler
 
-    def end_sessions(columns, lo, hi):
+    def end_sittings(columns, lo, hi):
         columns = ensure_columns(engine, columns)
-        notes = [handlers.end_session_column(engine, column) for column in columns]
+        notes = [handlers.end_sitting_column(engine, column) for column in columns]
         return {
             **stored_with_views(ui, engine, columns, Thresholds.ordered(lo, hi)),
             ui.notice: handlers.notice_html(" ".join(n for n in notes if n)),
@@ -551,7 +559,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
         )
     gr.on(
         [ui.new_session.click],
-        end_sessions,
+        end_sittings,
         inputs=inputs,
         outputs=outputs,
         api_name="new_session",
