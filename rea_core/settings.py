@@ -358,9 +358,8 @@ class Settings:
         sections_held = {f.name for f in fields(cls)} - set(LEGACY_NESTED)
         if not any(isinstance(v, Mapping) and k in sections_held for k, v in data.items()):
             data = from_flat(data)
-        sections = {
-            f.name: _known(section_class(f), renamed_fields(f.name, data.get(f.name))) for f in settings_sections()
-        }
+        data = {key: renamed_fields(key, values) for key, values in data.items()}
+        sections = {f.name: _known(section_class(f), data.get(f.name)) for f in settings_sections()}
         saved = data.get("methods") or {}
         methods = {s.name: _known(s.config_class, saved.get(s.name)) for s in _extra_methods()}
         return cls(**sections, methods=methods)

@@ -284,3 +284,8 @@ def test_comedy_reads_memory_saved_before_sittings_were_named_so():
     assert state["sitting_start"] == 2 and state["sittings"] == old["sessions"]
     assert ComedyStrategy.memory_problem(None, old, n_turns=3) is None  # type: ignore[arg-type]
     assert "sitting_start" in ComedyStrategy.memory_problem(None, {"session_start": 9}, n_turns=3)  # type: ignore[arg-type]
+
+
+def test_settings_saved_before_sittings_were_named_so_still_load():
+    assert Settings.from_dict({"comedy": {"session_turns": 3}}).comedy.sitting_turns == 3  # a results file's section
+    assert Settings.from_dict({"comedy_session_turns": 5}).comedy.sitting_turns == 5  # an earlier flat config
