@@ -60,51 +60,37 @@ class AppEngine:
     # The one path that swaps the shared recognizer (recognizer_version.apply_active) holds this lock.
     recognizer_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     recognizer_version: int | None = field(default=None, init=False)  # studio version in use; None: packaged
-    # Stop flags of the replies streaming now, one per browser session (the Stop button sets it);
-    # removed when the reply ends.
+    # The stop flag of each browser session whose columns are answering now (Send, Re-answer, an example),
+    # from the start of the event to its last view: the Stop button sets it, and Send refuses a new
+    # message while it is here (Gradio drops a second run of the reply event while the first is
+    # pending, so a message accepted then would vanish).
     _stops: dict[str, threading.Event] = field(default_factory=dict, init=False, repr=False)
     _stops_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
-    # Browser sessions whose columns are answering now (Send, Re-answer, an example), whatever the stage:
-    # Gradio drops a second run of the reply event while the first is pending, so a message accepted
-    # then would vanish; Send refuses it instead and leaves it in the box.
-    _replying: set[str] = field(default_factory=set, init=False, repr=False)
     # Chats first: Compare's replies hold it as chats, an Inspect trace takes each turn as background work.
     gate: ModelGate = field(default_factory=ModelGate, init=False, repr=False)
 
-    def stop_event(self, session_hash: str | None) -> threading.Event:
-        """A fresh stop flag for the reply this browser session is about to stream."""
-        event = threading.Event()
-        if session_hash:
-            with self._stops_lock:
-                self._stops[session_hash] = event
-        return event
-
-    def release_stop_event(self, session_hash: str | None, event: threading.Event) -> None:
-        if session_hash:
-            with self._stops_lock:
-                if self._stops.get(session_hash) is event:
-                    del self._stops[session_hash]
-
     @contextmanager
-    def replying(self, session_hash: str | None) -> Iterator[None]:
-        """Mark this browser session's columns as answering while the block runs."""
+    def replying(self, session_hash: str | None) -> Iterator[threading.Event]:
+        """This browser session's columns answer while the block runs; yields the flag Stop sets."""
+        stop = threading.Event()
         if session_hash:
             with self._stops_lock:
-                self._replying.add(session_hash)
+                self._stops[session_hash] = stop
         try:
-            yield
+            yield stop
         finally:
             if session_hash:
                 with self._stops_lock:
-                    self._replying.discard(session_hash)
+                    if self._stops.get(session_hash) is stop:
+                        del self._stops[session_hash]
 
     def is_replying(self, session_hash: str | None) -> bool:
         with self._stops_lock:
-            return bool(session_hash) and session_hash in self._replying
+            return bool(session_hash) and session_hash in self._stops
 
     def request_stop(self, session_hash: str | None) -> bool:
         """The Stop button: end this browser session's streaming replies (nothing of the turn is stored).
-        Returns whether a reply was streaming."""
+        Returns whether its columns were answering."""
         event = None
         if session_hash:
             with self._stops_lock:

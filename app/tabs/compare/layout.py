@@ -9,6 +9,7 @@ it, so every group can be read (and changed) without the others.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -317,34 +318,31 @@ def streamed_chats(
     columns: list[ColumnState],
     texts: Sequence[str | None],
     thresholds: Thresholds,
-    request: gr.Request | None,
+    stopper: threading.Event,
 ) -> Iterator[dict]:
     """Both columns answer their message (``texts``; None: that column does not), streamed into the
-    chats; Stop ends them. A long message first shows how many tokens are being prefilled."""
+    chats; Stop (``stopper``, from ``engine.replying``) ends them. A long message first shows how many
+    tokens are being prefilled."""
     tokens = max((engine.models.generator.count_tokens(t) for t in texts if t), default=0)
     started, shown, ended = time.monotonic(), "", set()
-    stopper = engine.stop_event(session_id(request))
-    try:
-        for partial in handlers.stream_columns(engine, columns, texts, thresholds, stopper):
-            update = {}
-            for s in SIDES:
-                if texts[s] is None or s in ended:
-                    continue
-                if partial[s] is None:  # a column that ended shows its reply (with its stats) at once
-                    ended.add(s)
-                    update[ui.sides[s].chat] = handlers.chat_messages(columns[s])
-                else:
-                    update[ui.sides[s].chat] = handlers.chat_messages(columns[s], texts[s], partial[s])
-            note = ""
-            if tokens >= PREFILL_NOTE_TOKENS and not any(partial):
-                waited = time.monotonic() - started
-                note = f"Prefilling {tokens:,} tokens of your message before the first word… {waited:.0f} s"
-            if note != shown:
-                update[ui.notice], shown = handlers.notice_html(note, "progress"), note
-            if update:  # an empty dict would read as one positional value
-                yield update
-    finally:
-        engine.release_stop_event(session_id(request), stopper)
+    for partial in handlers.stream_columns(engine, columns, texts, thresholds, stopper):
+        update = {}
+        for s in SIDES:
+            if texts[s] is None or s in ended:
+                continue
+            if partial[s] is None:  # a column that ended shows its reply (with its stats) at once
+                ended.add(s)
+                update[ui.sides[s].chat] = handlers.chat_messages(columns[s])
+            else:
+                update[ui.sides[s].chat] = handlers.chat_messages(columns[s], texts[s], partial[s])
+        note = ""
+        if tokens >= PREFILL_NOTE_TOKENS and not any(partial):
+            waited = time.monotonic() - started
+            note = f"Prefilling {tokens:,} tokens of your message before the first word… {waited:.0f} s"
+        if note != shown:
+            update[ui.notice], shown = handlers.notice_html(note, "progress"), note
+        if update:  # an empty dict would read as one positional value
+            yield update
 
 
 def stopped_sides(columns: list[ColumnState]) -> list[str]:
@@ -403,9 +401,9 @@ def wire_sending(ui: CompareUI, engine: AppEngine) -> None:
         if not message:  # refused or empty: the notice ``accept`` wrote stays
             yield {ui.pending: None, **stored_with_views(ui, engine, columns, thresholds)}
             return
-        with engine.replying(session_id(request)):
+        with engine.replying(session_id(request)) as stopper:
             before = [c.session.n_turns for c in columns]
-            yield from streamed_chats(ui, engine, columns, [message] * len(columns), thresholds, request)
+            yield from streamed_chats(ui, engine, columns, [message] * len(columns), thresholds, stopper)
             notice, restore = unanswered(columns, before, message)
             yield {
                 ui.pending: None,
@@ -444,7 +442,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
     def reanswer_both(columns, lo, hi, chosen, request: gr.Request):
         thresholds, columns = Thresholds.ordered(lo, hi), ensure_columns(engine, columns)
         handlers.set_reply_form(columns, chosen)
-        with engine.replying(session_id(request)):  # Send waits until the whole event has ended
+        with engine.replying(session_id(request)) as stopper:  # Send waits until the whole event has ended
             texts = [handlers.take_back_latest(engine, column) for column in columns]
             notice = restore = ""
             if not any(texts):
@@ -452,7 +450,7 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
                     column.error = ""
                 notice = "Nothing to re-answer yet: send a message first."
             else:
-                yield from streamed_chats(ui, engine, columns, texts, thresholds, request)
+                yield from streamed_chats(ui, engine, columns, texts, thresholds, stopper)
                 if stopped_sides(columns):
                     notice = (
                         "Stopped: the re-answered turn was taken back. Its message is back in the box: press Send."
@@ -478,18 +476,14 @@ def wire_conversation_actions(ui: CompareUI, engine: AppEngine) -> None:
                 **stored_with_views(ui, engine, columns, thresholds),
                 ui.notice: handlers.notice_html(f"Playing {what}: {len(turns)} turns in fresh columns.", "progress"),
             }
-            with engine.replying(session_id(request)):  # Send waits until the whole event has ended
-                stopper = engine.stop_event(session_id(request))
-                try:
-                    for message, partial in handlers.play_turns(engine, columns, turns, thresholds, stopper):
-                        yield {
-                            ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
-                            if partial[s] is not None
-                            else handlers.chat_messages(columns[s])
-                            for s in SIDES
-                        }
-                finally:
-                    engine.release_stop_event(session_id(request), stopper)
+            with engine.replying(session_id(request)) as stopper:  # Send waits until the whole event has ended
+                for message, partial in handlers.play_turns(engine, columns, turns, thresholds, stopper):
+                    yield {
+                        ui.sides[s].chat: handlers.chat_messages(columns[s], message, partial[s])
+                        if partial[s] is not None
+                        else handlers.chat_messages(columns[s])
+                        for s in SIDES
+                    }
                 done = min(c.session.n_turns for c in columns)
                 notice = (
                     f"Stopped {what} after {done} of {len(turns)} turns; the turns before were kept."

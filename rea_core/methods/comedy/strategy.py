@@ -31,8 +31,9 @@ from .memory import PARTS, MemoryExtractor, render_compressive
 _OLD_KEYS = {"session_start": "sitting_start", "sessions": "sittings"}
 
 
-def _current(memory: dict | None) -> dict:
-    return {_OLD_KEYS.get(k, k): v for k, v in (memory or {}).items()}
+def _current(memory):
+    """A saved state dict with its old keys renamed; anything else as it is (the checks refuse it)."""
+    return {_OLD_KEYS.get(k, k): v for k, v in memory.items()} if isinstance(memory, dict) else memory
 
 
 @register_strategy(SPEC.name)
@@ -59,7 +60,7 @@ class ComedyStrategy(Strategy):
         return {
             "sitting_start": int(m.get("sitting_start", 0)),
             "sittings": list(m.get("sittings", [])),
-            "compressive": _current(m["compressive"]) if m.get("compressive") else None,
+            "compressive": _current(m.get("compressive")),
         }
 
     def memory_problem(self, memory: dict, n_turns: int) -> str | None:
@@ -76,8 +77,8 @@ class ComedyStrategy(Strategy):
         for i, closed in enumerate(sittings):
             if not (is_text_list(closed.get("memories")) and isinstance(closed.get("note", ""), str)):
                 return f'sitting {i}: "memories" must be a list of text'
-        compressive = _current(memory["compressive"]) if isinstance(memory.get("compressive"), dict) else None
-        if memory.get("compressive") is not None and not (
+        compressive = _current(memory.get("compressive"))
+        if compressive is not None and not (
             isinstance(compressive, dict)
             and all(isinstance(compressive.get(k), str) for k in (*PARTS, "method"))
             and isinstance(compressive.get("note", ""), str)
