@@ -2,15 +2,18 @@
 
 A server (or the in-process prefix cache) reuses the longest common prefix of two consecutive
 prompts, so what survives from one turn to the next should come first and in the same order. REA's
-prompt is: system, Instructional Memory, the kept older exchanges, the working-memory window
-(``Reason.RECENT``), the query. In turn order (the paper's), an older exchange that a new query
+prompt is: system, Instructional Memory, the kept exchanges (the working-memory window,
+``Reason.RECENT``, among them), the query. In turn order (the paper's), an older exchange that a new query
 brings back lands before the ones kept all along and cuts the shared prefix there.
 
-The ``anchored`` layout orders the older kept exchanges by how long they have been in the prompt:
-those placed exactly as in the previous turn's prompt (same turn, resolution and reply form) keep
-that prompt's order, first; the others follow in turn order. The window and the query stay last, in
-turn order: the latest exchanges are what a follow-up reads next to the query. Only the order
-changes; what is kept, and in which form, is HCR's decision alone.
+The ``anchored`` layout orders the kept exchanges by how long they have been in the prompt: those
+placed exactly as in the previous turn's prompt (same turn, resolution and reply form) keep that
+prompt's order, first. The rest are read anew anyway, so their order costs no reuse: they follow by
+HCR score, the best last, nearest the query -- a small model reads evidence next to the question far
+better than evidence far from it (BENCHMARKS, "Answers"). The working-memory window moves among them
+as one block in turn order, ranked by its best-scored exchange: last for a follow-up (whose
+referent prior lifts the latest exchanges), before the retrieved evidence for a question about the
+distant past. Only the order changes; what is kept, and in which form, is HCR's decision alone.
 
 The window slides by one exchange per turn: its oldest exchange turns compressed (or leaves) in
 place, so everything after it is read again whatever the order. ``first_change`` names where two
@@ -21,6 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
+
+import numpy as np
 
 from .types import PromptPlan, Reason, ReplyForm, Resolution, Segment, SegmentKind
 
@@ -56,26 +61,57 @@ def is_kept_exchange(segment: Segment) -> bool:
 
 
 def in_window(segment: Segment) -> bool:
-    """One of the working-memory window's latest exchanges: laid out last, in turn order."""
+    """One of the working-memory window's latest exchanges: laid out as one block, in turn order."""
     return segment.reason is Reason.RECENT
 
 
 def stable_placements(plan: PromptPlan) -> tuple[Placement, ...]:
-    """The kept exchanges before the window, in the order ``plan`` renders them: the next turn's anchor."""
+    """The kept exchanges outside the window, in the order ``plan`` renders them: the next turn's anchor."""
     return tuple(Placement.of(s) for s in plan.segments if is_kept_exchange(s) and not in_window(s))
 
 
 def anchored_order(segments: Sequence[Segment], anchor: Sequence[Placement]) -> list[Segment]:
-    """``segments`` (one per exchange, in turn order) reordered: each kept exchange before the window
-    takes the place of one, those placed as in ``anchor`` first and in its order, then the rest in
-    turn order. Omitted exchanges and the window keep their positions."""
-    stable = [i for i, s in enumerate(segments) if is_kept_exchange(s) and not in_window(s)]
+    """``segments`` (one per exchange, in turn order) reordered: each kept exchange takes the place of
+    one, those placed as in ``anchor`` first and in its order, then the rest by HCR score, the best
+    last, nearest the query (turn order on ties). The window moves as one block, in turn order, ranked
+    by its best-scored exchange: last for a follow-up, before the retrieved evidence for a question
+    about the distant past. Omitted exchanges keep their positions."""
+    kept = [i for i, s in enumerate(segments) if is_kept_exchange(s)]
     rank = {p: r for r, p in enumerate(anchor)}
-    order = sorted(stable, key=lambda i: (0, rank[p]) if (p := Placement.of(segments[i])) in rank else (1, i))
+    anchored = sorted(
+        (i for i in kept if not in_window(segments[i]) and Placement.of(segments[i]) in rank),
+        key=lambda i: rank[Placement.of(segments[i])],
+    )
+    window = [i for i in kept if in_window(segments[i])]
+    blocks = [[i] for i in kept if i not in anchored and i not in window] + ([window] if window else [])
+    blocks.sort(key=lambda block: (max(_score(segments[i]) for i in block), block[0]))
+    order = anchored + [i for block in blocks for i in block]
     out = list(segments)
-    for slot, source in zip(stable, order):
+    for slot, source in zip(kept, order):
         out[slot] = segments[source]
     return out
+
+
+def order_note(segments: Sequence[Segment], anchor: Sequence[Placement]) -> str:
+    """Why the kept exchanges of an ``anchored_order`` stand where they do, in words, for the views
+    ("" with fewer than two kept exchanges: there is no order to explain)."""
+    kept = [s for s in segments if is_kept_exchange(s)]
+    if len(kept) < 2:
+        return ""
+    held = set(anchor)
+    first = sum(not in_window(s) and Placement.of(s) in held for s in kept)
+    rest = len(kept) - first
+    lead = (
+        f"{first} exchange{'s' if first != 1 else ''} as in the previous prompt first (a cache reuses them), then "
+        if first
+        else ""
+    )
+    window = " (the window as one block, by its best score)" if any(in_window(s) for s in kept) else ""
+    return f"order: {lead}{rest} by score{window}, the best nearest the query"
+
+
+def _score(segment: Segment) -> float:
+    return -np.inf if segment.score is None else segment.score
 
 
 def message_label(segments: Sequence[Segment]) -> str:

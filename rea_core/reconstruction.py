@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from .memory.episodic import Exchange
-from .prompt_layout import Placement, anchored_order
+from .prompt_layout import Placement, anchored_order, order_note
 from .templates import fill, load_template
 from .text import extract_relevant, text_compress
 from .timestamps import prompt_time
@@ -194,8 +194,10 @@ def build_prompt_plan(
         use_latents=use_latents,
         show_time=show_time,
     )
+    notes = ()
     if anchor is not None:
         segments = anchored_order(segments, anchor)
+        notes = tuple(n for n in (order_note(segments, anchor),) if n)
     return assemble_plan(
         query=query,
         count_tokens=count_tokens,
@@ -203,6 +205,7 @@ def build_prompt_plan(
         instructions=instructions,
         exchanges=segments,
         im_placement=im_placement,
+        notes=notes,
     )
 
 

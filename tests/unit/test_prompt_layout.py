@@ -1,4 +1,4 @@
-"""The anchored layout: what the previous prompt held stays first, in its order; the window stays last."""
+"""The anchored layout: what the previous prompt held stays first, in its order; the rest by score, the best nearest the query."""
 
 import pytest
 
@@ -34,7 +34,7 @@ def kept_turns(p):
 def test_without_an_anchor_the_layout_is_turn_order():
     chronological = plan([COMP, OMIT, RAW, OMIT, COMP, RAW, RAW])
     assert kept_turns(chronological) == [0, 2, 4, 5, 6]
-    assert plan([COMP, OMIT, RAW, OMIT, COMP, RAW, RAW], anchor=()) == chronological
+    assert plan([COMP, OMIT, RAW, OMIT, COMP, RAW, RAW], anchor=()).segments == chronological.segments
 
 
 def test_what_the_previous_prompt_held_comes_first_in_its_order_and_the_rest_after():
@@ -91,3 +91,60 @@ def test_each_rendered_message_knows_its_blocks():
     assert labels[0] == "the system prompt and Instructional Memory"
     assert labels[1:3] == ["exchange 4 (compressed)"] * 2
     assert labels[-1] == "the query"
+
+
+def scored_plan(scores, resolutions, anchor=(), window=(5, 6)):
+    decisions = [
+        Decision(i, s, r, Reason.RECENT if i in window else Reason.SCORE)
+        for i, (s, r) in enumerate(zip(scores, resolutions))
+    ]
+    return build_prompt_plan(
+        query="and now?",
+        exchanges=EXCHANGES,
+        decisions=decisions,
+        instructions=(),
+        count_tokens=lambda text: len(text.split()),
+        system_prompt="You are helpful.",
+        anchor=anchor,
+    )
+
+
+def test_new_exchanges_come_by_score_with_the_best_nearest_the_query():
+    resolutions = [COMP, RAW, OMIT, COMP, RAW, RAW, RAW]
+    # a question about the distant past: the window scores low, so the evidence (turn 1) is read last
+    past = scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions)
+    assert kept_turns(past) == [5, 6, 4, 0, 3, 1]
+    assert render_messages(past)[-2]["content"] == EXCHANGES[1].reply  # the evidence, then the query
+    # a follow-up: the referent prior lifts the latest exchange, so the window stays next to the query
+    follow_up = scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.95], resolutions)
+    assert kept_turns(follow_up) == [4, 0, 3, 1, 5, 6]
+    # what the previous prompt held stays first in its order, whatever its score
+    anchor = (Placement(1, RAW, ReplyForm.RAW), Placement(0, COMP, ReplyForm.TEXT_COMPRESSED))
+    assert kept_turns(scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=anchor)) == [
+        1,
+        0,
+        5,
+        6,
+        4,
+        3,
+    ]
+    # chronological stays the paper's turn order
+    assert kept_turns(scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=None)) == [
+        0,
+        1,
+        3,
+        4,
+        5,
+        6,
+    ]
+
+
+def test_the_plan_says_why_its_exchanges_stand_where_they_do():
+    resolutions = [COMP, RAW, OMIT, COMP, RAW, RAW, RAW]
+    anchor = (Placement(1, RAW, ReplyForm.RAW),)
+    p = scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=anchor)
+    assert p.notes == (
+        "order: 1 exchange as in the previous prompt first (a cache reuses them), then 5 by score "
+        "(the window as one block, by its best score), the best nearest the query",
+    )
+    assert scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=None).notes == ()

@@ -177,8 +177,9 @@ class REAConfig:
         default="anchored",
         metadata={
             "env": "REA_LAYOUT",
-            "help": "order of the kept exchanges before the window: `anchored` (those kept as in the previous "
-            "prompt first, in its order: a longer prefix for KV reuse) or `chronological` (turn order, the paper)",
+            "help": "order of the kept exchanges: `anchored` (those kept as in the previous prompt first, in its "
+            "order: a longer prefix for KV reuse; the rest by score, the best nearest the query) or "
+            "`chronological` (turn order, the paper)",
         },
     )
     reply_form: str = field(
