@@ -1,4 +1,5 @@
-"""The anchored layout: what the previous prompt held stays first, in its order; the rest by score, the best nearest the query."""
+"""The anchored layout: what the previous prompt held stays first, in its order; the rest by score,
+the best nearest the query."""
 
 import pytest
 
@@ -109,10 +110,13 @@ def scored_plan(scores, resolutions, anchor=(), window=(5, 6)):
     )
 
 
+# a question about the distant past: the window (turns 5, 6) scores low, the evidence (turn 1) high
+PAST_QUESTION = [0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15]
+
+
 def test_new_exchanges_come_by_score_with_the_best_nearest_the_query():
     resolutions = [COMP, RAW, OMIT, COMP, RAW, RAW, RAW]
-    # a question about the distant past: the window scores low, so the evidence (turn 1) is read last
-    past = scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions)
+    past = scored_plan(PAST_QUESTION, resolutions)
     assert kept_turns(past) == [5, 6, 4, 0, 3, 1]
     assert render_messages(past)[-2]["content"] == EXCHANGES[1].reply  # the evidence, then the query
     # a follow-up: the referent prior lifts the latest exchange, so the window stays next to the query
@@ -120,31 +124,17 @@ def test_new_exchanges_come_by_score_with_the_best_nearest_the_query():
     assert kept_turns(follow_up) == [4, 0, 3, 1, 5, 6]
     # what the previous prompt held stays first in its order, whatever its score
     anchor = (Placement(1, RAW, ReplyForm.RAW), Placement(0, COMP, ReplyForm.TEXT_COMPRESSED))
-    assert kept_turns(scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=anchor)) == [
-        1,
-        0,
-        5,
-        6,
-        4,
-        3,
-    ]
+    assert kept_turns(scored_plan(PAST_QUESTION, resolutions, anchor=anchor)) == [1, 0, 5, 6, 4, 3]
     # chronological stays the paper's turn order
-    assert kept_turns(scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=None)) == [
-        0,
-        1,
-        3,
-        4,
-        5,
-        6,
-    ]
+    assert kept_turns(scored_plan(PAST_QUESTION, resolutions, anchor=None)) == [0, 1, 3, 4, 5, 6]
 
 
 def test_the_plan_says_why_its_exchanges_stand_where_they_do():
     resolutions = [COMP, RAW, OMIT, COMP, RAW, RAW, RAW]
     anchor = (Placement(1, RAW, ReplyForm.RAW),)
-    p = scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=anchor)
+    p = scored_plan(PAST_QUESTION, resolutions, anchor=anchor)
     assert p.notes == (
         "order: 1 exchange as in the previous prompt first (a cache reuses them), then 5 by score "
         "(the window as one block, by its best score), the best nearest the query",
     )
-    assert scored_plan([0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.15], resolutions, anchor=None).notes == ()
+    assert scored_plan(PAST_QUESTION, resolutions, anchor=None).notes == ()
