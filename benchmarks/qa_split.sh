@@ -4,7 +4,7 @@
 # copied here). Prompt changes are tuned on conversations 30, 41 and 42 and reported on 26 and 43.
 # 1. Tune conversations, 120 questions spread over the three: REA as shipped (best-scored exchange
 #    nearest the question), in turn order (the paper's layout), and with the extractive compressed band.
-# 2. Test conversations, first 60 questions of each: REA as shipped (and vanilla with VANILLA=1).
+# 2. Test conversations, 60 questions spread evenly over each: REA as shipped (and vanilla with VANILLA=1).
 # Gold-answer NLL only (no generated answers). About 45 minutes on a 2-core machine; each command
 # resumes where it stopped.
 set -euo pipefail
