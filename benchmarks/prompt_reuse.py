@@ -24,10 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from serving import QUESTIONS  # noqa: E402
 
 from rea_core.loading import build_from_settings, load_models  # noqa: E402
-from rea_core.reconstruction import rendered_sources  # noqa: E402
+from rea_core.reconstruction import TEMPLATE_TOKENS_PER_MESSAGE, rendered_sources  # noqa: E402
 from rea_core.settings import Settings  # noqa: E402
-
-TEMPLATE_TOKENS = 4  # a chat message's role and separators, about
 
 
 def generate(strategy) -> list[tuple[str, str]]:
@@ -55,7 +53,7 @@ def replay(strategy, chat: list[tuple[str, str]], count_tokens, from_turn: int) 
     for turn, (question, reply) in enumerate(chat):
         result = strategy.respond(session, question, reply=reply)
         messages = [message for message, _ in rendered_sources(result.plan)]
-        tokens = [count_tokens(m["content"]) + TEMPLATE_TOKENS for m in messages]
+        tokens = [count_tokens(m["content"]) + TEMPLATE_TOKENS_PER_MESSAGE for m in messages]
         shared = 0
         for old, new, n in zip(previous or [], messages, tokens):
             if old != new:

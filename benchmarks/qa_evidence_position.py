@@ -25,6 +25,7 @@ from rea_core.evals.cases import load_locomo  # noqa: E402
 from rea_core.evals.qa.inputs import prepare_cases  # noqa: E402
 from rea_core.evals.qa.metrics import gap_share  # noqa: E402
 from rea_core.evals.qa.prompts import QAContext, REAPlanner  # noqa: E402
+from rea_core.evals.runner import RecordStore  # noqa: E402
 from rea_core.loading import load_models  # noqa: E402
 from rea_core.prompt_layout import is_kept_exchange  # noqa: E402
 from rea_core.settings import Settings  # noqa: E402
@@ -34,11 +35,11 @@ ARMS = ("none", "oracle", "rea")
 
 def arm_records(run: Path) -> dict[tuple, dict]:
     """(case, question, answer) -> {arm: record} for the questions every arm of ``ARMS`` answered."""
+    store = RecordStore(run)
     by_question: dict[tuple, dict] = defaultdict(dict)
-    for line in (run / "records.jsonl").read_text(encoding="utf-8").splitlines():
-        item = json.loads(line)
-        for r in item["records"]:
-            by_question[(r["case_id"], r["question"], r["answer"])][item["arm"]] = r
+    for arm in ARMS:
+        for r in store.records(arm):
+            by_question[(r["case_id"], r["question"], r["answer"])][arm] = r
     return {k: v for k, v in by_question.items() if set(ARMS) <= set(v)}
 
 
@@ -71,23 +72,27 @@ def main() -> None:
     records = arm_records(args.run)
     places = evidence_places(args.data, args.limit)
     groups: dict[str, list[dict]] = defaultdict(list)
+    missing = "evidence not all in the prompt"
     for key, rows in records.items():
         place = places.get(key)
         if place is None or rows["rea"]["evidence_shown"] < 1:
-            groups["evidence not all in the prompt"].append(rows)
+            groups[missing].append(rows)
             continue
         distance, resolution = place
         band = "1 (last)" if distance == 1 else "2-3" if distance <= 3 else "4-10" if distance <= 10 else "> 10"
         groups[f"evidence nearest the question at distance {band}"].append(rows)
         groups[f"that evidence {resolution}"].append(rows)
-    loss = {name: sum(r["rea"]["nll"] - r["oracle"]["nll"] for r in rows) for name, rows in groups.items()}
-    total = sum(r["rea"]["nll"] - r["oracle"]["nll"] for r in records.values())
-    shown_loss = total - loss.get("evidence not all in the prompt", 0.0)
+
+    def loss(rows) -> float:  # REA's NLL above the evidence alone
+        return sum(r["rea"]["nll"] - r["oracle"]["nll"] for r in rows)
+
+    total = loss(records.values())
     print(json.dumps({"questions": len(records), "gap_share": group_share(list(records.values()))}))
     for name in sorted(groups):
         rows = groups[name]
         print(json.dumps({"group": name, "questions": len(rows), "gap_share": group_share(rows)}))
-    print(json.dumps({"loss_vs_oracle_on_questions_with_all_evidence_shown": round(shown_loss / total, 3)}))
+    shown = (total - loss(groups[missing])) / total
+    print(json.dumps({"loss_vs_oracle_on_questions_with_all_evidence_shown": round(shown, 3)}))
 
 
 if __name__ == "__main__":
