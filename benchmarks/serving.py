@@ -6,14 +6,16 @@ Three parts, each printed as JSON lines and a summary:
   (both columns, REA left and vanilla right, KV reuse on as in the app): median time to first token
   per column, client-observed (send -> first partial reply of that column in a streamed update) and
   server-side (the turn's stats: recognizer + retrieval + prefill to the first decoded token).
-  Targets: vanilla with reuse <= 1.0 s, REA <= 1.5 s. ``--no-kv-reuse`` measures the same without.
+  Targets: vanilla with reuse <= 1.0 s, REA <= 1.5 s. ``--no-kv-reuse`` measures the same without;
+  ``--pause-s`` waits between the replies' end and the next message, as a user reading and typing
+  does (the time REA reads its next prompt's opening ahead in; 0: the next message at once).
 * ``load``: ``--sessions`` clients at once, ``--turns`` turns each, streaming: p50 / p95 of the
   client-observed time to first token (any column) and of the whole reply.
 * ``tps``: decode tokens per second of the in-process generator and of ``transformers serve``
   (the OpenAI-compatible server of ``transformers[serving]``) on the same machine, same prompt.
 
 Run: .venv/bin/python benchmarks/serving.py ttft|load|tps [--turns 20] [--sessions 8] [--max-new-tokens 128] \\
-         [--concurrency 1]
+         [--concurrency 1] [--pause-s 0]
 """
 
 from __future__ import annotations
@@ -138,9 +140,11 @@ def bench_ttft(args) -> None:
             row["server_ttft_s"] = [server_ttft(s) for s in row["stats"]]
             rows.append(row)
             print(json.dumps({"turn": turn, **row}), flush=True)
+            time.sleep(args.pause_s)  # the user reads the replies and types (REA reads its next opening ahead)
         for side, name in ((0, "rea"), (1, "vanilla")):
             client_ttft = [r["client_ttft_s"][side] for r in rows]
             srv = [r["server_ttft_s"][side] for r in rows if r["server_ttft_s"][side] is not None]
+            late = [r["client_ttft_s"][side] for r in rows[10:]]
             print(
                 json.dumps(
                     {
@@ -150,6 +154,8 @@ def bench_ttft(args) -> None:
                         "median_client_ttft_s": round(statistics.median(client_ttft), 3),
                         "median_server_ttft_s": round(statistics.median(srv), 3) if srv else None,
                         "p95_client_ttft_s": round(pct(client_ttft, 0.95), 3),
+                        "pause_s": args.pause_s,
+                        "median_client_ttft_from_turn_10_s": round(statistics.median(late), 3) if late else None,
                     }
                 )
             )
@@ -275,6 +281,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-kv-reuse", action="store_true")
+    parser.add_argument(
+        "--pause-s", type=float, default=0.0, help="ttft: seconds between the replies' end and the next message"
+    )
     args = parser.parse_args()
     print(json.dumps({"load_average": os.getloadavg(), "cpus": os.cpu_count()}), flush=True)
     {"ttft": bench_ttft, "load": bench_load, "tps": bench_tps}[args.part](args)

@@ -18,6 +18,13 @@ distant past. Only the order changes; what is kept, and in which form, is HCR's 
 The window slides by one exchange per turn: its oldest exchange turns compressed (or leaves) in
 place, so everything after it is read again whatever the order. ``first_change`` names where two
 consecutive prompts part, which is what the stats line says about reuse.
+
+The ``window-first`` layout puts the window right after the Instructional Memory, then the rest by
+score, the best nearest the query. What then opens the next prompt (system, IM, the raw window) is
+known as soon as a reply ends, before the next message is typed, so it can be read while the user
+reads and types (``Strategy.warm``): the next message's prefill is only the exchanges retrieved for
+it and the message itself. (No anchoring after the window: the cache then holds the window's end,
+and a compressed reply's text depends on the query.)
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import numpy as np
 
 from .types import PromptPlan, Reason, ReplyForm, Resolution, Segment, SegmentKind
 
-LAYOUTS = ("anchored", "chronological")
+LAYOUTS = ("anchored", "window-first", "chronological")
 
 
 @dataclass(frozen=True)
@@ -70,34 +77,44 @@ def stable_placements(plan: PromptPlan) -> tuple[Placement, ...]:
     return tuple(Placement.of(s) for s in plan.segments if is_kept_exchange(s) and not in_window(s))
 
 
-def anchored_order(segments: Sequence[Segment], anchor: Sequence[Placement]) -> list[Segment]:
+def anchored_order(
+    segments: Sequence[Segment], anchor: Sequence[Placement], *, window_first: bool = False
+) -> list[Segment]:
     """``segments`` (one per exchange, in turn order) reordered: each kept exchange takes the place of
     one, those placed as in ``anchor`` first and in its order, then the rest by HCR score, the best
     last, nearest the query (turn order on ties). The window moves as one block, in turn order, ranked
     by its best-scored exchange: last for a follow-up, before the retrieved evidence for a question
-    about the distant past. Omitted exchanges keep their positions."""
+    about the distant past. With ``window_first`` the window comes first and the rest follow by score
+    alone (``anchor`` unused). Omitted exchanges keep their positions."""
     kept = [i for i, s in enumerate(segments) if is_kept_exchange(s)]
-    rank = {p: r for r, p in enumerate(anchor)}
+    rank = {} if window_first else {p: r for r, p in enumerate(anchor)}
     anchored = sorted(
         (i for i in kept if not in_window(segments[i]) and Placement.of(segments[i]) in rank),
         key=lambda i: rank[Placement.of(segments[i])],
     )
     window = [i for i in kept if in_window(segments[i])]
-    blocks = [[i] for i in kept if i not in anchored and i not in window] + ([window] if window else [])
+    blocks = [[i] for i in kept if i not in anchored and i not in window]
+    if window and not window_first:
+        blocks.append(window)
     blocks.sort(key=lambda block: (max(_score(segments[i]) for i in block), block[0]))
-    order = anchored + [i for block in blocks for i in block]
+    order = (window if window_first else []) + anchored + [i for block in blocks for i in block]
     out = list(segments)
     for slot, source in zip(kept, order):
         out[slot] = segments[source]
     return out
 
 
-def order_note(segments: Sequence[Segment], anchor: Sequence[Placement]) -> str:
+def order_note(segments: Sequence[Segment], anchor: Sequence[Placement], *, window_first: bool = False) -> str:
     """Why the kept exchanges of an ``anchored_order`` stand where they do, in words, for the views
     ("" with fewer than two kept exchanges: there is no order to explain)."""
     kept = [s for s in segments if is_kept_exchange(s)]
     if len(kept) < 2:
         return ""
+    if window_first:
+        window = sum(in_window(s) for s in kept)
+        plural = "s" if window != 1 else ""
+        lead = f"the window first ({window} exchange{plural}: read before the message came), then " if window else ""
+        return f"order: {lead}{len(kept) - window} by score, the best nearest the query"
     held = set(anchor)
     first = sum(not in_window(s) and Placement.of(s) in held for s in kept)
     rest = len(kept) - first
@@ -135,11 +152,12 @@ class PromptPrint:
     where the next prompt parts from it, without keeping any text."""
 
     messages: tuple[tuple[int, str], ...]
+    read_ahead: bool = False  # the next prompt's opening, read before its message came (``Strategy.warm``)
 
     @classmethod
-    def of(cls, sources: Sequence[tuple[dict, Sequence[Segment]]]) -> "PromptPrint":
+    def of(cls, sources: Sequence[tuple[dict, Sequence[Segment]]], *, read_ahead: bool = False) -> "PromptPrint":
         """From the prompt's messages with their blocks (``reconstruction.rendered_sources``)."""
-        return cls(tuple((_digest(m), message_label(blocks)) for m, blocks in sources))
+        return cls(tuple((_digest(m), message_label(blocks)) for m, blocks in sources), read_ahead)
 
     def followed_by(self, reply: str) -> "PromptPrint":
         """This prompt and the reply the model gave to it: what its KV cache then holds."""
@@ -162,6 +180,8 @@ def reuse_note(previous: PromptPrint | None, prompt: PromptPrint) -> str:
         i += 1
     anew = _summarize(label for _, label in current[i:])
     if i == len(old):
+        if previous.read_ahead:
+            return f"the opening read ahead after the last reply is shared whole; read anew: {anew}"
         return f"the previous prompt and reply are shared whole; read anew: {anew}"
     why = _why(old[i][1], current[i][1] if i < len(current) else "", old, current)
     return f"first change: {why}; read anew: {anew}"

@@ -173,6 +173,7 @@ def build_prompt_plan(
     use_latents: bool = False,
     show_time: bool = False,
     anchor: Sequence[Placement] | None = None,
+    window_first: bool = False,
 ) -> PromptPlan:
     """REA's hybrid plan (vanilla's with every exchange raw and no IM). ``decisions`` pairs one-to-one
     with ``exchanges``.
@@ -182,7 +183,8 @@ def build_prompt_plan(
     nearest the query (``extractive``) or its first words, within ``text_compress_words``.
     With ``show_time`` each kept exchange that has a time is read with it (``user_as_read``).
     With an ``anchor`` (the previous prompt's ``prompt_layout.stable_placements``) the kept exchanges
-    before the window are laid out for prefix reuse (``prompt_layout.anchored_order``); None: turn order.
+    before the window are laid out for prefix reuse (``prompt_layout.anchored_order``, the window
+    first with ``window_first``); None: turn order.
     """
     segments = exchange_segments(
         exchanges,
@@ -196,8 +198,8 @@ def build_prompt_plan(
     )
     notes = ()
     if anchor is not None:
-        segments = anchored_order(segments, anchor)
-        notes = tuple(n for n in (order_note(segments, anchor),) if n)
+        segments = anchored_order(segments, anchor, window_first=window_first)
+        notes = tuple(n for n in (order_note(segments, anchor, window_first=window_first),) if n)
     return assemble_plan(
         query=query,
         count_tokens=count_tokens,

@@ -226,6 +226,15 @@ class Generation:
 
 
 @dataclass(frozen=True)
+class Prefill:
+    """A prompt opening read ahead into a session's KV cache (``Strategy.warm``): what it cost."""
+
+    tokens: int  # positions the cache now holds
+    reused_tokens: int  # of them, already cached before the call
+    wall_s: float
+
+
+@dataclass(frozen=True)
 class Timings:
     """Wall time of each step of a turn, in seconds."""
 

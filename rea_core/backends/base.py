@@ -24,6 +24,7 @@ TOKENIZER = "tokenizer"  # a local tokenizer (``.tokenizer``, ``template_ids``):
 WEIGHTS = "weights"  # local weights and input embeddings (``.model``, ``embed_ids``): the latent codec
 KV_REUSE = "kv_reuse"  # per-session KV prefix reuse (``stream(..., cache_key=...)`` reuses a prefix)
 ANSWER_LOGPROBS = "answer_logprobs"  # log p(answer token | prompt, earlier answer tokens): ``rea eval qa``'s NLL
+PREFILL = "prefill"  # ``prefill(messages, cache_key=...)``: a prompt opening read into a session's KV ahead of time
 
 CAPABILITY_HELP = {
     CHOICE_LOGPROBS: "log-probabilities of short continuations",
@@ -32,6 +33,7 @@ CAPABILITY_HELP = {
     WEIGHTS: "local model weights",
     KV_REUSE: "KV prefix reuse",
     ANSWER_LOGPROBS: "teacher-forced log-probabilities of a given reply",
+    PREFILL: "reading a prompt's opening ahead into the KV cache",
 }
 
 
@@ -45,6 +47,8 @@ class Generator(Protocol):
     ``template_ids(messages) -> list[int]`` (TOKENIZER), ``model`` and ``embed_ids`` (WEIGHTS),
     ``answer_logprobs(messages, answer, *, cache_key=None) -> list[float]`` (ANSWER_LOGPROBS): one
     log-probability per token of ``answer`` read as the assistant's reply to ``messages``.
+    ``prefill(messages, *, cache_key) -> Prefill`` (PREFILL): ``messages`` (no generation prompt)
+    read into ``cache_key``'s KV cache, so a later ``stream`` whose prompt opens with them reuses it.
     """
 
     name: str

@@ -16,9 +16,19 @@ from pathlib import Path
 from typing import Callable, Iterator, Protocol, Sequence
 
 from ..errors import ModelLoadError
-from ..types import Generation
+from ..types import Generation, Prefill
 from . import instruct_adapter, packaged
-from .base import ANSWER_LOGPROBS, CHOICE_LOGPROBS, KV_REUSE, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, Message, finish
+from .base import (
+    ANSWER_LOGPROBS,
+    CHOICE_LOGPROBS,
+    KV_REUSE,
+    PREFILL,
+    TOKEN_LOGPROBS,
+    TOKENIZER,
+    WEIGHTS,
+    Message,
+    finish,
+)
 from .decoding import DEFAULT_DECODING, Decoding, next_token
 from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix, kv_bytes, reuse_pays
 
@@ -49,7 +59,7 @@ class HFGenerator:
     repetition control, streamed, with per-session KV prefix reuse (``cache_key``) bounded by ``cache_limits``.
     ``adapter`` names the instruction-following adapter merged into the weights ("" for none)."""
 
-    capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE, ANSWER_LOGPROBS})
+    capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE, ANSWER_LOGPROBS, PREFILL})
     token_source = "tokenizer"
 
     def supports(self, capability: str) -> bool:
@@ -348,15 +358,13 @@ class HFGenerator:
         from transformers import DynamicCache
 
         kv = entry.kv if reused else DynamicCache(config=self.model.config)
-        if reused and kv.get_seq_length() > reused:
-            kv.crop(
-                reused - kv.get_seq_length()
-            )  # transformers 5: a negative count removes that many trailing positions
         fed = list(items[:reused])
         new_ids: list[int] = []
         eos = self.tokenizer.eos_token_id
         shown, ttft, ok, late = "", None, False, False
         try:
+            if reused and kv.get_seq_length() > reused:
+                kv.crop(reused - kv.get_seq_length())  # transformers 5: a negative count removes trailing positions
             with self.lock, guard(), torch.inference_mode():
                 logits = self.model(
                     inputs_embeds=embeds[:, reused:], use_cache=True, logits_to_keep=1, **{self._cache_kw: kv}
@@ -387,6 +395,8 @@ class HFGenerator:
         finally:
             if cache_key is not None and ok:
                 self.prefix_cache.put(cache_key, CacheEntry(items=tuple(fed), kv=kv, nbytes=kv_bytes(kv), mode=mode))
+            elif cache_key is not None:
+                self.prefix_cache.release(cache_key)
         cache_bytes = self.prefix_cache.bytes_of(cache_key) if cache_key is not None else 0
         return Generation(
             text=self.tokenizer.decode(new_ids, skip_special_tokens=True).strip(),
@@ -471,10 +481,10 @@ class HFGenerator:
         from transformers import DynamicCache
 
         kv = entry.kv if reused else DynamicCache(config=self.model.config)
-        if reused and kv.get_seq_length() > reused:
-            kv.crop(reused - kv.get_seq_length())
         ok = False
         try:
+            if reused and kv.get_seq_length() > reused:
+                kv.crop(reused - kv.get_seq_length())
             with self.lock, self.plain_backbone(), torch.inference_mode():
                 x = torch.tensor([list(items[reused:])], device=self.device)  # (1, T - reused)
                 # only the rows that predict the answer: the vocabulary projection of a long prompt's every
@@ -488,4 +498,46 @@ class HFGenerator:
         finally:
             if cache_key is not None and ok:
                 self.prefix_cache.put(cache_key, CacheEntry(items=items, kv=kv, nbytes=kv_bytes(kv), mode=PLAIN))
+            elif cache_key is not None:
+                self.prefix_cache.release(cache_key)
         return out
+
+    def prefill(self, messages: Sequence[Message], *, cache_key: str) -> Prefill:
+        """Read ``messages`` (a prompt's opening: no generation prompt) into ``cache_key``'s KV cache, on
+        top of the longest prefix already cached, so the next ``stream`` whose prompt opens with them
+        prefills only the rest. Why: what opens REA's next prompt is known when a reply ends; read
+        while the user reads and types, it is off the next reply's path (``Strategy.warm``)."""
+        torch = self._torch
+        start = time.perf_counter()
+        ids = tuple(self.template_ids(messages, add_generation_prompt=False))
+        entry = self.prefix_cache.take(cache_key)
+        reused = 0
+        if entry is not None and entry.mode == PLAIN:
+            reused = common_prefix(entry.items, ids)
+            if reused == len(ids) == len(entry.items):  # already cached as it is
+                self.prefix_cache.put(cache_key, entry)
+                return Prefill(tokens=len(ids), reused_tokens=reused, wall_s=time.perf_counter() - start)
+            reused = min(reused, len(ids) - 1)  # at least one position fed: the call needs an input
+            if reused and not reuse_pays(reused, len(ids), self.device.type):
+                reused = 0
+        from transformers import DynamicCache
+
+        kv = entry.kv if reused else DynamicCache(config=self.model.config)
+        ok = False
+        try:
+            if reused and kv.get_seq_length() > reused:
+                kv.crop(reused - kv.get_seq_length())
+            with self.lock, self.plain_backbone(), torch.inference_mode():
+                self.model(
+                    input_ids=torch.tensor([list(ids[reused:])], device=self.device),
+                    use_cache=True,
+                    logits_to_keep=1,
+                    **{self._cache_kw: kv},
+                )
+            ok = True
+        finally:
+            if ok:
+                self.prefix_cache.put(cache_key, CacheEntry(items=ids, kv=kv, nbytes=kv_bytes(kv), mode=PLAIN))
+            else:
+                self.prefix_cache.release(cache_key)
+        return Prefill(tokens=len(ids), reused_tokens=reused, wall_s=time.perf_counter() - start)

@@ -74,25 +74,45 @@ class CacheLimits:
 
 
 class PrefixCache:
-    """LRU map from a session key to its ``CacheEntry``. Thread-safe; entries are taken while in use."""
+    """LRU map from a session key to its ``CacheEntry``. Thread-safe; entries are taken while in use.
+
+    A key stays taken from ``take`` to ``put`` (or ``release``): a second call on the same session
+    (a reply arriving while the prompt's opening is still being read ahead, ``HFGenerator.prefill``)
+    waits for the first rather than starting from nothing."""
 
     def __init__(self, limits: CacheLimits | None = None):
         self.limits = limits or CacheLimits()
         self._entries: OrderedDict[str, CacheEntry] = OrderedDict()
         self._lock = threading.Lock()
+        self._free = threading.Condition(self._lock)
+        self._taken: set[str] = set()
 
-    def take(self, key: str) -> CacheEntry | None:
-        """Remove and return ``key``'s entry (a call mutates the KV; it is put back when the call ends)."""
-        with self._lock:
+    def take(self, key: str, *, wait_s: float = 120.0) -> CacheEntry | None:
+        """Remove and return ``key``'s entry (a call mutates the KV; it is put back when the call ends).
+
+        Waits up to ``wait_s`` while another call holds ``key``; then takes what is there (None: a
+        full prefill), so a call that never gave its key back costs time, not a hang."""
+        with self._free:
+            self._free.wait_for(lambda: key not in self._taken, timeout=wait_s)
+            self._taken.add(key)
             return self._entries.pop(key, None)
 
+    def release(self, key: str) -> None:
+        """Give ``key`` back without an entry (the call that took it failed)."""
+        with self._free:
+            self._taken.discard(key)
+            self._free.notify_all()
+
     def put(self, key: str, entry: CacheEntry) -> list[str]:
-        """Store ``entry`` as the most recent; evict least recently used entries past the limits.
+        """Store ``entry`` as the most recent and give ``key`` back; evict least recently used entries
+        past the limits.
 
         An entry larger than ``max_bytes`` alone is not kept. Returns the evicted keys.
         """
         evicted = []
-        with self._lock:
+        with self._free:
+            self._taken.discard(key)
+            self._free.notify_all()
             self._entries.pop(key, None)
             if entry.nbytes > self.limits.max_bytes:
                 return [key]

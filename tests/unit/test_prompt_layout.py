@@ -94,7 +94,7 @@ def test_each_rendered_message_knows_its_blocks():
     assert labels[-1] == "the query"
 
 
-def scored_plan(scores, resolutions, anchor=(), window=(5, 6)):
+def scored_plan(scores, resolutions, anchor=(), window=(5, 6), window_first=False):
     decisions = [
         Decision(i, s, r, Reason.RECENT if i in window else Reason.SCORE)
         for i, (s, r) in enumerate(zip(scores, resolutions))
@@ -107,6 +107,7 @@ def scored_plan(scores, resolutions, anchor=(), window=(5, 6)):
         count_tokens=lambda text: len(text.split()),
         system_prompt="You are helpful.",
         anchor=anchor,
+        window_first=window_first,
     )
 
 
@@ -138,3 +139,21 @@ def test_the_plan_says_why_its_exchanges_stand_where_they_do():
         "(the window as one block, by its best score), the best nearest the query",
     )
     assert scored_plan(PAST_QUESTION, resolutions, anchor=None).notes == ()
+
+
+def test_window_first_opens_with_the_window_whatever_the_scores_and_orders_the_rest_by_score():
+    resolutions = [COMP, RAW, OMIT, COMP, RAW, RAW, RAW]
+    anchor = (Placement(1, RAW, ReplyForm.RAW), Placement(0, COMP, ReplyForm.TEXT_COMPRESSED))
+    for scores in (PAST_QUESTION, [0.3, 0.9, 0.0, 0.5, 0.2, 0.1, 0.95]):  # a distant question, a follow-up
+        p = scored_plan(scores, resolutions, anchor=anchor, window_first=True)
+        assert kept_turns(p) == [5, 6, 4, 0, 3, 1]  # no anchoring after the window: by score, best last
+        assert render_messages(p)[-2]["content"] == EXCHANGES[1].reply
+    assert p.notes == (
+        "order: the window first (2 exchanges: read before the message came), then 4 by score, "
+        "the best nearest the query",
+    )
+    # the opening (system, then the window) is the same for any query: it can be read before one comes
+    other = scored_plan(
+        [0.9, 0.1, 0.8, 0.0, 0.7, 0.2, 0.3], [RAW, OMIT, COMP, OMIT, OMIT, RAW, RAW], window_first=True
+    )
+    assert render_messages(other)[:5] == render_messages(p)[:5]

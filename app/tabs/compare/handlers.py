@@ -115,6 +115,7 @@ def respond_column(
         column.last = strategy.respond(column.session, text, reply=reply, time=sent or now_time())
         column.last_thresholds = thresholds
         column.error = ""
+        strategy.read_ahead(column.session)
     except Exception as exc:  # a failing model call must not lose the conversation
         column.error = failed_turn(exc)
 
@@ -161,6 +162,8 @@ def stream_columns(
                         column.last, column.last_thresholds, finished = item, thresholds, True
             if not finished:
                 column.error = STOPPED
+            else:
+                strategy.read_ahead(column.session)
         except Exception as exc:  # a failing model call must not lose the conversation
             column.error = failed_turn(exc)
         finally:

@@ -30,6 +30,7 @@ from ...reconstruction import (
     exchange_segment,
     latent_turns,
     plan_length,
+    rendered_sources,
 )
 from ...retrieval.hcr import fit_budget, fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
 from ...retrieval.hcr_scores import latent_scores, score_exchanges
@@ -37,7 +38,17 @@ from ...retrieval.rewrite import rewrite_query
 from ...retrieval.thresholds import Thresholds
 from ...runtime import RuntimeConfig
 from ...session import ChatSession
-from ...types import Decision, Generation, InstructionEntry, PromptPlan, Recognition, Resolution, TurnResult
+from ...types import (
+    Decision,
+    Generation,
+    InstructionEntry,
+    PromptPlan,
+    Recognition,
+    Resolution,
+    Segment,
+    SegmentKind,
+    TurnResult,
+)
 from ..base import Strategy
 from ..registry import register_strategy
 from . import SPEC
@@ -282,7 +293,7 @@ class REAStrategy(Strategy):
             use_latents=self.uses_latents,
             show_time=self.runtime.show_time,
         )
-        layout = tuple(anchor) if self.config.layout == "anchored" else None
+        layout = tuple(anchor) if self.config.layout != "chronological" else None
         plan = self._plan(exchanges, decisions, instructions, forms, layout)
         excess = plan_length(plan) - self.max_prompt_tokens
         if excess > 0:  # over the window: demote the lowest-scored exchanges rather than lose IM
@@ -312,8 +323,29 @@ class REAStrategy(Strategy):
             count_tokens=self.generator.count_tokens,
             system_prompt=self.runtime.system_prompt,
             im_placement=self.config.im_placement,
+            window_first=self.config.layout == "window-first",
             **forms,
         )
+
+    def next_opening(self, session: ChatSession) -> list[tuple[dict, tuple[Segment, ...]]]:
+        """Under the ``window-first`` layout: system, IM and the raw working-memory window, which open
+        every next prompt whatever its message (HCR keeps the window raw at any score). None
+        elsewhere, and with latent replies (their prompt is not plain text)."""
+        if self.config.layout != "window-first" or not self.config.use_hcr or self.uses_latents:
+            return []
+        exchanges = session.episodes.exchanges
+        recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
+        omitted = tuple(Decision(turn=ex.turn, score=None, resolution=Resolution.OMIT) for ex in exchanges)
+        window = keep_window(omitted, recent, raw_tokens=self.config.recent_raw_tokens, band=0)
+        forms = dict(
+            query="",
+            text_compress_words=self.config.text_compress_words,
+            text_compression=self.config.text_compression,
+            use_latents=False,
+            show_time=self.runtime.show_time,
+        )
+        plan = self._plan(exchanges, window, session.instructions.texts(), forms, ())
+        return [(m, segs) for m, segs in rendered_sources(plan) if segs[-1].kind is not SegmentKind.QUERY]
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
