@@ -25,3 +25,11 @@ if [ "${VANILLA:-0}" = 1 ]; then arms=$arms,vanilla; fi
 for c in 26 43; do
   qa --data "$DATA/$c.json" --arms "$arms" --limit 60 --out "$OUT/qa-test-$c-order"
 done
+# The window-first layout (BENCHMARKS, "Reading the next prompt's opening ahead"): the same commands
+# under REA_LAYOUT=window-first, REA's arms only compared.
+if [ "${WINDOW_FIRST:-0}" = 1 ]; then
+  REA_LAYOUT=window-first qa --data "$TUNE" --arms none,oracle,rea --limit 120 --out "$OUT/qa-tune-window-first"
+  for c in 26 43; do
+    REA_LAYOUT=window-first qa --data "$DATA/$c.json" --arms none,oracle,rea --limit 60 --out "$OUT/qa-test-$c-window-first"
+  done
+fi

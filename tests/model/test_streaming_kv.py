@@ -2,6 +2,7 @@
 with and without reuse, a slid window says it prefilled in full, the cache stays bounded, and a
 stopped reply leaves the session exactly as it was."""
 
+import threading
 from dataclasses import replace
 
 import pytest
@@ -144,3 +145,28 @@ def test_app_streams_both_columns_and_stop_keeps_the_conversation(models):
             stop.set()  # what the Stop button does
     assert [c.session.to_dict() for c in columns] == before
     assert all(c.error.startswith("Stopped") for c in columns)
+
+
+def test_the_app_reads_reas_next_opening_ahead_under_the_window_first_layout(models):
+    from app.state import AppEngine
+    from app.tabs.compare import handlers
+    from rea_core import REAConfig
+
+    settings = Settings(rea=REAConfig(layout="window-first"), runtime=RuntimeConfig(max_new_tokens=16, kv_reuse=True))
+    engine = AppEngine(models=models, settings=settings)
+    columns = [engine.new_column("rea"), engine.new_column("vanilla")]
+    thresholds = Thresholds(0.2, 0.36)
+    for message in ("Name three colors.", "What is the capital of France?", "And of Spain?"):
+        list(handlers.stream_columns(engine, columns, message, thresholds, threading.Event()))
+        assert not any(c.error for c in columns)
+    rea = columns[0].last
+    # the opening (system, IM, the raw window) was read while the page showed the replies
+    assert rea.reuse_note.startswith("the opening read ahead after the last reply is shared whole"), rea.reuse_note
+    assert rea.generation.reused_tokens > 0
+    assert rea.plan.notes and rea.plan.notes[0].startswith("order: the window first")
+    cache = models.generator.prefix_cache
+    for c in columns:
+        key = engine.strategy(c.strategy).cache_key(c.session)
+        cache.take(key)  # waits for the read-ahead this turn started
+        cache.release(key)
+        cache.drop(key)
