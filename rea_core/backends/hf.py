@@ -355,16 +355,12 @@ class HFGenerator:
                     if truncated
                     else "no common prefix: full prefill"
                 )
-        from transformers import DynamicCache
-
-        kv = entry.kv if reused else DynamicCache(config=self.model.config)
         fed = list(items[:reused])
         new_ids: list[int] = []
         eos = self.tokenizer.eos_token_id
         shown, ttft, ok, late = "", None, False, False
         try:
-            if reused and kv.get_seq_length() > reused:
-                kv.crop(reused - kv.get_seq_length())  # transformers 5: a negative count removes trailing positions
+            kv = self._resumed_kv(entry, reused)
             with self.lock, guard(), torch.inference_mode():
                 logits = self.model(
                     inputs_embeds=embeds[:, reused:], use_cache=True, logits_to_keep=1, **{self._cache_kw: kv}
@@ -412,6 +408,18 @@ class HFGenerator:
             out_of_time=late,
             cut_at_tokens=max_new_tokens if len(new_ids) == max_new_tokens and new_ids[-1] != eos else None,
         )
+
+    def _resumed_kv(self, entry: CacheEntry | None, reused: int):
+        """The KV cache a call continues from: ``entry``'s, cut back to its first ``reused`` positions,
+        or an empty one when nothing is reused."""
+        from transformers import DynamicCache
+
+        if not reused:
+            return DynamicCache(config=self.model.config)
+        kv = entry.kv
+        if kv.get_seq_length() > reused:
+            kv.crop(reused - kv.get_seq_length())  # transformers 5: a negative count removes trailing positions
+        return kv
 
     def generate_from_embeds(self, embeds, *, max_new_tokens: int) -> tuple[str, int]:
         """Greedy decode from (1, T, hidden) input embeddings under the current adapter, in this thread
@@ -478,13 +486,9 @@ class HFGenerator:
         reused = 0
         if entry is not None and entry.mode == PLAIN:
             reused = min(common_prefix(entry.items, items), len(prompt) - 1)  # logits from the prompt's last position
-        from transformers import DynamicCache
-
-        kv = entry.kv if reused else DynamicCache(config=self.model.config)
         ok = False
         try:
-            if reused and kv.get_seq_length() > reused:
-                kv.crop(reused - kv.get_seq_length())
+            kv = self._resumed_kv(entry, reused)
             with self.lock, self.plain_backbone(), torch.inference_mode():
                 x = torch.tensor([list(items[reused:])], device=self.device)  # (1, T - reused)
                 # only the rows that predict the answer: the vocabulary projection of a long prompt's every
@@ -520,13 +524,9 @@ class HFGenerator:
             reused = min(reused, len(ids) - 1)  # at least one position fed: the call needs an input
             if reused and not reuse_pays(reused, len(ids), self.device.type):
                 reused = 0
-        from transformers import DynamicCache
-
-        kv = entry.kv if reused else DynamicCache(config=self.model.config)
         ok = False
         try:
-            if reused and kv.get_seq_length() > reused:
-                kv.crop(reused - kv.get_seq_length())
+            kv = self._resumed_kv(entry, reused)
             with self.lock, self.plain_backbone(), torch.inference_mode():
                 self.model(
                     input_ids=torch.tensor([list(ids[reused:])], device=self.device),
