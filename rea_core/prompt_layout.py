@@ -202,6 +202,10 @@ def _why(old: str, new: str, previous: Sequence[tuple[int, str]], current: Seque
             return f"{old} left the prompt"
         if old not in same_turn:
             return f"{old} is now {same_turn[0].split('(')[1].rstrip(')')}"
+    latest = max((t for t in map(_turn, now) if t is not None), default=None)
+    if old == "the query" and _turn(new) is not None and _turn(new) == latest:
+        # the message just answered, now history: read again when history writes it otherwise (its time)
+        return f"the last message is read again as {new} (history writes it otherwise, e.g. with its time)"
     if _turn(new) is not None and new not in {label for _, label in previous}:
         return f"{new} came in (retrieved for this message)"
     if old in ("the query", "the reply"):

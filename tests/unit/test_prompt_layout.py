@@ -157,3 +157,21 @@ def test_window_first_opens_with_the_window_whatever_the_scores_and_orders_the_r
         [0.9, 0.1, 0.8, 0.0, 0.7, 0.2, 0.3], [RAW, OMIT, COMP, OMIT, OMIT, RAW, RAW], window_first=True
     )
     assert render_messages(other)[:5] == render_messages(p)[:5]
+
+
+def test_the_reuse_note_names_the_last_message_read_again_as_history():
+    from rea_core.prompt_layout import PromptPrint, reuse_note
+
+    def print_of(*messages):
+        return PromptPrint(tuple((hash(m), label) for m, label in messages))
+
+    sent = print_of(("sys", "the system prompt"), ("hi", "the query")).followed_by("hello")
+    # as history the message carries its time, so the prompt parts from the previous one there
+    now = print_of(("sys", "the system prompt"), ("[Mon 9:00] hi", "exchange 0 (raw)"), ("x", "exchange 0 (raw)"))
+    now = PromptPrint((*now.messages, (hash("and?"), "the query")))
+    note = reuse_note(sent, now)
+    assert note == (
+        "first change: the last message is read again as exchange 0 (raw) (history writes it otherwise, e.g. with its "
+        "time); "
+        "read anew: 1 exchange and the query"
+    )
