@@ -329,7 +329,7 @@ class REAStrategy(Strategy):
 
     def next_opening(self, session: ChatSession) -> list[tuple[dict, tuple[Segment, ...]]]:
         """Under the ``window-first`` layout: system, IM and the raw working-memory window, which open
-        every next prompt whatever its message (HCR keeps the window raw at any score). None
+        every next prompt whatever its message (HCR keeps the window raw at any score). Empty
         elsewhere, and with latent replies (their prompt is not plain text)."""
         if self.config.layout != "window-first" or not self.config.use_hcr or self.uses_latents:
             return []
