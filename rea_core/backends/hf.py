@@ -337,24 +337,7 @@ class HFGenerator:
         embeds = embed()  # (1, T, hidden)
         n = int(embeds.shape[1])
         entry = self.prefix_cache.take(cache_key) if cache_key is not None else None
-        reused, note = 0, ""
-        if cache_key is None:
-            pass
-        elif entry is None:
-            note = "nothing cached for this session: full prefill"
-        elif entry.mode != mode:
-            note = "the cached KV came from other weights (adapter): full prefill"
-        else:
-            reused = min(common_prefix(entry.items, items), n - 1)  # the last position is fed again for its logits
-            if reused and not reuse_pays(reused, n, self.device.type):
-                note = f"{reused} tok in common, too few to pay here: a full prefill is faster than a continuation"
-                reused = 0
-            elif reused == 0:
-                note = (
-                    f"window slid ({truncated} oldest tokens dropped), no common prefix: full prefill"
-                    if truncated
-                    else "no common prefix: full prefill"
-                )
+        reused, note = self._reusable(entry, items, n, mode, truncated) if cache_key is not None else (0, "")
         fed = list(items[:reused])
         new_ids: list[int] = []
         eos = self.tokenizer.eos_token_id
@@ -408,6 +391,24 @@ class HFGenerator:
             out_of_time=late,
             cut_at_tokens=max_new_tokens if len(new_ids) == max_new_tokens and new_ids[-1] != eos else None,
         )
+
+    def _reusable(
+        self, entry: CacheEntry | None, items: Sequence, n: int, mode: str, truncated: int = 0
+    ) -> tuple[int, str]:
+        """How many of the ``n`` input positions named by ``items`` to take from ``entry``'s KV (never the
+        last: it is fed again for its logits), and why not more ("" when nothing stands in the way)."""
+        if entry is None:
+            return 0, "nothing cached for this session: full prefill"
+        if entry.mode != mode:
+            return 0, "the cached KV came from other weights (adapter): full prefill"
+        reused = min(common_prefix(entry.items, items), n - 1)
+        if reused and not reuse_pays(reused, n, self.device.type):
+            return 0, f"{reused} tok in common, too few to pay here: a full prefill is faster than a continuation"
+        if reused == 0:
+            if truncated:
+                return 0, f"window slid ({truncated} oldest tokens dropped), no common prefix: full prefill"
+            return 0, "no common prefix: full prefill"
+        return reused, ""
 
     def _resumed_kv(self, entry: CacheEntry | None, reused: int):
         """The KV cache a call continues from: ``entry``'s, cut back to its first ``reused`` positions,
@@ -515,15 +516,10 @@ class HFGenerator:
         start = time.perf_counter()
         ids = tuple(self.template_ids(messages, add_generation_prompt=False))
         entry = self.prefix_cache.take(cache_key)
-        reused = 0
-        if entry is not None and entry.mode == PLAIN:
-            reused = common_prefix(entry.items, ids)
-            if reused == len(ids) == len(entry.items):  # already cached as it is
-                self.prefix_cache.put(cache_key, entry)
-                return Prefill(tokens=len(ids), reused_tokens=reused, wall_s=time.perf_counter() - start)
-            reused = min(reused, len(ids) - 1)  # at least one position fed: the call needs an input
-            if reused and not reuse_pays(reused, len(ids), self.device.type):
-                reused = 0
+        if entry is not None and entry.mode == PLAIN and entry.items == ids:  # already cached as it is
+            self.prefix_cache.put(cache_key, entry)
+            return Prefill(tokens=len(ids), reused_tokens=len(ids), wall_s=time.perf_counter() - start)
+        reused, _ = self._reusable(entry, ids, len(ids), PLAIN)
         ok = False
         try:
             kv = self._resumed_kv(entry, reused)

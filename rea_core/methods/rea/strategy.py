@@ -286,13 +286,7 @@ class REAStrategy(Strategy):
             decisions = keep_best(decisions, self.config.referent_top_k)
         else:
             decisions = fixed_decisions(turns, self.config.fixed_resolution, list(scores))
-        forms = dict(
-            query=query,
-            text_compress_words=self.config.text_compress_words,
-            text_compression=self.config.text_compression,
-            use_latents=self.uses_latents,
-            show_time=self.runtime.show_time,
-        )
+        forms = self._forms(query)
         layout = tuple(anchor) if self.config.layout != "chronological" else None
         plan = self._plan(exchanges, decisions, instructions, forms, layout)
         excess = plan_length(plan) - self.max_prompt_tokens
@@ -313,6 +307,16 @@ class REAStrategy(Strategy):
             decisions, _ = fit_budget(decisions, cost, excess)
             plan = self._plan(exchanges, decisions, instructions, forms, layout)
         return plan, decisions
+
+    def _forms(self, query: str) -> dict:
+        """How this config writes kept exchanges for ``query`` (``build_prompt_plan``'s form arguments)."""
+        return dict(
+            query=query,
+            text_compress_words=self.config.text_compress_words,
+            text_compression=self.config.text_compression,
+            use_latents=self.uses_latents,
+            show_time=self.runtime.show_time,
+        )
 
     def _plan(self, exchanges, decisions, instructions, forms: dict, anchor) -> PromptPlan:
         return build_prompt_plan(
@@ -337,14 +341,7 @@ class REAStrategy(Strategy):
         recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
         omitted = tuple(Decision(turn=ex.turn, score=None, resolution=Resolution.OMIT) for ex in exchanges)
         window = keep_window(omitted, recent, raw_tokens=self.config.recent_raw_tokens, band=0)
-        forms = dict(
-            query="",
-            text_compress_words=self.config.text_compress_words,
-            text_compression=self.config.text_compression,
-            use_latents=False,
-            show_time=self.runtime.show_time,
-        )
-        plan = self._plan(exchanges, window, session.instructions.texts(), forms, ())
+        plan = self._plan(exchanges, window, session.instructions.texts(), self._forms(""), ())
         return [(m, segs) for m, segs in rendered_sources(plan) if segs[-1].kind is not SegmentKind.QUERY]
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
