@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
-from contextlib import closing
+from contextlib import closing, nullcontext
 from time import perf_counter
-from typing import Callable, ClassVar, Iterator
+from typing import Callable, ClassVar, ContextManager, Iterator
 
 from ..backends.base import PREFILL, Embedder, Generator, has, require
 from ..errors import DataFormatError, InputError, ServingError
@@ -233,10 +233,14 @@ class Strategy(ABC):
         generator = self.generator
         return lambda: generator.prefill(messages, cache_key=key)
 
-    def read_ahead(self, session: ChatSession) -> threading.Thread | None:
+    def read_ahead(
+        self, session: ChatSession, *, within: Callable[[], ContextManager] = nullcontext
+    ) -> threading.Thread | None:
         """``warm`` started on a thread, for a chat between two messages (the app, ``rea chat``): the
         next reply waits for it if it is still running. None: nothing to read ahead. A failure is
-        logged and costs the next reply its reuse, nothing else."""
+        logged and costs the next reply its reuse, nothing else. ``within``: a context the call runs
+        in on its thread (the app's chat-first gate: the read serves a chat, so background work waits
+        for it)."""
         try:
             call = self.warm(session)
         except Exception:  # a finished turn never fails over its read-ahead
@@ -247,7 +251,8 @@ class Strategy(ABC):
 
         def run() -> None:
             try:
-                call()
+                with within():
+                    call()
             except Exception:
                 log.exception("reading the next prompt's opening ahead failed")
 

@@ -115,7 +115,7 @@ def respond_column(
         column.last = strategy.respond(column.session, text, reply=reply, time=sent or now_time())
         column.last_thresholds = thresholds
         column.error = ""
-        strategy.read_ahead(column.session)
+        strategy.read_ahead(column.session, within=engine.gate.chat)
     except Exception as exc:  # a failing model call must not lose the conversation
         column.error = failed_turn(exc)
 
@@ -163,7 +163,7 @@ def stream_columns(
             if not finished:
                 column.error = STOPPED
             else:
-                strategy.read_ahead(column.session)
+                strategy.read_ahead(column.session, within=engine.gate.chat)
         except Exception as exc:  # a failing model call must not lose the conversation
             column.error = failed_turn(exc)
         finally:
