@@ -9,12 +9,18 @@ Three parts, each printed as JSON lines and a summary:
   Targets: vanilla with reuse <= 1.0 s, REA <= 1.5 s. ``--no-kv-reuse`` measures the same without;
   ``--pause-s`` waits between the replies' end and the next message, as a user reading and typing
   does (the time REA reads its next prompt's opening ahead in; 0: the next message at once).
+* ``alone``: no app, no second column: each arm (``--arms``, default rea-cached and vanilla-cached) by
+  itself in process on the same 20 messages, each sent with its time as the app sends it, the next
+  prompt's opening read ahead after each reply (``Strategy.warm``): median time to first token from
+  turn 10, split into recognizer, retrieval and prefill, and the tokens each turn reads anew. What
+  the side-by-side ``ttft`` cannot separate: a method's own first token from its wait for the other
+  column under the one model lock.
 * ``load``: ``--sessions`` clients at once, ``--turns`` turns each, streaming: p50 / p95 of the
   client-observed time to first token (any column) and of the whole reply.
 * ``tps``: decode tokens per second of the in-process generator and of ``transformers serve``
   (the OpenAI-compatible server of ``transformers[serving]``) on the same machine, same prompt.
 
-Run: .venv/bin/python benchmarks/serving.py ttft|load|tps [--turns 20] [--sessions 8] [--max-new-tokens 128] \\
+Run: .venv/bin/python benchmarks/serving.py ttft|alone|load|tps [--turns 20] [--sessions 8] [--max-new-tokens 128] \\
          [--concurrency 1] [--pause-s 0]
 """
 
@@ -163,6 +169,52 @@ def bench_ttft(args) -> None:
         demo.close()
 
 
+def bench_alone(args) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from rea_core import Settings
+    from rea_core.evals.arms import get_arm
+    from rea_core.loading import load_models
+
+    settings = Settings.from_env(runtime={"max_new_tokens": args.max_new_tokens, "kv_reuse": not args.no_kv_reuse})
+    models = load_models(adapter="auto")
+    start = datetime(2026, 12, 7, 9, 0, tzinfo=timezone.utc)
+    for name in args.arms.split(","):
+        strategy = get_arm(name).build(models, settings, None)
+        session, rows = strategy.new_session(), []
+        for turn, text in enumerate(QUESTIONS[: args.turns]):
+            sent = (start + timedelta(minutes=turn)).isoformat()
+            result = strategy.respond(session, text, time=sent)
+            gen, t = result.generation, result.timings
+            rows.append(
+                {
+                    "arm": name,
+                    "turn": turn,
+                    "recognize_s": round(t.recognize_s, 3),
+                    "retrieve_s": round(t.retrieve_s, 3),
+                    "prefill_s": round(gen.ttft_s, 3),
+                    "ttft_s": round(t.recognize_s + t.retrieve_s + gen.ttft_s, 3),
+                    "prompt_tokens": result.prompt_tokens,
+                    "read_anew": result.prompt_tokens - gen.reused_tokens,
+                }
+            )
+            print(json.dumps(rows[-1]), flush=True)
+            warm = strategy.warm(session)  # as the app does once the reply ends
+            if warm is not None:
+                warm()
+        late = rows[10:] or rows
+        summary = {
+            k: statistics.median(r[k] for r in late)
+            for k in ("ttft_s", "recognize_s", "retrieve_s", "prefill_s", "read_anew")
+        }
+        print(
+            json.dumps(
+                {"arm": name, "turns": len(rows), "from_turn": 10, **{f"median_{k}": v for k, v in summary.items()}}
+            ),
+            flush=True,
+        )
+
+
 def bench_load(args) -> None:
     from gradio_client import Client
 
@@ -274,7 +326,8 @@ def bench_tps(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=["ttft", "load", "tps"])
+    parser.add_argument("part", choices=["ttft", "alone", "load", "tps"])
+    parser.add_argument("--arms", default="rea-cached,vanilla-cached", help="alone: the arms, one at a time")
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--sessions", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=128)
@@ -286,7 +339,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     print(json.dumps({"load_average": os.getloadavg(), "cpus": os.cpu_count()}), flush=True)
-    {"ttft": bench_ttft, "load": bench_load, "tps": bench_tps}[args.part](args)
+    {"ttft": bench_ttft, "alone": bench_alone, "load": bench_load, "tps": bench_tps}[args.part](args)
 
 
 if __name__ == "__main__":
