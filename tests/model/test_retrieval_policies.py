@@ -111,32 +111,6 @@ def test_app_and_cli_use_the_calibrated_defaults(models, tmp_path):
     assert (latent.tau_low, latent.tau_high) == default_thresholds("latent")
 
 
-def test_a_standalone_message_gets_the_small_window_and_a_follow_up_the_whole(models):
-    """With ``standalone_raw`` set, a message that reads as standalone keeps only the latest exchange
-    raw (no band) and a follow-up keeps the whole window; HCR and the referents decide the rest."""
-    from rea_core import Reason
-    from rea_core.retrieval.followup import is_follow_up
-
-    s = strategy(
-        models, recent_raw=3, recent_raw_tokens=10_000, recent_compressed=1, referent_top_k=0, standalone_raw=1
-    )
-    session = s.new_session()
-    for user, reply in HISTORY:
-        s.respond(session, user, reply=reply)
-    standalone, follow_up = "What is the capital of Portugal?", "Can you make that shorter?"
-    assert not is_follow_up(standalone) and is_follow_up(follow_up)
-    assert s.window_for(standalone) == (1, 0) and s.window_for(follow_up) == (3, 1)
-    reasons = {}
-    for query in (standalone, follow_up):
-        _, decisions = s.build_context(session, query)
-        reasons[query] = [d.reason for d in decisions]
-    assert reasons[standalone].count(Reason.RECENT) == 1 and decisions[-1].reason is Reason.RECENT
-    assert Reason.RECENT_BAND not in reasons[standalone]
-    assert reasons[follow_up][-3:] == [Reason.RECENT] * 3 and reasons[follow_up][0] is Reason.RECENT_BAND
-    unset = strategy(models, recent_raw=3, recent_compressed=1)
-    assert unset.window_for(standalone) == unset.window_for(follow_up) == (3, 1)
-
-
 def test_the_sliders_never_move_the_working_memory_window(models):
     """A real REA turn (replayed reply), then the app's slider path (``redecide`` from cached
     scores, no model call) at thresholds from 0 to 1: the window stays raw, the band kept."""

@@ -173,15 +173,6 @@ class REAConfig:
             "help": "working memory: exchanges before the raw window kept at least compressed",
         },
     )
-    standalone_raw: int | None = field(
-        default=None,
-        metadata={
-            "env": "REA_STANDALONE_RAW",
-            "help": "working memory for a message that reads as standalone (follow-up probability below the "
-            "detector's threshold): at most this many latest exchanges raw and no band; unset: one window "
-            "for every message",
-        },
-    )
     layout: str = field(
         default="anchored",
         metadata={
@@ -245,12 +236,11 @@ class REAConfig:
             self.recent_raw_tokens,
             self.recent_compressed,
             self.referent_top_k,
-            0 if self.standalone_raw is None else self.standalone_raw,
         )
         if min(counts) < 0:
             raise ValueError(
                 "context_turns, recent_raw, recent_raw_tokens, "
-                "recent_compressed, referent_top_k and standalone_raw must not be negative"
+                "recent_compressed and referent_top_k must not be negative"
             )
         if self.query_rewrite not in (True, False) or self.rewrite_turns < 1:
             raise ValueError(

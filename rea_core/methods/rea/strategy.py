@@ -32,7 +32,6 @@ from ...reconstruction import (
     plan_length,
     rendered_sources,
 )
-from ...retrieval.followup import is_follow_up
 from ...retrieval.hcr import fit_budget, fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
 from ...retrieval.hcr_scores import latent_scores, score_exchanges
 from ...retrieval.rewrite import rewrite_query
@@ -278,9 +277,10 @@ class REAStrategy(Strategy):
         turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
             decisions = plan_context(turns, scores, thresholds)
-            raw, band = self.window_for(query)
-            recent = recent_tokens(exchanges, raw, self.generator.count_tokens)
-            decisions = keep_window(decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=band)
+            recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
+            decisions = keep_window(
+                decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed
+            )
             # the best omitted exchanges beyond the window: a referent ranks high far more often than it
             # clears a threshold
             decisions = keep_best(decisions, self.config.referent_top_k)
@@ -330,16 +330,6 @@ class REAStrategy(Strategy):
             window_first=self.config.layout == "window-first",
             **forms,
         )
-
-    def window_for(self, query: str) -> tuple[int, int]:
-        """The working-memory window for ``query``: (most latest exchanges raw, band before them). A
-        message that reads as standalone (``is_follow_up`` false) gets ``standalone_raw`` and no band
-        when that is set: what it needs is what HCR retrieves for it, and the latest replies it does
-        not lean on only dilute the evidence."""
-        standalone = self.config.standalone_raw
-        if standalone is None or is_follow_up(query):
-            return self.config.recent_raw, self.config.recent_compressed
-        return min(standalone, self.config.recent_raw), 0
 
     def next_opening(self, session: ChatSession) -> list[tuple[dict, tuple[Segment, ...]]]:
         """Under the ``window-first`` layout: system, IM and the raw working-memory window, which open
