@@ -1,6 +1,6 @@
 """Benchmark: streamed replies and KV prefix reuse, on the packaged SmolLM2-135M.
 
-Three parts, each printed as JSON lines and a summary:
+Four parts, each printed as JSON lines and a summary:
 
 * ``ttft``: the real app on a loopback port, one ``gradio_client`` session, a 20-turn conversation
   (both columns, REA left and vanilla right, KV reuse on as in the app): median time to first token
@@ -186,6 +186,11 @@ def bench_alone(args) -> None:
             sent = (start + timedelta(minutes=turn)).isoformat()
             result = strategy.respond(session, text, time=sent)
             gen, t = result.generation, result.timings
+            warm = strategy.warm(session)  # as the app does once the reply ends
+            if warm is not None:
+                warm()
+            if gen is None or gen.ttft_s is None:  # no token decoded: no first token to time
+                continue
             rows.append(
                 {
                     "arm": name,
@@ -199,17 +204,19 @@ def bench_alone(args) -> None:
                 }
             )
             print(json.dumps(rows[-1]), flush=True)
-            warm = strategy.warm(session)  # as the app does once the reply ends
-            if warm is not None:
-                warm()
-        late = rows[10:] or rows
+        late = [r for r in rows if r["turn"] >= 10] or rows
         summary = {
             k: statistics.median(r[k] for r in late)
             for k in ("ttft_s", "recognize_s", "retrieve_s", "prefill_s", "read_anew")
         }
         print(
             json.dumps(
-                {"arm": name, "turns": len(rows), "from_turn": 10, **{f"median_{k}": v for k, v in summary.items()}}
+                {
+                    "arm": name,
+                    "turns": len(rows),
+                    "from_turn": late[0]["turn"] if late else None,
+                    **{f"median_{k}": v for k, v in summary.items()},
+                }
             ),
             flush=True,
         )
