@@ -19,12 +19,14 @@ The window slides by one exchange per turn: its oldest exchange turns compressed
 place, so everything after it is read again whatever the order. ``first_change`` names where two
 consecutive prompts part, which is what the stats line says about reuse.
 
-The ``window-first`` layout puts the window right after the Instructional Memory, then the rest by
-score, the best nearest the query. What then opens the next prompt (system, IM, the raw window) is
-known as soon as a reply ends, before the next message is typed, so it can be read while the user
-reads and types (``Strategy.warm``): the next message's prefill is only the exchanges retrieved for
-it and the message itself. (No anchoring after the window: the cache then holds the window's end,
-and a compressed reply's text depends on the query.)
+The ``window-first`` layout puts the window right after the Instructional Memory, then its band
+(the compressed exchanges before it), then the rest by score, the best nearest the query. What then
+opens the next prompt (system, IM, the raw window, the band) is known as soon as a reply ends,
+before the next message is typed, so it can be read while the user reads and types
+(``Strategy.warm``): the next message's prefill is only the exchanges retrieved for it and the
+message itself. The band comes after the window, not before it in turn order: when HCR keeps the
+band's exchange by its score instead, it moves among the rest and the window stays shared. (No
+anchoring after the opening: a compressed reply's text may depend on the query.)
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ def in_window(segment: Segment) -> bool:
     return segment.reason is Reason.RECENT
 
 
+def in_band(segment: Segment) -> bool:
+    """The band before the window, kept compressed because it is there (``Reason.RECENT_BAND``)."""
+    return segment.reason is Reason.RECENT_BAND
+
+
 def stable_placements(plan: PromptPlan) -> tuple[Placement, ...]:
     """The kept exchanges outside the window, in the order ``plan`` renders them: the next turn's anchor."""
     return tuple(Placement.of(s) for s in plan.segments if is_kept_exchange(s) and not in_window(s))
@@ -84,20 +91,28 @@ def anchored_order(
     one, those placed as in ``anchor`` first and in its order, then the rest by HCR score, the best
     last, nearest the query (turn order on ties). The window moves as one block, in turn order, ranked
     by its best-scored exchange: last for a follow-up, before the retrieved evidence for a question
-    about the distant past. With ``window_first`` the window comes first and the rest follow by score
-    alone (``anchor`` unused). Omitted exchanges keep their positions."""
+    about the distant past. With ``window_first`` the window comes first, then its band, and the rest
+    follow by score alone (``anchor`` unused). Omitted exchanges keep their positions."""
     kept = [i for i, s in enumerate(segments) if is_kept_exchange(s)]
-    rank = {} if window_first else {p: r for r, p in enumerate(anchor)}
+    if window_first:  # the window, then its band: both known before the message (``REAStrategy.next_opening``)
+        opening = [i for i in kept if in_window(segments[i])] + [i for i in kept if in_band(segments[i])]
+        rest = sorted((i for i in kept if i not in opening), key=lambda i: (_score(segments[i]), i))
+        return _placed(segments, kept, opening + rest)
+    rank = {p: r for r, p in enumerate(anchor)}
     anchored = sorted(
         (i for i in kept if not in_window(segments[i]) and Placement.of(segments[i]) in rank),
         key=lambda i: rank[Placement.of(segments[i])],
     )
     window = [i for i in kept if in_window(segments[i])]
     blocks = [[i] for i in kept if i not in anchored and i not in window]
-    if window and not window_first:
+    if window:
         blocks.append(window)
     blocks.sort(key=lambda block: (max(_score(segments[i]) for i in block), block[0]))
-    order = (window if window_first else []) + anchored + [i for block in blocks for i in block]
+    return _placed(segments, kept, anchored + [i for block in blocks for i in block])
+
+
+def _placed(segments: Sequence[Segment], kept: list[int], order: list[int]) -> list[Segment]:
+    """``segments`` with the kept ones in the slots of ``kept`` taken in ``order``; the rest in place."""
     out = list(segments)
     for slot, source in zip(kept, order):
         out[slot] = segments[source]
@@ -111,9 +126,10 @@ def order_note(segments: Sequence[Segment], anchor: Sequence[Placement], *, wind
     if len(kept) < 2:
         return ""
     if window_first:
-        window = sum(in_window(s) for s in kept)
+        window = sum(in_window(s) or in_band(s) for s in kept)
         plural = "s" if window != 1 else ""
-        lead = f"the window first ({window} exchange{plural}: read before the message came), then " if window else ""
+        what = "the window and its band" if any(in_band(s) for s in kept) else "the window"
+        lead = f"{what} first ({window} exchange{plural}: read before the message came), then " if window else ""
         return f"order: {lead}{len(kept) - window} by score, the best nearest the query"
     held = set(anchor)
     first = sum(not in_window(s) and Placement.of(s) in held for s in kept)

@@ -4,7 +4,7 @@ the cache, and a prefix too small to pay for a continuation is prefilled in full
 
 from dataclasses import replace
 
-from rea_core import RuntimeConfig, Thresholds, build_strategy
+from rea_core import Reason, Resolution, RuntimeConfig, Thresholds, build_strategy
 from rea_core.methods.base import stats_text, turn_summary
 from rea_core.prompt_layout import stable_placements
 
@@ -119,4 +119,7 @@ def test_the_window_first_opening_read_ahead_is_reused_whole_and_changes_no_repl
         assert result.reuse_note.startswith("the opening read ahead after the last reply is shared whole")
         roles = [m["role"] for m, _ in opening]
         assert roles[0] == "system" and roles[1:] == ["user", "assistant"] * (len(roles) // 2)
+        band = [s for _, segs in opening for s in segs if s.reason is Reason.RECENT_BAND]
+        assert len({s.turn for s in band}) == 1  # the band's exchange, read ahead with the window
+        assert all(s.resolution is Resolution.COMPRESSED for s in band)
     models.generator.prefix_cache.drop(ahead.cache_key(warm_session))

@@ -94,9 +94,9 @@ def test_each_rendered_message_knows_its_blocks():
     assert labels[-1] == "the query"
 
 
-def scored_plan(scores, resolutions, anchor=(), window=(5, 6), window_first=False):
+def scored_plan(scores, resolutions, anchor=(), window=(5, 6), window_first=False, band=()):
     decisions = [
-        Decision(i, s, r, Reason.RECENT if i in window else Reason.SCORE)
+        Decision(i, s, r, Reason.RECENT if i in window else Reason.RECENT_BAND if i in band else Reason.SCORE)
         for i, (s, r) in enumerate(zip(scores, resolutions))
     ]
     return build_prompt_plan(
@@ -157,6 +157,22 @@ def test_window_first_opens_with_the_window_whatever_the_scores_and_orders_the_r
         [0.9, 0.1, 0.8, 0.0, 0.7, 0.2, 0.3], [RAW, OMIT, COMP, OMIT, OMIT, RAW, RAW], window_first=True
     )
     assert render_messages(other)[:5] == render_messages(p)[:5]
+
+
+def test_window_first_puts_the_band_right_after_the_window_whatever_its_score():
+    """The band is known before the message too, so it is read ahead with the window; after it, not
+    before it in turn order, so a band exchange HCR keeps by score instead leaves the window shared."""
+    resolutions = [COMP, RAW, OMIT, COMP, COMP, RAW, RAW]
+    for scores in (PAST_QUESTION, [0.3, 0.9, 0.0, 0.5, 0.99, 0.1, 0.95]):
+        p = scored_plan(scores, resolutions, window_first=True, band=(4,))
+        assert kept_turns(p) == [5, 6, 4, 0, 3, 1]
+    assert p.notes == (
+        "order: the window and its band first (3 exchanges: read before the message came), then 3 by score, "
+        "the best nearest the query",
+    )
+    by_score = scored_plan([0.3, 0.9, 0.0, 0.5, 0.99, 0.1, 0.95], resolutions, window_first=True)
+    assert kept_turns(by_score) == [5, 6, 0, 3, 1, 4]  # kept by its score: among the rest
+    assert render_messages(by_score)[:5] == render_messages(p)[:5]  # the window still opens both
 
 
 def test_the_reuse_note_names_the_last_message_read_again_as_history():

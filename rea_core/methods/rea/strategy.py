@@ -332,15 +332,18 @@ class REAStrategy(Strategy):
         )
 
     def next_opening(self, session: ChatSession) -> list[tuple[dict, tuple[Segment, ...]]]:
-        """Under the ``window-first`` layout: system, IM and the raw working-memory window, which open
-        every next prompt whatever its message (HCR keeps the window raw at any score). Empty
-        elsewhere, and with latent replies (their prompt is not plain text)."""
+        """Under the ``window-first`` layout: system, IM, the raw working-memory window and its band,
+        which open every next prompt whatever its message (HCR keeps the window raw and the band at
+        least compressed at any score). The band only where its compressed text does not depend on the
+        message (``first_words``). Empty elsewhere, and with latent replies (their prompt is not plain
+        text)."""
         if self.config.layout != "window-first" or not self.config.use_hcr or self.uses_latents:
             return []
         exchanges = session.episodes.exchanges
         recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
         omitted = tuple(Decision(turn=ex.turn, score=None, resolution=Resolution.OMIT) for ex in exchanges)
-        window = keep_window(omitted, recent, raw_tokens=self.config.recent_raw_tokens, band=0)
+        band = self.config.recent_compressed if self.config.text_compression == "first_words" else 0
+        window = keep_window(omitted, recent, raw_tokens=self.config.recent_raw_tokens, band=band)
         plan = self._plan(exchanges, window, session.instructions.texts(), self._forms(""), ())
         return [(m, segs) for m, segs in rendered_sources(plan) if segs[-1].kind is not SegmentKind.QUERY]
 
