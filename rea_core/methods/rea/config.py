@@ -179,7 +179,8 @@ class REAConfig:
             "env": "REA_LAYOUT",
             "help": "order of the kept exchanges: `anchored` (those kept as in the previous prompt first, in its "
             "order: a longer prefix for KV reuse; the rest by score, the best nearest the query), "
-            "`window-first` (the raw window and its band first, read ahead while the user types; the rest by score) or "
+            "`window-first` (the raw window and its band first, read ahead while the user types; "
+            "the rest by score) or "
             "`chronological` (turn order, the paper)",
         },
     )
