@@ -175,6 +175,7 @@ def bench_alone(args) -> None:
     from rea_core import Settings
     from rea_core.evals.arms import get_arm
     from rea_core.loading import load_models
+    from rea_core.methods.base import turn_summary
 
     settings = Settings.from_env(runtime={"max_new_tokens": args.max_new_tokens, "kv_reuse": not args.no_kv_reuse})
     models = load_models(adapter="auto")
@@ -185,11 +186,11 @@ def bench_alone(args) -> None:
         for turn, text in enumerate(QUESTIONS[: args.turns]):
             sent = (start + timedelta(minutes=turn)).isoformat()
             result = strategy.respond(session, text, time=sent)
-            gen, t = result.generation, result.timings
+            summary, t = turn_summary(result), result.timings  # the stats line's first token, from the turn's start
             warm = strategy.warm(session)  # as the app does once the reply ends
             if warm is not None:
                 warm()
-            if gen is None or gen.ttft_s is None:  # no token decoded: no first token to time
+            if summary.get("ttft_s") is None:  # no token decoded: no first token to time
                 continue
             rows.append(
                 {
@@ -197,10 +198,10 @@ def bench_alone(args) -> None:
                     "turn": turn,
                     "recognize_s": round(t.recognize_s, 3),
                     "retrieve_s": round(t.retrieve_s, 3),
-                    "prefill_s": round(gen.ttft_s, 3),
-                    "ttft_s": round(t.recognize_s + t.retrieve_s + gen.ttft_s, 3),
+                    "prefill_s": round(result.generation.ttft_s, 3),
+                    "ttft_s": round(summary["ttft_s"], 3),
                     "prompt_tokens": result.prompt_tokens,
-                    "read_anew": result.prompt_tokens - gen.reused_tokens,
+                    "read_anew": result.prompt_tokens - summary["reused_tokens"],
                 }
             )
             print(json.dumps(rows[-1]), flush=True)

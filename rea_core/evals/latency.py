@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..conversations import Conversation, Turn
 from ..corpora import is_clean_turn, sharegpt_sessions
+from ..methods.base import turn_summary
 from . import charts as c
 from .arms import REPLAY, get_arm, plain_name
 from .task import EvalTask, Report, RunContext, register_eval, run_eval
@@ -50,10 +51,9 @@ def run_conversation(strategy, conv: Conversation, every: int) -> list[dict]:
                 "generate_s": result.timings.generate_s,
                 "retrieve_s": result.timings.retrieve_s,
                 "truncated_tokens": result.truncated_tokens,
-                # time to first token from the turn's start, and the KV prefix reused (cached arms)
-                "ttft_s": None
-                if gen is None or gen.ttft_s is None
-                else result.timings.recognize_s + result.timings.retrieve_s + gen.ttft_s,
+                # time to first token from the turn's start (as the stats line counts it), and the KV prefix
+                # reused (cached arms)
+                "ttft_s": turn_summary(result).get("ttft_s"),
                 "reused_tokens": gen.reused_tokens if gen else 0,
                 "new_tokens": result.new_tokens,
                 "cache_note": gen.cache_note if gen else "",
