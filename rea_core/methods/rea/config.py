@@ -174,14 +174,13 @@ class REAConfig:
         },
     )
     layout: str = field(
-        default="anchored",
+        default="window-first",
         metadata={
             "env": "REA_LAYOUT",
-            "help": "order of the kept exchanges: `anchored` (those kept as in the previous prompt first, in its "
-            "order: a longer prefix for KV reuse; the rest by score, the best nearest the query), "
-            "`window-first` (the raw window and its band first, read ahead while the user types; "
-            "the rest by score) or "
-            "`chronological` (turn order, the paper)",
+            "help": "order of the kept exchanges: `window-first` (the raw window and its band first, read ahead "
+            "while the user types; the rest by score, the best nearest the query), `anchored` (those kept as in "
+            "the previous prompt first, in its order; the rest by score, the window as one block by its best "
+            "score) or `chronological` (turn order, the paper)",
         },
     )
     reply_form: str = field(
