@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def run_rea(*args, **kwargs):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
@@ -18,6 +20,7 @@ def run_rea(*args, **kwargs):
     )
 
 
+@pytest.mark.slow  # every example conversation through a fresh CLI process; the slow group runs it in CI
 def test_replay_json_one_object_per_turn(examples_dir):
     proc = run_rea(
         "replay", str(examples_dir / "conversations.jsonl"), "--strategy", "rea", "--json", "--max-new-tokens", "16"

@@ -98,6 +98,7 @@ def test_codec_save_load_round_trip_and_refusals(tmp_path, caplog):
     assert "not compressed" in caplog.text  # a cut reply is never silent
 
 
+@pytest.mark.slow  # three training runs on fresh backbones; the default run trains through test_generation_loss_…
 def test_training_checkpoints_and_resumes(tmp_path):
     cfg = preset("cpu", batch_size=2, epochs=10, max_steps=2, autoencode_steps=1, save_every=1)
     generator = load_generator("packaged")

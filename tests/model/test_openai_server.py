@@ -105,6 +105,7 @@ def test_cli_chat_streams_rea_and_vanilla_over_the_server(server):
     assert "text-compressed" in out.stderr  # no latent codec over HTTP, and the CLI says so
 
 
+@pytest.mark.slow  # a long stream cut by killing the server; the slow group runs it in CI
 def test_killing_the_server_mid_stream_leaves_the_session_unchanged(server, models):
     """Last in this module: it kills the module's server (saves starting a second one)."""
     doomed = server

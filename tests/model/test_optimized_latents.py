@@ -62,6 +62,7 @@ def test_optimized_latents_lower_the_reply_nll_below_the_user_only_control(model
     )  # the fit, not the slice-mean start, does it
 
 
+@pytest.mark.slow  # a second fit; the default run fits latents in the test above
 def test_recall_layout_fits_latents_read_one_turn_later(models):
     cfg = OptimizeConfig(max_steps=10, layout="recall")
     prompt = fit_prompt(models.codec, USER, cfg)
