@@ -14,6 +14,7 @@ from rea_core.cli import (
     AdapterOpt,
     EmbedderOpt,
     ModelOpt,
+    OutputRulesOpt,
     RecentCompressedOpt,
     RecentRawOpt,
     RecentRawTokensOpt,
@@ -66,6 +67,7 @@ def serve(
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
+    output_rules: OutputRulesOpt = None,
 ) -> None:
     """Serve REA Studio on HOST:PORT with the packaged model by default.
 
@@ -87,6 +89,7 @@ def serve(
             recent_raw=recent_raw,
             recent_raw_tokens=recent_raw_tokens,
             recent_compressed=recent_compressed,
+            output_rules=output_rules,
         )
         settings = settings.with_section(
             "app",

@@ -13,6 +13,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from rea_core import Settings, default_thresholds
+from rea_core.backends.base import OUTPUT_RULES, has
 
 from .annotate_auth import password_check, sign_in_configured
 from .state import REPO_ROOT, AppEngine
@@ -69,6 +70,21 @@ def model_line(generator) -> str:
     return " · ".join(parts)
 
 
+def rules_line(cfg, generator) -> str:
+    """Whether REA keeps Instructional Memory's checkable instructions while decoding (output rules)."""
+    if not cfg.output_rules:
+        return "output rules: **off** (REA_OUTPUT_RULES=0): every instruction in IM is left to the model"
+    if not has(generator, OUTPUT_RULES):
+        return (
+            "output rules: **not kept by this backend** (it cannot mask tokens): IM's instructions are left to "
+            "the model"
+        )
+    return (
+        "output rules: **on**: REA keeps the lowercase, capital-letter, no-comma and N-bullet instructions in its "
+        "IM while decoding (the prompt view says which); vanilla has no IM, so its replies are the model's alone"
+    )
+
+
 def hcr_line(cfg) -> str:
     """The HCR scorer in use, what its score means and its calibrated thresholds."""
     lo, hi = default_thresholds(cfg.scorer)
@@ -97,6 +113,7 @@ def build_demo(engine: AppEngine) -> gr.Blocks:
                 elem_id="backbone",
             )
             gr.Markdown(hcr_line(cfg), elem_id="hcr-scorer")
+            gr.Markdown(rules_line(cfg, engine.models.generator), elem_id="output-rules")
         with gr.Tabs() as tabs:
             with gr.Tab("Compare", id="compare"):
                 init_compare, compare_outputs, tau_low, tau_high = build_compare_tab(engine)

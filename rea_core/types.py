@@ -172,6 +172,27 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class OutputRule:
+    """A standing instruction decoding keeps by itself (``memory.output_rules``): a rule ``kind`` such as
+    "lowercase", and the IM text it comes from."""
+
+    kind: str
+    source: str
+    count: int = 0  # "bullets": how many
+
+    @property
+    def label(self) -> str:
+        """How views name it: "lowercase letters only", "exactly 3 bullet points"."""
+        if self.kind == "bullets":
+            return f"exactly {self.count} bullet points"
+        labels = {"lowercase": "lowercase letters only", "uppercase": "capital letters only", "no_comma": "no commas"}
+        return labels.get(self.kind, self.kind)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class PromptPlan:
     """The ordered hybrid prompt a strategy hands to the generator (section 3.5, Table 13).
 
@@ -181,6 +202,7 @@ class PromptPlan:
 
     segments: tuple[Segment, ...]
     notes: tuple[str, ...] = ()  # what a view must say about how the plan was made (e.g. a parse fallback)
+    rules: tuple[OutputRule, ...] = ()  # what decoding keeps whatever the model prefers (REA: from IM)
 
     @property
     def total_tokens(self) -> int:
@@ -203,6 +225,7 @@ class PromptPlan:
             "segments": [s.to_dict() for s in self.segments],
             "total_tokens": self.total_tokens,
             "notes": list(self.notes),
+            "rules": [r.to_dict() for r in self.rules],
         }
 
 
@@ -223,6 +246,8 @@ class Generation:
     stopped: bool = False  # the caller stopped the stream before the reply ended
     out_of_time: bool = False  # decoding stopped at the call's time budget (``budget_s``) before the reply ended
     cut_at_tokens: int | None = None  # the reply reached this token limit (``max_new_tokens``) before it ended
+    kept_rules: tuple[str, ...] = ()  # output rules decoding kept (``OutputRule.label``)
+    rule_rewrites: int = 0  # choices of the model rewritten or replaced to keep them
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ WEIGHTS = "weights"  # local weights and input embeddings (``.model``, ``embed_i
 KV_REUSE = "kv_reuse"  # per-session KV prefix reuse (``stream(..., cache_key=...)`` reuses a prefix)
 ANSWER_LOGPROBS = "answer_logprobs"  # log p(answer token | prompt, earlier answer tokens): ``rea eval qa``'s NLL
 PREFILL = "prefill"  # ``prefill(messages, cache_key=...)``: a prompt opening read into a session's KV ahead of time
+OUTPUT_RULES = "output_rules"  # ``stream(..., rules=...)``: tokens that break an output rule are never chosen
 
 CAPABILITY_HELP = {
     CHOICE_LOGPROBS: "log-probabilities of short continuations",
@@ -34,6 +35,7 @@ CAPABILITY_HELP = {
     KV_REUSE: "KV prefix reuse",
     ANSWER_LOGPROBS: "teacher-forced log-probabilities of a given reply",
     PREFILL: "reading a prompt's opening ahead into the KV cache",
+    OUTPUT_RULES: "keeping output rules (case, commas) while decoding",
 }
 
 
@@ -49,6 +51,8 @@ class Generator(Protocol):
     log-probability per token of ``answer`` read as the assistant's reply to ``messages``.
     ``prefill(messages, *, cache_key) -> Prefill`` (PREFILL): ``messages`` (no generation prompt)
     read into ``cache_key``'s KV cache, so a later ``stream`` whose prompt opens with them reuses it.
+    ``stream(..., rules=kinds)`` (OUTPUT_RULES): no token that breaks one of the output rule ``kinds``
+    (``memory.output_rules``) is chosen.
     """
 
     name: str

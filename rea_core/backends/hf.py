@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Callable, Iterator, Protocol, Sequence
 
 from ..errors import ModelLoadError
-from ..types import Generation, Prefill
+from ..types import Generation, OutputRule, Prefill
 from . import instruct_adapter, packaged
 from .base import (
     ANSWER_LOGPROBS,
     CHOICE_LOGPROBS,
     KV_REUSE,
+    OUTPUT_RULES,
     PREFILL,
     TOKEN_LOGPROBS,
     TOKENIZER,
@@ -29,7 +30,7 @@ from .base import (
     Message,
     finish,
 )
-from .decoding import DEFAULT_DECODING, Decoding, next_token
+from .decoding import BULLETS, DEFAULT_DECODING, TOKEN_RULES, Decoding, RuleKeeper, breaks_rule, next_token
 from .kv_cache import CacheEntry, CacheLimits, PrefixCache, common_prefix, kv_bytes, reuse_pays
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,9 @@ class HFGenerator:
     repetition control, streamed, with per-session KV prefix reuse (``cache_key``) bounded by ``cache_limits``.
     ``adapter`` names the instruction-following adapter merged into the weights ("" for none)."""
 
-    capabilities = frozenset({CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE, ANSWER_LOGPROBS, PREFILL})
+    capabilities = frozenset(
+        {CHOICE_LOGPROBS, TOKEN_LOGPROBS, TOKENIZER, WEIGHTS, KV_REUSE, ANSWER_LOGPROBS, PREFILL, OUTPUT_RULES}
+    )
     token_source = "tokenizer"
 
     def supports(self, capability: str) -> bool:
@@ -96,6 +99,8 @@ class HFGenerator:
         self.prefix_cache = PrefixCache(cache_limits)
         # transformers renamed forward's `past_key_values` to `cache` (5.2x); take whichever this version has.
         self._cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+        self._rule_masks: dict[str, object] = {}  # output rule kind -> bool tensor over the vocabulary
+        self._vocab_texts: list[str] | None = None
 
     @classmethod
     def load(
@@ -213,10 +218,15 @@ class HFGenerator:
         max_new_tokens: int,
         max_prompt_tokens: int | None = None,
         cache_key: str | None = None,
+        rules: Sequence[OutputRule] = (),
     ) -> Generation:
         return finish(
             self.stream(
-                messages, max_new_tokens=max_new_tokens, max_prompt_tokens=max_prompt_tokens, cache_key=cache_key
+                messages,
+                max_new_tokens=max_new_tokens,
+                max_prompt_tokens=max_prompt_tokens,
+                cache_key=cache_key,
+                rules=rules,
             )
         )
 
@@ -228,8 +238,10 @@ class HFGenerator:
         max_prompt_tokens: int | None = None,
         cache_key: str | None = None,
         budget_s: float | None = None,
+        rules: Sequence[OutputRule] = (),
     ) -> Iterator[str | Generation]:
-        """Greedy reply as it is decoded (text pieces, then the ``Generation``); see ``Generator.stream``."""
+        """Greedy reply as it is decoded (text pieces, then the ``Generation``); see ``Generator.stream``.
+        ``rules``: output rules (OUTPUT_RULES) the reply keeps whatever the model prefers."""
         start = time.perf_counter()
         ids = self.template_ids(messages)
         truncated = 0
@@ -252,6 +264,47 @@ class HFGenerator:
             start=start,
             truncated=truncated,
             budget_s=budget_s,
+            rules=rules,
+        )
+
+    def rule_keeper(self, rules: Sequence[OutputRule]) -> RuleKeeper | None:
+        """What keeps the output ``rules`` in one reply (None for no rules). The tokens that break a token
+        rule (and those holding a line break) come from one scan of the vocabulary per kind, kept; the
+        end-of-turn token is never among them."""
+        if not rules:
+            return None
+        torch = self._torch
+        kinds = tuple(r.kind for r in rules if r.kind in TOKEN_RULES)
+        bullets = next((r.count for r in rules if r.kind == BULLETS), 0)
+        with self.lock:
+            if self._vocab_texts is None:
+                self._vocab_texts = [self.tokenizer.decode([i]) for i in range(len(self.tokenizer))]
+            for kind in kinds + (("line_break",) if bullets else ()):
+                if kind not in self._rule_masks:
+                    breaks = (lambda t: "\n" in t) if kind == "line_break" else (lambda t, k=kind: breaks_rule(k, t))
+                    mask = torch.tensor([breaks(t) for t in self._vocab_texts], dtype=torch.bool)
+                    if self.tokenizer.eos_token_id is not None:
+                        mask[self.tokenizer.eos_token_id] = False
+                    self._rule_masks[kind] = mask
+        vocab = self.model.get_output_embeddings().weight.shape[0]
+
+        def union(names) -> object:
+            mask = torch.zeros(vocab, dtype=torch.bool)
+            for name in names:
+                part = self._rule_masks[name]
+                mask[: len(part)] |= part[:vocab]
+            return mask.to(self.device)
+
+        texts = self._vocab_texts
+        return RuleKeeper(
+            kinds=kinds,
+            banned_mask=union(kinds),
+            token_text=lambda i: texts[i] if i < len(texts) else "",
+            encode=lambda text: self.tokenizer.encode(text, add_special_tokens=False),
+            eos_id=self.tokenizer.eos_token_id,
+            bullets=bullets,
+            line_break_mask=union(("line_break",)) if bullets else None,
+            labels=tuple(r.label for r in rules),
         )
 
     def stream_embeds(
@@ -266,9 +319,10 @@ class HFGenerator:
         start: float,
         truncated: int = 0,
         budget_s: float | None = None,
+        rules: Sequence[OutputRule] = (),
     ) -> Iterator[str | Generation]:
         """Decode greedily from the input embeddings ``embed()`` returns, on a worker thread, yielding text as
-        it comes.
+        it comes, keeping the output ``rules`` (``types.OutputRule``).
 
         ``items`` names each input position (token ids; markers for latent rows) for KV prefix
         reuse; ``guard`` is the context that puts the weights in ``mode`` (plain backbone or a
@@ -288,7 +342,7 @@ class HFGenerator:
             name="rea-decode",
             daemon=True,
             args=(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events),
-            kwargs={"deadline": None if budget_s is None else start + budget_s},
+            kwargs={"deadline": None if budget_s is None else start + budget_s, "keeper": self.rule_keeper(rules)},
         )
         worker.start()
         try:
@@ -306,7 +360,20 @@ class HFGenerator:
             worker.join()
 
     def _decode_worker(
-        self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events, *, deadline=None
+        self,
+        embed,
+        items,
+        max_new_tokens,
+        cache_key,
+        mode,
+        guard,
+        start,
+        truncated,
+        stop,
+        events,
+        *,
+        deadline=None,
+        keeper=None,
     ) -> None:
         try:
             events.put(
@@ -324,6 +391,7 @@ class HFGenerator:
                         stop,
                         events,
                         deadline=deadline,
+                        keeper=keeper,
                     ),
                 )
             )
@@ -331,7 +399,20 @@ class HFGenerator:
             events.put(("error", exc))
 
     def _decode(
-        self, embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events, *, deadline=None
+        self,
+        embed,
+        items,
+        max_new_tokens,
+        cache_key,
+        mode,
+        guard,
+        start,
+        truncated,
+        stop,
+        events,
+        *,
+        deadline=None,
+        keeper: RuleKeeper | None = None,
     ) -> Generation:
         torch = self._torch
         embeds = embed()  # (1, T, hidden)
@@ -340,6 +421,7 @@ class HFGenerator:
         reused, note = self._reusable(entry, items, n, mode, truncated) if cache_key is not None else (0, "")
         fed = list(items[:reused])
         new_ids: list[int] = []
+        pending: list[int] = []
         eos = self.tokenizer.eos_token_id
         shown, ttft, ok, late = "", None, False, False
         try:
@@ -355,7 +437,13 @@ class HFGenerator:
                     # alone used it up; its KV is kept below, so sending again starts from it).
                     late = True
                     break
-                next_id = next_token(logits[0, -1], new_ids, self.decoding, eos_id=eos)
+                if not pending:  # the model's choice (with rules, kept to them: maybe several tokens)
+                    pending = (
+                        keeper.choose(logits[0, -1], new_ids, self.decoding)
+                        if keeper is not None
+                        else [next_token(logits[0, -1], new_ids, self.decoding, eos_id=eos)]
+                    )
+                next_id = pending.pop(0)
                 new_ids.append(next_id)
                 if ttft is None:
                     ttft = time.perf_counter() - start
@@ -390,6 +478,8 @@ class HFGenerator:
             stopped=stop.is_set() and (not new_ids or new_ids[-1] != eos) and len(new_ids) < max_new_tokens,
             out_of_time=late,
             cut_at_tokens=max_new_tokens if len(new_ids) == max_new_tokens and new_ids[-1] != eos else None,
+            kept_rules=keeper.labels if keeper is not None else (),
+            rule_rewrites=keeper.rewrites if keeper is not None else 0,
         )
 
     def _reusable(

@@ -19,6 +19,7 @@ from .options import (
     ModelOpt,
     NoHCROpt,
     NoIMOpt,
+    OutputRulesOpt,
     QueryRewriteOpt,
     RecentCompressedOpt,
     RecentRawOpt,
@@ -84,6 +85,7 @@ def chat(
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
+    output_rules: OutputRulesOpt = None,
     query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Chat interactively; by default REA and vanilla answer side by side, replies printed as they are decoded.
@@ -105,6 +107,7 @@ def chat(
             recent_raw=recent_raw,
             recent_raw_tokens=recent_raw_tokens,
             recent_compressed=recent_compressed,
+            output_rules=output_rules,
             query_rewrite=query_rewrite,
             model=model,
             adapter=adapter,
@@ -259,6 +262,7 @@ def replay(
     recent_raw: RecentRawOpt = None,
     recent_raw_tokens: RecentRawTokensOpt = None,
     recent_compressed: RecentCompressedOpt = None,
+    output_rules: OutputRulesOpt = None,
     query_rewrite: QueryRewriteOpt = None,
 ) -> None:
     """Replay a conversation file through a strategy; given assistant replies are stored, not generated.
@@ -284,6 +288,7 @@ def replay(
             recent_raw=recent_raw,
             recent_raw_tokens=recent_raw_tokens,
             recent_compressed=recent_compressed,
+            output_rules=output_rules,
             query_rewrite=query_rewrite,
             model=model,
             embedder=embedder,

@@ -84,6 +84,15 @@ QueryRewriteOpt = Annotated[
         "HCR scores (for capable generators) [env REA_QUERY_REWRITE, default off].",
     ),
 ]
+OutputRulesOpt = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--output-rules/--no-output-rules",
+        show_default=False,
+        help="REA: keep Instructional Memory's checkable instructions (lowercase, capitals, no commas) while "
+        "decoding, so no token breaks them (in-process models) [env REA_OUTPUT_RULES, default on].",
+    ),
+]
 MaxNewTokensOpt = Annotated[
     Optional[int],
     typer.Option("--max-new-tokens", help="Longest reply, in tokens [env REA_MAX_NEW_TOKENS, default 128]."),

@@ -398,8 +398,10 @@ class DualLoRACodec:
         cache_key: str | None = None,
         adapter: str | None = GENERATE,
         budget_s: float | None = None,
+        rules: Sequence = (),
     ) -> Iterator:
-        """``generate`` streamed (text pieces, then the ``Generation``), with KV prefix reuse under ``cache_key``.
+        """``generate`` streamed (text pieces, then the ``Generation``), with KV prefix reuse under ``cache_key``;
+        ``rules``: output rules (``types.OutputRule``) the reply keeps.
 
         Each latent row is named by its block's content hash for prefix matching, so a stable
         prefix of raw and latent exchanges is reused like text. Every forward pass sets the
@@ -439,6 +441,7 @@ class DualLoRACodec:
             start=start,
             truncated=truncated,
             budget_s=budget_s,
+            rules=rules,
         )
 
     def target_nll(

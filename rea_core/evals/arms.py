@@ -298,6 +298,13 @@ ARMS: dict[str, Arm] = {
             rea={"im_placement": "query"},
         ),
         Arm(
+            "rea-no-rules",
+            "REA, model alone",
+            "REA without output rules: Instructional Memory's checkable instructions are left to the model",
+            _REPLAY,
+            rea={"output_rules": False},
+        ),
+        Arm(
             "vanilla-cached",
             "Whole chat, server cache",
             "vanilla with per-session KV prefix reuse (what a chat server does)",

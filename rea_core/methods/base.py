@@ -15,7 +15,7 @@ from contextlib import closing, nullcontext
 from time import perf_counter
 from typing import Callable, ClassVar, ContextManager, Iterator
 
-from ..backends.base import PREFILL, Embedder, Generator, has, require
+from ..backends.base import OUTPUT_RULES, PREFILL, Embedder, Generator, has, require
 from ..errors import DataFormatError, InputError, ServingError
 from ..memory.episodic import EpisodicMemory
 from ..memory.instructional import InstructionalMemory
@@ -202,7 +202,12 @@ class Strategy(ABC):
             max_prompt_tokens=self.max_prompt_tokens,
             cache_key=self.cache_key(session),
             budget_s=self.runtime.reply_budget_s,
+            **self.rule_kwargs(plan),
         )
+
+    def rule_kwargs(self, plan: PromptPlan) -> dict:
+        """``rules=`` for the model call when ``plan`` carries output rules and the generator keeps them."""
+        return {"rules": plan.rules} if plan.rules and has(self.generator, OUTPUT_RULES) else {}
 
     def cache_key(self, session: ChatSession) -> str | None:
         """The session's KV prefix-cache key when ``runtime.kv_reuse`` is on (None: prefill in full)."""
@@ -452,6 +457,9 @@ def turn_summary(result: TurnResult) -> dict:
             summary["cut_at_tokens"] = gen.cut_at_tokens
         if gen.token_source != "tokenizer":
             summary["token_source"] = gen.token_source
+        if gen.kept_rules:
+            summary["kept_rules"] = list(gen.kept_rules)
+            summary["rule_rewrites"] = gen.rule_rewrites
     return summary
 
 
@@ -477,6 +485,10 @@ def stats_text(entry: dict) -> str:
         parts.append(entry["cache_note"])
     if entry.get("reuse_note"):
         parts.append(entry["reuse_note"])
+    if entry.get("kept_rules"):
+        kept = ", ".join(entry["kept_rules"])
+        n = entry.get("rule_rewrites", 0)
+        parts.append(f"kept while decoding: {kept} ({n} choice{'' if n == 1 else 's'} of the model rewritten)")
     if entry.get("out_of_time"):
         parts.append("cut at the reply's time budget (REA_REPLY_BUDGET_S)")
     if not entry.get("generated", True):

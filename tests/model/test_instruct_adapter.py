@@ -53,30 +53,58 @@ def test_a_reply_cut_at_the_token_limit_says_so(models):
     assert stats_text(turn_summary(result)).startswith("cut at 4 tokens | ")
 
 
-@pytest.mark.slow  # three live replies per column after thirteen stored turns
-def test_the_letter_example_shows_rea_keeping_its_instruction_and_vanilla_losing_it(models):
-    """The first screen's first example, as the app plays it: REA starts all three live replies with R, as
-    asked thirteen turns earlier; vanilla, reading every non-compliant given reply, does so only on the first;
-    REA's prompts are at most 60% of vanilla's (what the README says the example shows)."""
-    from app.tabs.compare.examples import EXAMPLES, LETTER_INSTRUCTION
-    from rea_core.evals.checks import Check
+def _play_example(models, title: str) -> tuple[dict, dict]:
+    """The first-screen example ``title`` played as the app plays it: its live results and final sessions per
+    column."""
+    from app.tabs.compare.examples import EXAMPLES
     from rea_core.loading import build_from_settings
     from rea_core.settings import Settings
 
     settings = Settings.from_env()
-    _, turns = EXAMPLES[0]
-    starts_with_r = Check("startend:first_letter", {"letter": "r"})
-    live = {}
+    turns = dict(EXAMPLES)[title]
+    live, sessions = {}, {}
     for name in ("rea", "vanilla"):
         strategy = build_from_settings(name, models, settings, served=True)
-        session = strategy.new_session()
+        sessions[name] = session = strategy.new_session()
         results = [(reply, strategy.respond(session, message, reply=reply)) for message, reply in turns]
         live[name] = [result for given, result in results if given is None]
-        if name == "rea":
-            assert session.instructions.texts() == [LETTER_INSTRUCTION]
+    return live, sessions
+
+
+@pytest.mark.slow  # three live replies per column after thirteen stored turns
+def test_the_lowercase_example_shows_rea_keeping_its_instruction_and_vanilla_not(models):
+    """The first screen's first example: REA answers all three live questions in lowercase, as asked thirteen
+    turns earlier (IM holds it and decoding keeps it); vanilla, with no IM, answers none in lowercase; REA's
+    prompts are at most 60% of vanilla's (what the README says the example shows)."""
+    from app.tabs.compare.examples import EXAMPLES, LOWERCASE_INSTRUCTION
+    from rea_core.evals.checks import Check
+
+    title = EXAMPLES[0][0]
+    live, sessions = _play_example(models, title)
+    assert sessions["rea"].instructions.texts() == [LOWERCASE_INSTRUCTION]
+    lowercase = Check("change_case:english_lowercase")
+    assert [lowercase.passed(r.reply) for r in live["rea"]] == [True] * 3, [r.reply for r in live["rea"]]
+    assert [lowercase.passed(r.reply) for r in live["vanilla"]] == [False] * 3, [r.reply for r in live["vanilla"]]
+    for rea_result, vanilla_result in zip(live["rea"], live["vanilla"]):
+        assert rea_result.generation.kept_rules == ("lowercase letters only",)
+        assert rea_result.prompt_tokens <= 0.6 * vanilla_result.prompt_tokens
+
+
+@pytest.mark.slow  # three live replies per column after thirteen stored turns
+def test_the_letter_example_shows_rea_keeping_its_instruction_and_vanilla_losing_it(models):
+    """The first screen's second example: REA starts all three live replies with R, as asked thirteen turns
+    earlier (the model's own doing: no output rule covers it); vanilla, reading every non-compliant given
+    reply, does so only on the first; REA's prompts are at most 60% of vanilla's (what the README says)."""
+    from app.tabs.compare.examples import EXAMPLES, LETTER_INSTRUCTION
+    from rea_core.evals.checks import Check
+
+    live, sessions = _play_example(models, EXAMPLES[1][0])
+    assert sessions["rea"].instructions.texts() == [LETTER_INSTRUCTION]
+    starts_with_r = Check("startend:first_letter", {"letter": "r"})
     rea_kept = [starts_with_r.passed(result.reply) for result in live["rea"]]
     vanilla_kept = [starts_with_r.passed(result.reply) for result in live["vanilla"]]
     assert rea_kept == [True, True, True], [result.reply for result in live["rea"]]
     assert vanilla_kept == [True, False, False], [result.reply for result in live["vanilla"]]
     for rea_result, vanilla_result in zip(live["rea"], live["vanilla"]):
+        assert rea_result.generation.kept_rules == ()
         assert rea_result.prompt_tokens <= 0.6 * vanilla_result.prompt_tokens

@@ -74,7 +74,24 @@ LETTER_EXAMPLE_LIVE = (
     "Can you suggest a good book for a long train ride?",
     "What should I pack for a weekend hike?",
 )
+LOWERCASE_INSTRUCTION = "From now on, answer only in lowercase letters."
+# The same twelve given replies, then three live questions. REA's decoding keeps IM's lowercase rule; vanilla,
+# with no IM, is left to the model, which does not write in lowercase (README).
+LOWERCASE_EXAMPLE_LIVE = (
+    "What is the capital of France? Tell me one thing to see there.",
+    "Can you suggest a good book for a long train ride?",
+    "What should I pack for a weekend hike?",
+)
 EXAMPLES: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
+    (
+        "An instruction 13 turns back: answer in lowercase",
+        (
+            (LOWERCASE_INSTRUCTION, "Understood."),
+            *_EARLIER_TURNS,
+            *_LATER_TURNS,
+            *((question, None) for question in LOWERCASE_EXAMPLE_LIVE),
+        ),
+    ),
     (
         "An instruction 13 turns back: start every reply with R",
         (
@@ -82,14 +99,6 @@ EXAMPLES: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...] = (
             *_EARLIER_TURNS,
             *_LATER_TURNS,
             *((question, None) for question in LETTER_EXAMPLE_LIVE),
-        ),
-    ),
-    (
-        "A fact, a detour, then a question about the fact",
-        (
-            ("My sister Lena lives in Porto and teaches violin.", None),
-            ("How do I boil an egg?", None),
-            ("What does my sister teach?", None),
         ),
     ),
 )

@@ -97,6 +97,14 @@ class REAConfig:
             "help": "Instructional Memory: `system` (prefix, the paper) or `query` (also restated next to the query)"
         },
     )
+    output_rules: bool = field(
+        default=True,
+        metadata={
+            "env": "REA_OUTPUT_RULES",
+            "help": "keep the checkable instructions in Instructional Memory (lowercase, capitals, no commas) while "
+            "decoding: a token that breaks one is never chosen (in-process models)",
+        },
+    )
     recognizer_stage2: str = field(
         default="trained",
         metadata={

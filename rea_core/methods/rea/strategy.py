@@ -15,13 +15,14 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ...backends.base import Embedder, Generator
+from ...backends.base import OUTPUT_RULES, Embedder, Generator, has
 from ...compression.background import EncodeWriter, LatentWriter
 from ...compression.codec import GENERATE, DualLoRACodec
 from ...compression.forms import LATENT, FormChoice, choose_form
 from ...compression.optimize import OptimizeWriter
 from ...memory.episodic import EpisodicMemory, Exchange
 from ...memory.instructional import InstructionalMemory
+from ...memory.output_rules import output_rules, rules_note
 from ...prompt_layout import Placement, stable_placements
 from ...recognizer import GLOBAL, PROHIBITION, REVOKE, Recognizer, build_recognizer, is_replacement
 from ...reconstruction import (
@@ -192,6 +193,7 @@ class REAStrategy(Strategy):
             cache_key=self.cache_key(session),
             adapter=self._generate_adapter,
             budget_s=self.runtime.reply_budget_s,
+            **self.rule_kwargs(plan),
         )
 
     def prompt_length(self, session: ChatSession, plan: PromptPlan, messages: list[dict]) -> int:
@@ -306,7 +308,18 @@ class REAStrategy(Strategy):
 
             decisions, _ = fit_budget(decisions, cost, excess)
             plan = self._plan(exchanges, decisions, instructions, forms, layout)
-        return plan, decisions
+        return self._with_rules(plan, instructions), decisions
+
+    def _with_rules(self, plan: PromptPlan, instructions: Sequence[str]) -> PromptPlan:
+        """``plan`` with the output rules IM asks decoding to keep (``output_rules`` on), and a note saying
+        whether this generator keeps them."""
+        if not (self.config.output_rules and self.config.use_im):
+            return plan
+        rules = output_rules(instructions)
+        if not rules:
+            return plan
+        note = rules_note(rules, enforced=has(self.generator, OUTPUT_RULES))
+        return replace(plan, rules=rules, notes=plan.notes + (note,))
 
     def _forms(self, query: str) -> dict:
         """How this config writes kept exchanges for ``query`` (``build_prompt_plan``'s form arguments)."""
