@@ -13,7 +13,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from rea_core import Settings, default_thresholds
-from rea_core.backends.base import OUTPUT_RULES, has
+from rea_core.backends import OUTPUT_RULES, has
 
 from .annotate_auth import password_check, sign_in_configured
 from .state import REPO_ROOT, AppEngine

@@ -3,9 +3,9 @@
 Heavy libraries (torch, transformers) load only when a backend is built.
 """
 
-from .base import Embedder, Generator, Message
+from .base import OUTPUT_RULES, Embedder, Generator, Message, has
 
-__all__ = ["Embedder", "Generator", "Message", "load_embedder", "load_generator"]
+__all__ = ["OUTPUT_RULES", "Embedder", "Generator", "Message", "has", "load_embedder", "load_generator"]
 
 
 def load_generator(
