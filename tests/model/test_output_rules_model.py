@@ -33,7 +33,7 @@ def test_rea_keeps_lowercase_and_no_commas_from_its_im_and_says_so(models):
     )
     for result in results[1:]:
         assert [r.kind for r in result.plan.rules] == ["lowercase", "no_comma"]
-        assert result.generation.kept_rules == ("lowercase", "no_comma")
+        assert result.generation.kept_rules == ("lowercase letters only", "no commas")
         assert LOWER.passed(result.reply) and NO_COMMA.passed(result.reply), result.reply
         assert len(result.reply.split()) >= 3  # words, not an emptied reply
         assert any("Kept while decoding" in n for n in result.plan.notes)
