@@ -108,3 +108,30 @@ def test_the_letter_example_shows_rea_keeping_its_instruction_and_vanilla_losing
     for rea_result, vanilla_result in zip(live["rea"], live["vanilla"]):
         assert rea_result.generation.kept_rules == ()
         assert rea_result.prompt_tokens <= 0.6 * vanilla_result.prompt_tokens
+
+
+@pytest.mark.slow  # nine turns per column, two of them live
+def test_the_h1_demo_shows_the_prompt_sizes_the_readme_states(models):
+    """The paper's H.1 demo as the app plays it: REA's IM holds the instruction, both columns' last replies
+    begin with R (its given replies comply, so vanilla copies them), and REA's last prompt is at most 70% of
+    vanilla's (the README: 345 against 504 tokens)."""
+    from rea_core import load_conversations
+    from rea_core.evals.checks import Check
+    from rea_core.loading import build_from_settings
+    from rea_core.settings import Settings
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "conversations.jsonl"
+    (demo,) = [c for c in load_conversations(examples) if c.id == "h1-initial-letter"]
+    settings = Settings.from_env()
+    last = {}
+    for name in ("rea", "vanilla"):
+        strategy = build_from_settings(name, models, settings, served=True)
+        session = strategy.new_session()
+        for turn in demo.turns:
+            last[name] = strategy.respond(session, turn.user, reply=turn.assistant)
+        if name == "rea":
+            assert len(session.instructions.texts()) == 1
+            assert "letter r" in session.instructions.texts()[0]
+    starts_with_r = Check("startend:first_letter", {"letter": "r"})
+    assert starts_with_r.passed(last["rea"].reply) and starts_with_r.passed(last["vanilla"].reply)
+    assert last["rea"].prompt_tokens <= 0.7 * last["vanilla"].prompt_tokens
