@@ -7,6 +7,7 @@ vectors into the same input (section 3.5); plain text prompts take the same path
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 import queue
@@ -337,13 +338,22 @@ class HFGenerator:
         """
         events: queue.Queue = queue.Queue()
         stop = threading.Event()
-        worker = threading.Thread(
-            target=self._decode_worker,
-            name="rea-decode",
-            daemon=True,
-            args=(embed, items, max_new_tokens, cache_key, mode, guard, start, truncated, stop, events),
-            kwargs={"deadline": None if budget_s is None else start + budget_s, "keeper": self.rule_keeper(rules)},
+        decode = functools.partial(
+            self._decode,
+            embed,
+            items,
+            max_new_tokens,
+            cache_key,
+            mode,
+            guard,
+            start,
+            truncated,
+            stop,
+            events,
+            deadline=None if budget_s is None else start + budget_s,
+            keeper=self.rule_keeper(rules),
         )
+        worker = threading.Thread(target=self._decode_worker, name="rea-decode", daemon=True, args=(decode, events))
         worker.start()
         try:
             while True:
@@ -359,42 +369,11 @@ class HFGenerator:
             stop.set()  # a closed stream (Stop button, failed consumer) ends decoding
             worker.join()
 
-    def _decode_worker(
-        self,
-        embed,
-        items,
-        max_new_tokens,
-        cache_key,
-        mode,
-        guard,
-        start,
-        truncated,
-        stop,
-        events,
-        *,
-        deadline=None,
-        keeper=None,
-    ) -> None:
+    @staticmethod
+    def _decode_worker(decode: Callable[[], Generation], events: queue.Queue) -> None:
+        """The decode thread: ``decode()``'s ``Generation``, or its failure, handed to the consumer."""
         try:
-            events.put(
-                (
-                    "done",
-                    self._decode(
-                        embed,
-                        items,
-                        max_new_tokens,
-                        cache_key,
-                        mode,
-                        guard,
-                        start,
-                        truncated,
-                        stop,
-                        events,
-                        deadline=deadline,
-                        keeper=keeper,
-                    ),
-                )
-            )
+            events.put(("done", decode()))
         except BaseException as exc:  # handed to the consumer, which raises it in its own thread
             events.put(("error", exc))
 

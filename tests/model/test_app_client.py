@@ -182,6 +182,7 @@ def test_malformed_upload_names_the_line(client, tmp_path):
     assert "bad.jsonl:2" in json.dumps(out)
 
 
+@pytest.mark.slow  # moved to keep the default run under 15 minutes; the H.1 example test plays it in the library
 def test_h1_demo_loads_into_both_columns(client):
     out = client.predict(0.5, 0.7, api_name="/load_demo")
     for chat in (out[CHAT0], out[CHAT1]):

@@ -70,6 +70,7 @@ def test_generation_loss_trains_both_adapters_and_the_compression_tokens():
         optimizer.step()
 
 
+@pytest.mark.slow  # moved to keep the default run under 15 minutes
 def test_codec_save_load_round_trip_and_refusals(tmp_path, caplog):
     codec = fresh_codec()
     torch.manual_seed(0)

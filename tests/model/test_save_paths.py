@@ -50,6 +50,7 @@ def chat(*args, stdin: str, **variables: str):
     return proc.stdout + proc.stderr
 
 
+@pytest.mark.slow  # moved to keep the default run under 15 minutes; the app-to-CLI direction stays in it
 def test_a_chat_saved_by_the_cli_loads_in_the_app(engine, tmp_path):
     path = tmp_path / "chat.json"
     long = "Tell me about my garden, its roses and its fig tree. " * 8  # over the token cap set here: refused
