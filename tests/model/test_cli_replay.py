@@ -40,7 +40,7 @@ def test_replay_json_one_object_per_turn(examples_dir):
     assert [r["generated"] for r in h1] == [True] + [False] * 7 + [True]
 
 
-@pytest.mark.slow  # moved to keep the default run under 15 minutes; test_strategies runs the LLM stage 2 in the library
+@pytest.mark.slow  # moved to keep the default run under 15 minutes; test_strategies runs the LLM stage 2
 def test_recognize_with_classifier():
     proc = run_rea("recognize", "--json", "--stage2", "llm", "Always answer in French.")
     assert proc.returncode == 0, proc.stderr
