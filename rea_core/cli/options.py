@@ -89,8 +89,8 @@ OutputRulesOpt = Annotated[
     typer.Option(
         "--output-rules/--no-output-rules",
         show_default=False,
-        help="REA: keep Instructional Memory's checkable instructions (lowercase, capitals, no commas) while "
-        "decoding, so no token breaks them (in-process models) [env REA_OUTPUT_RULES, default on].",
+        help="REA: keep Instructional Memory's checkable instructions (lowercase, capitals, no commas, exactly N "
+        "bullet points) while decoding (in-process models) [env REA_OUTPUT_RULES, default on].",
     ),
 ]
 MaxNewTokensOpt = Annotated[

@@ -101,8 +101,8 @@ class REAConfig:
         default=True,
         metadata={
             "env": "REA_OUTPUT_RULES",
-            "help": "keep the checkable instructions in Instructional Memory (lowercase, capitals, no commas) while "
-            "decoding: a token that breaks one is never chosen (in-process models)",
+            "help": "keep the checkable instructions in Instructional Memory (lowercase, capitals, no commas, "
+            "exactly N bullet points) while decoding, whatever the model prefers (in-process models)",
         },
     )
     recognizer_stage2: str = field(
