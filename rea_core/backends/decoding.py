@@ -161,7 +161,9 @@ class RuleKeeper:
             if self.eos_id is not None:
                 mask = mask.clone()
                 mask[self.eos_id] = True
-            return [next_token(logits, generated, decoding, eos_id=self.eos_id, banned_mask=mask)]
+            instead = next_token(logits, generated, decoding, eos_id=self.eos_id, banned_mask=mask)
+            self._line += self.token_text(instead)
+            return [instead]
         self.rewrites += not (ends and self._started >= self.bullets)  # the model's line break or end moved
         kept = self.encode(head) if head else []
         return kept + (self._next_bullet() if self._started < self.bullets else [self.eos_id])
