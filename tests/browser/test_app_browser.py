@@ -291,10 +291,11 @@ def test_an_example_plays_in_one_click_and_its_saved_chat_opens_in_inspect(studi
     )
     for side in (0, 1):
         assert studio.locator(f'#chat-{side} [data-testid="bot"]').count() == 16  # every turn, given or live
-        assert "start every reply with the letter R" in studio.inner_text(f"#chat-{side}")
+        assert "answer only in lowercase letters" in studio.inner_text(f"#chat-{side}")
         box = studio.locator(f'#chat-{side} [data-testid="bot"]').last.bounding_box()
         assert box and 0 <= box["y"] and box["y"] + min(box["height"], 40) <= FIRST_SCREEN["height"]  # in view
-    assert studio.locator("#prompt-0 .rea-instructions", has_text="start every reply with the letter R").count() == 1
+    assert studio.locator("#prompt-0 .rea-instructions", has_text="answer only in lowercase letters").count() == 1
+    assert "Kept while decoding" in studio.inner_text("#prompt-0")  # the prompt view names the output rule
     studio.click("#save")
     with studio.expect_download() as download:
         studio.locator("#saved-file a").first.click()
