@@ -10,7 +10,7 @@ left out. Pure functions: the tokenizer comes in as a ``count_tokens`` callable.
 counts cover each block's own text; the generator's chat-template markup is counted only in the
 real prompt length it reports.
 
-Time: with ``show_time``, a kept exchange that has a time is read as ``[Mon 8 May 2023 13:56] <user
+Time: with ``show_time``, a kept exchange that has a time is read as ``[Monday 8 May 2023 13:56] <user
 text>`` (``user_as_read``; the segment's token count includes the prefix), so the model can place
 "last Saturday" or "two weeks ago"; the current query carries no time.
 """
@@ -50,7 +50,7 @@ def instruction_prefix(instructions: Sequence[str], template: str = "instruction
 
 
 def user_as_read(user: str, time: str | None) -> str:
-    """An exchange's user text as the model reads it: ``[Mon 8 May 2023 13:56] `` before it when it has
+    """An exchange's user text as the model reads it: ``[Monday 8 May 2023 13:56] `` before it when it has
     a time. The one source of both the rendered message and its segment's token count."""
     return f"[{prompt_time(time)}] {user}" if time else user
 

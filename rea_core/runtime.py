@@ -44,7 +44,7 @@ class RuntimeConfig:
         default=True,
         metadata={
             "env": "REA_SHOW_TIME",
-            "help": "show when each kept exchange happened, before its user text (`[Mon 8 May 2023 13:56]`), "
+            "help": "show when each kept exchange happened, before its user text (`[Monday 8 May 2023 13:56]`), "
             "where the exchange has a time",
         },
     )

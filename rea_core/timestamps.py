@@ -2,7 +2,7 @@
 
 Stored form: ISO 8601 to the minute, no zone (``2023-05-08T13:56``), the local time of whoever
 sent the message; the same string round-trips through saved sessions and conversation JSONL.
-Prompt form (``prompt_time``): ``Mon 8 May 2023 13:56``: weekday, day, month name, year, 24-hour
+Prompt form (``prompt_time``): ``Monday 8 May 2023 13:56``: weekday, day, month name, year, 24-hour
 time, so "last Saturday" and "the week before 25 May" can be worked out from what the model reads.
 
 Sources: a turn's ``"time"`` key in conversation JSONL (any ISO 8601 date or date-time), the
@@ -16,7 +16,9 @@ from datetime import datetime
 from .errors import DataFormatError
 
 STORED_FORMAT = "%Y-%m-%dT%H:%M"
-PROMPT_FORMAT = "%a {day} %b %Y %H:%M"  # {day}: the day of month without a leading zero, on every platform
+# Full weekday and month names: answers name them in full ("February, 2023"), and on SmolLM2's
+# tokenizer they take as many tokens as "Wed" and "Feb" (BENCHMARKS, "Times with full names").
+PROMPT_FORMAT = "%A {day} %B %Y %H:%M"  # {day}: the day of month without a leading zero, on every platform
 LOCOMO_FORMATS = ("%I:%M %p on %d %B, %Y", "%d %B, %Y", "%d %B %Y")  # the release's form, then date-only ones
 
 
@@ -59,7 +61,7 @@ def parse_locomo_time(value: object, *, where: str) -> str:
 
 
 def prompt_time(stored: str) -> str:
-    """The stored form as the model reads it: ``Mon 8 May 2023 13:56``."""
+    """The stored form as the model reads it: ``Monday 8 May 2023 13:56``."""
     moment = datetime.strptime(stored, STORED_FORMAT)
     return moment.strftime(PROMPT_FORMAT).format(day=moment.day)
 

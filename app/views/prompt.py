@@ -51,7 +51,7 @@ def _query_block(seg: Segment, instructions: str) -> str:
 
 
 def _time(seg: Segment) -> str:
-    """``[Mon 8 May 2023 13:56] `` as the model reads it before the user text, escaped; "" without a time."""
+    """``[Monday 8 May 2023 13:56] `` as the model reads it before the user text, escaped; "" without a time."""
     return f'<span class="rea-time">[{escape(prompt_time(seg.time))}]</span> ' if seg.time else ""
 
 

@@ -271,5 +271,5 @@ def test_inspector_shows_the_times_of_an_uploaded_conversation(client, tmp_path)
     assert "1 conversation(s)" in json.dumps(client.predict(handle_file(str(timed)), api_name="/inspect_upload"))
     assert "Traced 3 turns" in json.dumps(client.predict("timed", 0.0, 0.0, api_name="/trace"))
     shown = client.predict(2, 0.0, 0.0, api_name="/show_turn")
-    assert [row[-1] for row in shown[1]["data"]] == ["Mon 1 May 2023 13:56", "Tue 2 May 2023 13:56"]
-    assert '<span class="rea-time">[Mon 1 May 2023 13:56]</span> Message number 0 &lt;b&gt;' in shown[2]
+    assert [row[-1] for row in shown[1]["data"]] == ["Monday 1 May 2023 13:56", "Tuesday 2 May 2023 13:56"]
+    assert '<span class="rea-time">[Monday 1 May 2023 13:56]</span> Message number 0 &lt;b&gt;' in shown[2]

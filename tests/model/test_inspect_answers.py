@@ -78,7 +78,7 @@ def test_answering_shows_the_gold_answer_escaped(client, tmp_path):
     assert "<b>cat</b>" not in view and "Zorblax <b>" not in view
     assert "gold answer NLL" in view and "evidence alone (oracle)" in view and "n/a (" not in view
     (row,) = out[EVIDENCE]["data"]
-    assert row[0] == 1 and row[1] == "Mon 8 May 2023 13:56" and "Zorblax" in row[5] and row[3] != "omit"
+    assert row[0] == 1 and row[1] == "Monday 8 May 2023 13:56" and "Zorblax" in row[5] and row[3] != "omit"
     assert "&lt;b&gt;cat&lt;/b&gt;" in out[PROMPT] and "<b>cat</b>" not in out[PROMPT]
 
 

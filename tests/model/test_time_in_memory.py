@@ -81,8 +81,8 @@ def test_jsonl_times_reach_the_traced_exchanges_the_prompt_and_the_marks(engine,
     plan, _ = redecide_turn(engine.strategy("rea"), trace, 2, Thresholds(0.0, 0.0))  # everything kept
     users = [m["content"] for m in render_messages(plan) if m["role"] == "user"]
     assert users[:2] == [
-        "[Mon 8 May 2023 13:56] My sister gave me her fiddle-leaf fig when she moved.",
-        "[Sat 20 May 2023 00:00] Any podcast for my commute?",
+        "[Monday 8 May 2023 13:56] My sister gave me her fiddle-leaf fig when she moved.",
+        "[Saturday 20 May 2023 00:00] Any podcast for my commute?",
     ]
     message = ih.mark_needed(engine, ("timed.jsonl", trace), 2, 0, "", Thresholds(0.5, 0.7), annotator="tester")
     assert "Marked" in message

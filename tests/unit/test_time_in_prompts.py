@@ -16,7 +16,7 @@ from rea_core.types import SegmentKind
 
 XSS = "<img src=x onerror=alert(1)>"
 MAY_8 = "2023-05-08T13:56"  # a Monday
-SHOWN = "[Mon 8 May 2023 13:56]"
+SHOWN = "[Monday 8 May 2023 13:56]"
 
 
 def words(text: str) -> int:
@@ -38,14 +38,14 @@ def plan(show_time: bool, resolutions=(Resolution.RAW, Resolution.COMPRESSED, Re
 
 
 def test_prompt_form_is_compact_and_unpadded():
-    assert prompt_time(MAY_8) == "Mon 8 May 2023 13:56"
+    assert prompt_time(MAY_8) == "Monday 8 May 2023 13:56"
     assert user_as_read("hi", MAY_8) == f"{SHOWN} hi" and user_as_read("hi", None) == "hi"
 
 
 def test_kept_exchanges_read_their_time_and_the_count_includes_it():
     p = plan(show_time=True)
     users = [m["content"] for m in render_messages(p) if m["role"] == "user"]
-    assert users == [f"{SHOWN} user 0 text", "[Sat 20 May 2023 09:05] user 1 text", "user 3 text", "what now"]
+    assert users == [f"{SHOWN} user 0 text", "[Saturday 20 May 2023 09:05] user 1 text", "user 3 text", "what now"]
     raw, compressed, omitted, untimed = p.exchanges()
     assert raw.tokens == words(f"{SHOWN} user 0 text") + words(raw.reply) == 13
     assert compressed.tokens == words(user_as_read(compressed.user, compressed.time)) + words(compressed.reply)
@@ -127,7 +127,7 @@ def test_prompt_view_shows_each_time_escaped():
     html = render_prompt_view(p, prompt_tokens=40)
     assert "<img" not in html
     assert f'<span class="rea-time">{SHOWN}</span> &lt;img' in html  # the omitted exchange's list entry
-    assert '<span class="rea-time">[Tue 9 May 2023 08:00]</span> &lt;img' in html  # the kept one, as the model reads
+    assert '<span class="rea-time">[Tuesday 9 May 2023 08:00]</span> &lt;img' in html  # the kept one, as the model reads
     assert [s.kind for s in p.segments][-1] is SegmentKind.QUERY
 
 
@@ -138,5 +138,5 @@ def test_retrieval_chart_hover_says_when():
     decisions = (Decision(0, 0.2, Resolution.OMIT), Decision(1, 0.8, Resolution.RAW))
     fig = retrieval_chart(decisions, exchanges, tau_low=0.3, tau_high=0.7, score_label="hybrid score")
     hovers = [h for bar in fig.data for h in (bar.hovertext or ())]
-    assert any(h.startswith("turn 0 · Mon 8 May 2023 13:56 · score") for h in hovers)
+    assert any(h.startswith("turn 0 · Monday 8 May 2023 13:56 · score") for h in hovers)
     assert any(h.startswith("turn 1 · score") for h in hovers)  # no time: nothing said
