@@ -2,8 +2,9 @@
 
 Each conversation is replayed through both strategies with its stored replies (probe turns, which
 carry none, store an empty reply), and the templated prompt length is read at every probe turn,
-the positions the adherence eval generates at. Prints the mean REA/vanilla prompt ratio for probes
-at turn >= --from-turn and the share of retained exchanges.
+the positions the adherence eval generates at. Prints both arms' mean prompt tokens, the mean
+REA/vanilla prompt ratio for probes at turn >= --from-turn, the share of retained exchanges and how
+many exchanges REA leaves to Instructional Memory.
 
 Run: .venv/bin/python benchmarks/prompt_share.py --data suite.jsonl [--from-turn 20]
 """
@@ -31,7 +32,8 @@ def main() -> None:
     cases = load_cases(args.data)[: args.limit]
     settings = Settings.from_env()
     models = load_models(**settings.models.load_kwargs(), openai=settings.openai)
-    ratios, kept = [], []
+    ratios, kept, held = [], [], []
+    totals: dict[str, list[int]] = {}
     for case in cases:
         tokens = {}
         for name in ("vanilla", "rea"):
@@ -45,10 +47,16 @@ def main() -> None:
                         kept.append(
                             sum(d.resolution.value != "omit" for d in result.decisions) / max(1, len(result.decisions))
                         )
+                        held.append(sum(d.reason.value == "held in Instructional Memory" for d in result.decisions))
             strategy.flush(session)
         ratios += [r / v for r, v in zip(tokens.get("rea", []), tokens.get("vanilla", []))]
+        for name, counts in tokens.items():
+            totals.setdefault(name, []).extend(counts)
     print(f"{len(cases)} conversations, {len(ratios)} probes at turn >= {args.from_turn}")
+    rea, vanilla = np.mean(totals["rea"]), np.mean(totals["vanilla"])
+    print(f"mean prompt tokens: REA {rea:.1f}, vanilla {vanilla:.1f} (ratio of the means {rea / vanilla:.3f})")
     print(f"REA / vanilla prompt tokens: mean {np.mean(ratios):.3f}, max {np.max(ratios):.3f}")
+    print(f"exchanges held in Instructional Memory (not repeated) per probe: {np.mean(held):.2f}")
     print(f"REA keeps {np.mean(kept):.1%} of earlier exchanges (raw or compressed) at those probes")
 
 

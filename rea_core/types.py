@@ -28,6 +28,9 @@ class Reason(str, Enum):
     FIXED = "fixed"  # one resolution for every exchange (HCR off, a baseline's own policy)
     # demoted (raw to compressed, or compressed to omitted) so the prompt fits the model's window
     BUDGET = "prompt budget"
+    # the message was a global instruction and nothing else: IM already holds its text verbatim, so
+    # the exchange is not repeated among the turns
+    IN_IM = "held in Instructional Memory"
 
     @property
     def is_rule(self) -> bool:

@@ -37,6 +37,8 @@ def _hover(d: Decision, exchanges: list[Exchange], thresholded: bool) -> str:
 
 def _group(d: Decision) -> str:
     """Which legend entry a bar belongs to: decided by its score, by a rule, or by a fixed policy."""
+    if d.reason is Reason.IN_IM:
+        return "im"
     return "rule" if d.reason.is_rule else ("fixed" if d.reason is Reason.FIXED else "score")
 
 
@@ -45,6 +47,8 @@ def _legend_name(resolution: Resolution, group: str, thresholded: bool) -> str:
         return f"{resolution.value} · kept by rule"
     if group == "fixed":
         return f"{resolution.value} · fixed policy"
+    if group == "im":
+        return "held in Instructional Memory"
     by = "score" if thresholded else "retrieval rank"
     return f"omitted by {by}" if resolution is Resolution.OMIT else f"{resolution.value} · kept by {by}"
 
@@ -70,7 +74,7 @@ def retrieval_chart(
     thresholded = bool(score_label)
     scored = [d for d in decisions if d.score is not None]
     for resolution in Resolution:
-        for group in ("score", "rule", "fixed"):
+        for group in ("score", "rule", "fixed", "im"):
             picked = [d for d in scored if d.resolution is resolution and _group(d) == group]
             if group != "score" and not picked:
                 continue
@@ -79,7 +83,7 @@ def retrieval_chart(
                 y=[d.score for d in picked],
                 name=_legend_name(resolution, group, thresholded),
                 marker_color=COLORS[resolution],
-                marker_pattern_shape="/" if group == "rule" else "",
+                marker_pattern_shape={"rule": "/", "im": "."}.get(group, ""),
                 hovertext=[_hover(d, exchanges, thresholded) for d in picked],
                 hoverinfo="text",
             )

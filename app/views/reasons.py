@@ -18,6 +18,10 @@ BUDGET_TEXT = (
     "demoted (raw to compressed first, then compressed to omitted) rather than cut the system prompt "
     "and Instructional Memory"
 )
+IN_IM_TEXT = (
+    "held in Instructional Memory: the message was a global instruction and nothing else, so the "
+    "IM prefix reads it verbatim and the exchange is not repeated among the turns"
+)
 # Where a score decided: the band the thresholds put it in.
 BAND = {
     Resolution.RAW: "at or above tau_high",
@@ -35,6 +39,8 @@ def reason_label(resolution: Resolution, reason: Reason, *, thresholded: bool = 
     if reason.is_rule:
         return reason.label
     verb = "omitted" if resolution is Resolution.OMIT else "kept"
+    if reason is Reason.IN_IM:
+        return "not repeated: held in Instructional Memory"
     if reason is Reason.BUDGET:
         return f"{'omitted' if resolution is Resolution.OMIT else 'compressed'} to fit the model's window"
     if reason is Reason.SCORE:
@@ -46,4 +52,6 @@ def reason_text(resolution: Resolution, reason: Reason, *, thresholded: bool = T
     """The reason in full: the rule's explanation for an exchange a rule keeps, else the short one."""
     if reason is Reason.BUDGET:
         return f"{reason_label(resolution, reason)}: {BUDGET_TEXT}"
+    if reason is Reason.IN_IM:
+        return IN_IM_TEXT
     return RULE_TEXT.get(reason) or reason_label(resolution, reason, thresholded=thresholded)

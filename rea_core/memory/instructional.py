@@ -102,6 +102,19 @@ class InstructionalMemory:
     def texts(self) -> list[str]:
         return [e.text for e in self._entries]
 
+    def bare_turns(self, exchanges: Sequence) -> list[int]:
+        """Turns of ``exchanges`` (indexed by turn, as Episodic Memory stores them) whose whole user
+        message is an entry given there, case and spacing aside: IM reads that message verbatim, so
+        the exchange need not be repeated (``retrieval.hcr.hold_in_im``). A message that also asked
+        something is not bare. Costs one lookup per entry, whatever the history's length."""
+        return [
+            e.turn
+            for e in self._entries
+            if 0 <= e.turn < len(exchanges)
+            and exchanges[e.turn].turn == e.turn
+            and normalize(exchanges[e.turn].user) == normalize(e.text)
+        ]
+
     def add(self, entry: InstructionEntry) -> bool:
         """Append ``entry``; False if the same instruction is already held. Drops the oldest past capacity."""
         text = entry.text.strip()

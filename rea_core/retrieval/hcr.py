@@ -14,9 +14,11 @@ token budget and a band before them at least compressed -- the context of follow
 demonstrations of the instructions in force, which a small model copies far more reliably than it
 obeys a stated rule (the paper's own limitation, appendix H.3; production memory systems keep such
 a buffer beside what they retrieve) -- and ``keep_best`` keeps a follow-up's likely referent.
-Last, ``fit_budget`` demotes the lowest-scored exchanges when the plan would not fit the model's
-window: left alone, the generator would cut the prompt's oldest tokens, the system prompt and the
-Instructional Memory prefix first.
+Before both, ``hold_in_im`` leaves out an exchange whose message was a global instruction and nothing
+else: the Instructional Memory prefix already reads it verbatim, so the window and the referents do
+not spend tokens repeating it. Last, ``fit_budget`` demotes the lowest-scored exchanges when the plan
+would not fit the model's window: left alone, the generator would cut the prompt's oldest tokens, the
+system prompt and the Instructional Memory prefix first.
 """
 
 from __future__ import annotations
@@ -70,30 +72,42 @@ def window_size(latest_tokens: Sequence[int], raw_tokens: int) -> int:
     return n
 
 
+def hold_in_im(decisions: Sequence[Decision], held: Sequence[int]) -> tuple[Decision, ...]:
+    """The exchanges at positions ``held`` omitted with ``Reason.IN_IM``: their whole user message is an
+    Instructional Memory entry (``InstructionalMemory.bare_turns``), which IM reads verbatim at the top
+    of the prompt, and the reply to a bare instruction is an acknowledgement. Scores are kept for views."""
+    out = list(decisions)
+    for i in held:
+        out[i] = replace(out[i], resolution=Resolution.OMIT, reason=Reason.IN_IM)
+    return tuple(out)
+
+
 def keep_window(
     decisions: Sequence[Decision], latest_tokens: Sequence[int], *, raw_tokens: int, band: int
 ) -> tuple[Decision, ...]:
     """The working-memory window: the latest exchanges raw (``window_size``), then the ``band``
     exchanges before them at least compressed. Window exchanges are raw whatever the thresholds;
-    scores are kept, so the sliders still re-decide everything outside the window."""
+    scores are kept, so the sliders still re-decide everything outside the window. An exchange held in
+    IM (``hold_in_im``) keeps its place in the window but is not repeated."""
     out = list(decisions)
     n = len(out)
     k = min(n, window_size(latest_tokens, raw_tokens))
     for i in range(n - k, n):
-        out[i] = replace(out[i], resolution=Resolution.RAW, reason=Reason.RECENT)
+        if out[i].reason is not Reason.IN_IM:
+            out[i] = replace(out[i], resolution=Resolution.RAW, reason=Reason.RECENT)
     for i in range(max(0, n - k - band), n - k):
-        if out[i].resolution is Resolution.OMIT:
+        if out[i].resolution is Resolution.OMIT and out[i].reason is not Reason.IN_IM:
             out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.RECENT_BAND)
     return tuple(out)
 
 
 def keep_best(decisions: Sequence[Decision], k: int) -> tuple[Decision, ...]:
-    """The ``k`` best-scored omitted exchanges lifted to compressed (ties: the later first): a
-    follow-up's referent ranks high far more often than it clears an absolute threshold."""
+    """The ``k`` best-scored omitted exchanges lifted to compressed (ties: the later first; none held
+    in IM): a follow-up's referent ranks high far more often than it clears an absolute threshold."""
     out = list(decisions)
     if k <= 0 or not out:
         return tuple(out)
-    omitted = np.array([d.resolution is Resolution.OMIT for d in out])
+    omitted = np.array([d.resolution is Resolution.OMIT and d.reason is not Reason.IN_IM for d in out])
     value = np.array([d.score if d.score is not None else -np.inf for d in out], dtype=np.float64)
     for i in best_omitted(omitted, value, k):
         out[i] = replace(out[i], resolution=Resolution.COMPRESSED, reason=Reason.REFERENT)

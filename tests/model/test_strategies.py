@@ -110,6 +110,24 @@ def test_revocation_removes_instruction(rea):
     assert result.recognition.label == "revoke" and session.instructions.texts() == []
 
 
+def test_a_bare_instruction_is_read_in_im_and_not_repeated_until_it_is_revoked(rea):
+    from rea_core import Reason
+    from rea_core.reconstruction import render_messages
+
+    session = rea.new_session()
+    replay(rea, session)
+    result = rea.respond(session, "And my fig?", reply="It likes bright indirect light.")
+    held = result.decisions[0]
+    assert held.resolution is Resolution.OMIT and held.reason is Reason.IN_IM  # in the window's place
+    assert all(d.resolution is not Resolution.OMIT for d in result.decisions[1:])
+    texts = [m["content"] for m in render_messages(result.plan)]
+    assert sum("answer in lowercase" in t for t in texts) == 1  # once, in the IM prefix of the system message
+    assert "answer in lowercase" in texts[0]
+    result = rea.respond(session, "You can stop answering in lowercase now.", reply="OK, back to normal.")
+    assert session.instructions.texts() == []
+    assert result.decisions[0].reason is not Reason.IN_IM  # out of IM: an exchange like any other again
+
+
 def test_trained_stage_two_is_the_default_and_the_llm_stays_available(rea, models):
     # Issue 16 changed the default stage 2 from the few-shot LLM to the shipped trained classifier.
     rec = rea.recognizer.recognize("Always answer in French.")
@@ -155,7 +173,9 @@ def test_redecide_uses_cached_scores_and_undo_restores(rea):
     last = rea.respond(session, "How often should I water the fiddle-leaf fig?", reply="About once a week.")
     plan, decisions = rea.redecide(session, last, Thresholds(0.0, 0.0))
     assert [d.score for d in decisions] == last.scores
-    assert all(d.resolution is Resolution.RAW for d in decisions) and len(plan.exchanges()) == 3
+    assert len(plan.exchanges()) == 3
+    # everything raw but the bare instruction of turn 0, which IM reads verbatim
+    assert [d.resolution for d in decisions] == [Resolution.OMIT, Resolution.RAW, Resolution.RAW]
     plan, decisions = rea.redecide(session, last, Thresholds(1.0, 1.0))
     assert all(d.resolution is Resolution.OMIT for d in decisions)
     assert plan.segments[-1].text == "How often should I water the fiddle-leaf fig?"

@@ -181,6 +181,30 @@ def test_budget_demotion_is_explained_not_called_a_fixed_policy():
     assert "Instructional Memory" in reason_text(Resolution.OMIT, Reason.BUDGET)
 
 
+def test_an_exchange_held_in_im_is_said_to_be_not_repeated_in_the_views():
+    from app.views.charts import retrieval_chart
+    from app.views.prompt import render_prompt_view
+    from app.views.reasons import reason_label, reason_text
+    from rea_core import Reason, Resolution
+    from rea_core.reconstruction import build_prompt_plan
+
+    exchanges = [Exchange(0, "From now on, answer in <lowercase>.", "Understood."), Exchange(1, "hi", "hello")]
+    decisions = (Decision(0, 0.6, Resolution.OMIT, Reason.IN_IM), Decision(1, 0.1, Resolution.RAW, Reason.RECENT))
+    assert reason_label(Resolution.OMIT, Reason.IN_IM) == "not repeated: held in Instructional Memory"
+    assert "reads it verbatim" in reason_text(Resolution.OMIT, Reason.IN_IM)
+    plan = build_prompt_plan(
+        query="and?",
+        exchanges=exchanges,
+        decisions=decisions,
+        instructions=["From now on, answer in <lowercase>."],
+        count_tokens=lambda t: len(t.split()),
+    )
+    html = render_prompt_view(plan)
+    assert "not repeated: held in Instructional Memory" in html and "<lowercase>" not in html  # escaped
+    fig = retrieval_chart(decisions, exchanges, tau_low=0.3, tau_high=0.7, query="q", score_label="hybrid score")
+    assert {t.name for t in fig.data if len(t.x)} == {"held in Instructional Memory", "raw · kept by rule"}
+
+
 def test_a_replys_stats_are_one_short_plain_line_with_the_details_on_hover():
     from app.views.memory import short_stats, stats_html
 

@@ -133,6 +133,37 @@ def test_a_history_shorter_than_the_window_is_all_in_it():
     )
 
 
+def test_a_bare_instruction_held_in_im_is_not_repeated_by_the_window_or_the_referents():
+    from rea_core import Reason
+    from rea_core.types import InstructionEntry
+    from rea_core.memory.episodic import Exchange
+    from rea_core.memory.instructional import InstructionalMemory
+    from rea_core.retrieval.hcr import hold_in_im, keep_best, keep_window
+
+    users = ["hi there", "From now on,  answer in LOWERCASE.", "what is rust", "ok", "Use British spelling. Why?"]
+    exchanges = [Exchange(i, user, "fine") for i, user in enumerate(users)]
+    im = InstructionalMemory(
+        entries=[
+            InstructionEntry("From now on, answer in lowercase.", turn=1),
+            InstructionEntry("Use British spelling.", turn=4),  # the message also asks something: not bare
+            InstructionEntry("Be brief.", turn=-1),  # added by hand
+            InstructionEntry("hi there", turn=7),  # given at a turn not stored (yet)
+        ]
+    )
+    assert im.bare_turns(exchanges) == [1]  # case and spacing aside
+    decisions = plan_context(list(range(5)), [0.05, 0.9, 0.1, 0.02, 0.04], Thresholds(0.5, 0.7))
+    held = hold_in_im(decisions, im.bare_turns(exchanges))
+    assert held[1].resolution is Resolution.OMIT and held[1].reason is Reason.IN_IM
+    assert held[1].score == 0.9  # its score stays for views
+    kept = keep_best(keep_window(held, [40, 40, 40], raw_tokens=400, band=1), 1)
+    assert [d.resolution for d in kept[2:]] == [Resolution.RAW] * 3
+    # in the band's place, still not repeated; the referent slot goes to an exchange IM does not hold,
+    # although the held one scores higher
+    assert kept[1].resolution is Resolution.OMIT and kept[1].reason is Reason.IN_IM
+    assert kept[0].resolution is Resolution.COMPRESSED and kept[0].reason is Reason.REFERENT
+    assert hold_in_im(decisions, []) == decisions
+
+
 def _budget_case():
     from rea_core import Decision, Reason
 

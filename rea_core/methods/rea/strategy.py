@@ -33,7 +33,15 @@ from ...reconstruction import (
     plan_length,
     rendered_sources,
 )
-from ...retrieval.hcr import fit_budget, fixed_decisions, keep_best, keep_window, plan_context, recent_tokens
+from ...retrieval.hcr import (
+    fit_budget,
+    fixed_decisions,
+    hold_in_im,
+    keep_best,
+    keep_window,
+    plan_context,
+    recent_tokens,
+)
 from ...retrieval.hcr_scores import latent_scores, score_exchanges
 from ...retrieval.rewrite import rewrite_query
 from ...retrieval.thresholds import Thresholds
@@ -273,12 +281,14 @@ class REAStrategy(Strategy):
         thresholds: Thresholds,
         *,
         anchor: Sequence[Placement] = (),
+        held_turns: Sequence[int] = (),
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """Decisions and plan from already computed ``scores`` at ``thresholds``: no model call.
-        ``anchor``: the previous prompt's kept older exchanges, which the layout keeps first (``prompt_layout``)."""
+        ``anchor``: the previous prompt's kept older exchanges, which the layout keeps first (``prompt_layout``).
+        ``held_turns``: exchanges IM reads verbatim (``held_turns``), left out of the turns."""
         turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
-            decisions = plan_context(turns, scores, thresholds)
+            decisions = hold_in_im(plan_context(turns, scores, thresholds), held_turns)
             recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
             decisions = keep_window(
                 decisions, recent, raw_tokens=self.config.recent_raw_tokens, band=self.config.recent_compressed
@@ -355,10 +365,17 @@ class REAStrategy(Strategy):
         exchanges = session.episodes.exchanges
         recent = recent_tokens(exchanges, self.config.recent_raw, self.generator.count_tokens)
         omitted = tuple(Decision(turn=ex.turn, score=None, resolution=Resolution.OMIT) for ex in exchanges)
+        instructions = session.instructions.texts()
+        omitted = hold_in_im(omitted, self.held_turns(session, exchanges))
         band = self.config.recent_compressed if self.config.text_compression == "first_words" else 0
         window = keep_window(omitted, recent, raw_tokens=self.config.recent_raw_tokens, band=band)
-        plan = self._plan(exchanges, window, session.instructions.texts(), self._forms(""), ())
+        plan = self._plan(exchanges, window, instructions, self._forms(""), ())
         return [(m, segs) for m, segs in rendered_sources(plan) if segs[-1].kind is not SegmentKind.QUERY]
+
+    def held_turns(self, session: ChatSession, exchanges: Sequence[Exchange]) -> list[int]:
+        """The turns of ``exchanges`` whose whole message IM reads verbatim
+        (``InstructionalMemory.bare_turns``): not repeated among the turns. None without IM."""
+        return session.instructions.bare_turns(exchanges) if self.config.use_im else []
 
     def build_context(self, session: ChatSession, query: str) -> tuple[PromptPlan, tuple[Decision, ...]]:
         self._ensure_latents(session)  # the previous reply's latents: a slow writer stops at its best so far
@@ -370,6 +387,7 @@ class REAStrategy(Strategy):
             scores,
             self.config.thresholds,
             anchor=self.anchor(session.memory),
+            held_turns=self.held_turns(session, session.episodes.exchanges),
         )
 
     @staticmethod
@@ -405,6 +423,7 @@ class REAStrategy(Strategy):
             scores,
             thresholds,
             anchor=self.anchor(before),
+            held_turns=self.held_turns(session, earlier),
         )
 
     def store(
