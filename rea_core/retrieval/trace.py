@@ -17,7 +17,7 @@ import numpy as np
 from ..conversations import Conversation
 from ..memory.episodic import Exchange
 from ..prompt_layout import stable_placements
-from ..types import Decision, PromptPlan, Recognition, Resolution
+from ..types import Decision, PromptPlan, Reason, Recognition, Resolution
 from .thresholds import Thresholds
 
 
@@ -144,7 +144,8 @@ def redecide_turn(
     ]
     scores = np.array([d.score for d in turn.decisions], dtype=np.float64)
     anchor = stable_placements(trace.turns[index - 1].plan) if index else ()  # the prompt the turn came after
+    held = [d.turn for d in turn.decisions if d.reason is Reason.IN_IM]  # IM's bare instructions, as traced
     plan, decisions = text_replies(strategy).replan(
-        turn.plan.query, exchanges, turn.instructions, scores, thresholds, anchor=anchor
+        turn.plan.query, exchanges, turn.instructions, scores, thresholds, anchor=anchor, held_turns=held
     )
     return (turn.plan, turn.decisions) if decisions == turn.decisions else (plan, decisions)

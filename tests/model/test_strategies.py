@@ -271,6 +271,21 @@ def test_follow_up_awareness_keeps_a_short_chats_referent(rea):
     assert 0 not in trace_conversation(rea, conv).turns[-1].omitted_turns()
 
 
+def test_a_traced_bare_instruction_stays_held_in_im_when_inspect_redecides(rea, examples_dir):
+    from rea_core import Reason, load_conversations
+    from rea_core.retrieval.trace import redecide_turn, trace_conversation
+
+    (conv,) = [c for c in load_conversations(examples_dir / "conversations.jsonl") if c.id == "h1-initial-letter"]
+    trace = trace_conversation(rea, conv)
+    last = len(trace.turns) - 1
+    assert trace.turns[last].decisions[0].reason is Reason.IN_IM  # turn 0 is the bare instruction
+    everything = Thresholds(0.0, 0.0)
+    _, decisions = redecide_turn(rea, trace, last, everything)
+    assert decisions == trace_conversation(rea.with_thresholds(everything), conv).turns[last].decisions
+    assert decisions[0].resolution is Resolution.OMIT and decisions[0].reason is Reason.IN_IM
+    assert all(d.resolution is Resolution.RAW for d in decisions[1:])
+
+
 def test_a_traced_turn_redecided_at_other_thresholds_matches_a_trace_at_them(rea, examples_dir):
     """Inspect's live sliders: ``redecide_turn`` decides from the recorded scores, with no model call,
     what a fresh trace at the new thresholds decides."""
