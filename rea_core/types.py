@@ -206,6 +206,9 @@ class PromptPlan:
     segments: tuple[Segment, ...]
     notes: tuple[str, ...] = ()  # what a view must say about how the plan was made (e.g. a parse fallback)
     rules: tuple[OutputRule, ...] = ()  # what decoding keeps whatever the model prefers (REA: from IM)
+    # the most tokens the prompt may take (REA: the model's window less the reply's); past it HCR
+    # demotes the lowest-scored exchanges. None where no budget applies.
+    budget: int | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -229,6 +232,7 @@ class PromptPlan:
             "total_tokens": self.total_tokens,
             "notes": list(self.notes),
             "rules": [r.to_dict() for r in self.rules],
+            "budget": self.budget,
         }
 
 

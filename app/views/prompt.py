@@ -195,6 +195,13 @@ def render_prompt_view(
         if prompt_tokens is not None
         else f"{plan.total_tokens} tokens"
     )
+    if plan.budget is not None:
+        why = (
+            "the model's window less the reply's tokens: past it, HCR demotes the lowest-scored "
+            "exchanges (raw to compressed, then omitted) rather than cut the system prompt and IM"
+        )
+        budget = f"· budget {plan.budget:,}"
+        total += f' <span class="rea-budget" title="{escape(why, quote=True)}">{budget}</span>'
     trunc = (
         f' · <span class="rea-trunc">{truncated_tokens} oldest tokens cut to fit the context window</span>'
         if truncated_tokens

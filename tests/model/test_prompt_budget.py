@@ -23,7 +23,10 @@ def test_over_window_plan_is_demoted_until_it_fits_and_keeps_im(models):
     lo, hi = strategy.config.thresholds
 
     plan, decisions = strategy.replan("what about roses?", exchanges, instructions, scores, Thresholds(lo, hi))
-    assert plan_length(plan) <= budget
+    assert plan_length(plan) <= budget and plan.budget == budget and plan.to_dict()["budget"] == budget
+    from app.views.prompt import render_prompt_view
+
+    assert "budget 600" in render_prompt_view(plan)  # the prompt view and Inspect say what it fits in
     demoted = [d for d in decisions if d.reason is Reason.BUDGET]
     assert demoted, "the over-window plan was not demoted"
     kept_scores = [d.score for d in decisions if d.reason is not Reason.BUDGET and d.reason is not Reason.RECENT]

@@ -49,6 +49,7 @@ def test_blocks_in_order_with_omitted_runs_collapsed():
     ]
     assert order == sorted(order)
     assert "text-compressed" in html and "7 oldest tokens cut" in html
+    assert "budget" not in html  # a plan made without a budget says none
 
 
 def test_empty_view_and_im_table_escape():

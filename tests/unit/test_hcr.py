@@ -135,10 +135,10 @@ def test_a_history_shorter_than_the_window_is_all_in_it():
 
 def test_a_bare_instruction_held_in_im_is_not_repeated_by_the_window_or_the_referents():
     from rea_core import Reason
-    from rea_core.types import InstructionEntry
     from rea_core.memory.episodic import Exchange
     from rea_core.memory.instructional import InstructionalMemory
     from rea_core.retrieval.hcr import hold_in_im, keep_best, keep_window
+    from rea_core.types import InstructionEntry
 
     users = ["hi there", "From now on,  answer in LOWERCASE.", "what is rust", "ok", "Use British spelling. Why?"]
     exchanges = [Exchange(i, user, "fine") for i, user in enumerate(users)]

@@ -318,7 +318,7 @@ class REAStrategy(Strategy):
 
             decisions, _ = fit_budget(decisions, cost, excess)
             plan = self._plan(exchanges, decisions, instructions, forms, layout)
-        return self._with_rules(plan, instructions), decisions
+        return self._with_rules(replace(plan, budget=self.max_prompt_tokens), instructions), decisions
 
     def _with_rules(self, plan: PromptPlan, instructions: Sequence[str]) -> PromptPlan:
         """``plan`` with the output rules IM asks decoding to keep (``output_rules`` on), and a note saying
