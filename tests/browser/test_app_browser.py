@@ -369,7 +369,9 @@ def wait_redecided(page, tau_low, tau_high):
 
 
 def chart_bars(page, side=0):
-    """(legend name, score, hover text) of every bar of a column's retrieval chart, as plotly holds them."""
+    """(legend name, score, hover text) of every bar of a column's retrieval chart, as plotly holds them
+    (once plotly has drawn it: the chart can arrive after the prompt view)."""
+    page.wait_for_function(f"document.querySelector('#chart-{side} .js-plotly-plot')?.data != null", timeout=30_000)
     return page.evaluate(
         f"""() => document.querySelector('#chart-{side} .js-plotly-plot').data.flatMap(
             t => (t.y || []).map((y, i) => [t.name, y, t.hovertext[i]]))"""
