@@ -285,7 +285,8 @@ class REAStrategy(Strategy):
     ) -> tuple[PromptPlan, tuple[Decision, ...]]:
         """Decisions and plan from already computed ``scores`` at ``thresholds``: no model call.
         ``anchor``: the previous prompt's kept older exchanges, which the layout keeps first (``prompt_layout``).
-        ``held_turns``: exchanges IM reads verbatim (``held_turns``), left out of the turns."""
+        ``held_turns``: the exchanges whose whole message IM reads verbatim (``REAStrategy.held_turns``),
+        left out of the turns."""
         turns = [ex.turn for ex in exchanges]
         if self.config.use_hcr:
             decisions = hold_in_im(plan_context(turns, scores, thresholds), held_turns)
