@@ -83,6 +83,8 @@ def test_label_three_items_with_keys_and_undo_one(studio, browser):
     ]
 
 
+# Slow-only: the Review test of a worse candidate trains, chooses and puts back the same way in the default run.
+@pytest.mark.slow
 def test_a_trained_candidate_is_not_in_use_until_chosen_and_packaged_can_be_chosen_back(studio, browser):
     from annotations import store_review as sr
 

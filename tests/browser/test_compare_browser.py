@@ -139,7 +139,10 @@ def test_thresholds_are_one_labelled_panel_on_compare_and_inspect_only(loaded):
         page.set_viewport_size(PHONE)
 
 
-@pytest.fixture(scope="module", params=[PHONE, DESKTOP], ids=["phone", "desktop"])
+# The phone run is slow-only: `loaded` (a phone page) checks the same first screen in the default run.
+@pytest.fixture(
+    scope="module", params=[pytest.param(PHONE, marks=pytest.mark.slow), DESKTOP], ids=["phone", "desktop"]
+)
 def two_turns(browser, app_url, request):
     """A page at a phone's or a desktop's size with two messages sent (both columns answered)."""
     page = open_page(browser, app_url, request.param)

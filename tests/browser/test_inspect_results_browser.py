@@ -230,7 +230,8 @@ def test_an_upload_shows_its_own_name_in_the_picker_never_a_stale_example(browse
         context.close()
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+# The phone run is slow-only: the same trace and answer as on a desktop (the Results tests cover a phone).
+@pytest.mark.parametrize("viewport", [DESKTOP, pytest.param(PHONE, marks=pytest.mark.slow)], ids=["desktop", "phone"])
 def test_the_bundled_locomo_example_traces_on_whole_turns_and_answers_question_one(browser, app_url, viewport):
     context, page = open_page(browser, app_url, viewport)
     try:

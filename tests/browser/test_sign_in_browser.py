@@ -104,6 +104,7 @@ def test_signed_out_annotate_and_review_ask_for_an_account_on_their_tabs_while_c
         context.close()
 
 
+@pytest.mark.slow  # the signed-out panel's fit on a phone is in the default run (the test above)
 def test_the_sign_in_panel_fits_a_phone(accounts_url, browser):
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
