@@ -11,7 +11,9 @@ exchange (3 units on average). Per query it times
       8-word queries), neighbour smoothing and decisions.
     * +memory rules: hybrid, plus what REA's default adds per query: the follow-up probability of
       the query, the referent prior (last 64 exchanges), the working-memory window and the two
-      best omitted exchanges (``hcr.best_omitted``), all on the decision codes.
+      best omitted exchanges (``hcr.best_omitted``), all on the decision codes; three exchanges held
+      in Instructional Memory left out (``hcr.hold_in_im``), and the kept exchanges sorted by score
+      for the prompt's layout (``prompt_layout``: the best nearest the question).
 Targets on the 2-core dev machine: score + decide under 5 ms at 10k and under 50 ms at 100k,
 hybrid included.
 
@@ -107,6 +109,10 @@ def main() -> None:
             for t in range(max(0, n - PRIOR_SPAN), n)
         ]
 
+        held = np.array([n // 4, n // 2, n - 2])  # three IM entries' own turns, one in the window
+        is_held = np.zeros(n, dtype=bool)
+        is_held[held] = True
+
         def hybrid_rules():
             i = next(it) % len(queries)
             dense = max_pairwise_cosine(queries[i], exchange_vectors, exchange_starts)
@@ -117,8 +123,10 @@ def main() -> None:
             codes = decide(scores, HYBRID)
             codes[-3:] = 2  # the raw window
             codes[-4] = max(codes[-4], 1)  # the compressed band
-            codes[best_omitted(codes == 0, scores, 2)] = 1
-            return codes
+            codes[held] = 0  # bare instructions, read in IM (one lookup per IM entry finds their turns)
+            codes[best_omitted((codes == 0) & ~is_held, scores, 2)] = 1
+            kept = np.flatnonzero(codes)
+            return kept[np.argsort(scores[kept], kind="stable")]  # the layout: the best last
 
         cols = []
         for fn in (score, score_decide, score_plan, hybrid_decide, hybrid_rules):
