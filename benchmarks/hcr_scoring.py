@@ -109,9 +109,8 @@ def main() -> None:
             for t in range(max(0, n - PRIOR_SPAN), n)
         ]
 
-        held = np.array([n // 4, n // 2, n - 2])  # three IM entries' own turns, one in the window
         is_held = np.zeros(n, dtype=bool)
-        is_held[held] = True
+        is_held[[n // 4, n // 2, n - 2]] = True  # three IM entries' own turns, one in the window
 
         def hybrid_rules():
             i = next(it) % len(queries)
@@ -123,7 +122,7 @@ def main() -> None:
             codes = decide(scores, HYBRID)
             codes[-3:] = 2  # the raw window
             codes[-4] = max(codes[-4], 1)  # the compressed band
-            codes[held] = 0  # bare instructions, read in IM (one lookup per IM entry finds their turns)
+            codes[is_held] = 0  # bare instructions, read in IM (one lookup per IM entry finds their turns)
             codes[best_omitted((codes == 0) & ~is_held, scores, 2)] = 1
             kept = np.flatnonzero(codes)
             return kept[np.argsort(scores[kept], kind="stable")]  # the layout: the best last
