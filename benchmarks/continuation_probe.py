@@ -99,7 +99,7 @@ def build_pairs(exclude: set[int], seed: int = 0) -> list[dict]:
     return rows
 
 
-def train(rows: list[dict], steps: int, batch: int, out: Path) -> None:
+def train(rows: list[dict], steps: int, batch: int, out: Path, lora_rank: int = 0) -> None:
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -109,8 +109,19 @@ def train(rows: list[dict], steps: int, batch: int, out: Path) -> None:
     source = str(packaged.packaged_embedder_dir())
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForSequenceClassification.from_pretrained(source, num_labels=1)
+    if lora_rank:  # the size the package could ship: an adapter and the head, not a second encoder
+        from peft import LoraConfig, get_peft_model
+
+        targets = ["query", "key", "value", "dense"]
+        config = LoraConfig(
+            r=lora_rank, lora_alpha=2 * lora_rank, target_modules=targets, modules_to_save=["classifier"]
+        )
+        model = get_peft_model(model, config)
     held, rows = rows[-300:], rows[:-300]
-    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-5, weight_decay=0.01)
+    learning_rate = 4e-4 if lora_rank else 5e-5
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=learning_rate, weight_decay=0.01
+    )
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / 50) * max(0.0, 1 - s / steps))
 
     def logits(group: list[dict]):
@@ -137,6 +148,8 @@ def train(rows: list[dict], steps: int, batch: int, out: Path) -> None:
     with torch.no_grad():
         top1 = np.mean([int(logits(held[i : i + 50]).argmax(1).eq(0).sum()) for i in range(0, len(held), 50)]) / 50
     print(f"held-out pairs: the continued exchange ranked first of three in {top1:.3f}", flush=True)
+    if lora_rank:
+        model = model.merge_and_unload()
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
 
@@ -262,6 +275,7 @@ def main() -> int:
     parser.add_argument("--test", nargs="*", default=[], help="test JSONL, measured once after choosing on --dev")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lora", type=int, default=0, help="train a LoRA adapter of this rank, not the whole encoder")
     parser.add_argument("--depth", type=int, default=12, help="the latest exchanges the cross-encoder reads")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
@@ -272,7 +286,7 @@ def main() -> int:
         exclude = used_sessions(Path(__file__).resolve().parent.parent)
         rows = build_pairs(exclude)
         print(f"{len(rows)} continuation pairs from ShareGPT ({len(exclude)} benchmark sessions left out)", flush=True)
-        train(rows, args.steps, args.batch, model_dir)
+        train(rows, args.steps, args.batch, model_dir, lora_rank=args.lora)
     scorer = ContinuationScorer(model_dir)
     report = {}
     for label, paths in (("dev", args.dev), ("test", args.test)):
