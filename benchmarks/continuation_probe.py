@@ -11,7 +11,8 @@ referent slots, then measures the follow-up sets and LoCoMo with ``window_sweep`
    just before it; negatives are an earlier exchange of the same session and an exchange of
    another session.
 2. **Training.** all-MiniLM-L6-v2's encoder with a one-logit head, fine-tuned whole with a
-   listwise loss (the continued exchange against the two negatives), 128 tokens per pair.
+   listwise loss (the continued exchange against the two negatives), 128 tokens per pair; with
+   ``--lora R`` a rank-R LoRA adapter and the head instead (the size a package could ship).
 3. **Policies.** The cross-encoder scores the last ``--depth`` exchanges against the message.
    ``shipped``: band 1 and two referents by score. ``A``: when the best score over those exchanges
    is at least ``theta``, no band, one referent by score and one by the cross-encoder, and none of
