@@ -43,6 +43,7 @@ from typing import Callable
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_backrefs import is_english  # noqa: E402
 from window_sweep import scored  # noqa: E402
 
 from rea_core import REAConfig  # noqa: E402
@@ -60,9 +61,11 @@ def exchange_text(user: str, reply: str) -> str:
     return " ".join(user.split()[:60]) + "\n" + " ".join(reply.split()[:120])
 
 
-def is_english(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    return bool(letters) and sum(c.isascii() for c in letters) / len(letters) >= 0.99
+def encode(tokenizer, messages: list[str], texts: list[str]):
+    """(message, exchange) pairs as the cross-encoder reads them, in training and in scoring alike."""
+    return tokenizer(
+        messages, texts, truncation="longest_first", max_length=MAX_TOKENS, padding=True, return_tensors="pt"
+    )
 
 
 def used_sessions(root: Path) -> set[int]:
@@ -128,10 +131,7 @@ def train(rows: list[dict], steps: int, batch: int, out: Path, lora_rank: int = 
     def logits(group: list[dict]):
         messages = [r["message"] for r in group for _ in range(3)]
         texts = [t for r in group for t in (r["continued"], r["same_session"], r["other_session"])]
-        enc = tokenizer(
-            messages, texts, truncation="longest_first", max_length=MAX_TOKENS, padding=True, return_tensors="pt"
-        )
-        return model(**enc).logits.view(-1, 3)
+        return model(**encode(tokenizer, messages, texts)).logits.view(-1, 3)
 
     start = time.time()
     model.train()
@@ -169,15 +169,7 @@ class ContinuationScorer:
             return np.zeros(0)
         texts = [exchange_text(e.user, e.reply) for e in exchanges]
         with self.torch.no_grad():
-            enc = self.tokenizer(
-                [message] * len(texts),
-                texts,
-                truncation="longest_first",
-                max_length=MAX_TOKENS,
-                padding=True,
-                return_tensors="pt",
-            )
-            return self.model(**enc).logits.squeeze(-1).numpy()
+            return self.model(**encode(self.tokenizer, [message] * len(texts), texts)).logits.squeeze(-1).numpy()
 
 
 Picks = Callable[[list[int], list[int], np.ndarray, list[int]], list[int]]
@@ -247,10 +239,7 @@ def measure(strategies: dict[int, REAStrategy], items, ce_scores, policy: Policy
     return float(np.mean(kept_all)), float(np.mean(kept_share))
 
 
-def evaluate(scorer: ContinuationScorer, sets: dict, depth: int) -> dict:
-    models = load_models("packaged", "packaged", codec="none")
-    models.generator.count_tokens = lru_cache(maxsize=None)(models.generator.count_tokens)
-    base = REAStrategy(models.generator, CachedEmbedder(models.embedder), REAConfig(), recognizer=None, codec=None)
+def evaluate(base: REAStrategy, scorer: ContinuationScorer, sets: dict, depth: int) -> dict:
     strategies = {
         band: base.with_config(replace(base.config, recent_compressed=band, referent_top_k=0)) for band in (0, 1)
     }
@@ -289,6 +278,9 @@ def main() -> int:
         print(f"{len(rows)} continuation pairs from ShareGPT ({len(exclude)} benchmark sessions left out)", flush=True)
         train(rows, args.steps, args.batch, model_dir, lora_rank=args.lora)
     scorer = ContinuationScorer(model_dir)
+    models = load_models("packaged", "packaged", codec="none")
+    models.generator.count_tokens = lru_cache(maxsize=None)(models.generator.count_tokens)
+    base = REAStrategy(models.generator, CachedEmbedder(models.embedder), REAConfig(), recognizer=None, codec=None)
     report = {}
     for label, paths in (("dev", args.dev), ("test", args.test)):
         sets = {Path(p).name: load_needed_jsonl(p) for p in paths}
@@ -296,7 +288,7 @@ def main() -> int:
             sets["locomo-dev"] = load_locomo(args.locomo)
         if sets:
             print(f"--- {label}", flush=True)
-            report[label] = evaluate(scorer, sets, args.depth)
+            report[label] = evaluate(base, scorer, sets, args.depth)
     (args.out / "results.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     print(f"wrote {args.out / 'results.json'}")
     return 0
